@@ -1,0 +1,13 @@
+#ifndef FETCHLOG_SUPPORT_H
+#define FETCHLOG_SUPPORT_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// CRC-32C (Castagnoli) of `length` bytes, continuing from `crc` (start with 0).
+/// Uses the SSE4.2 instruction where the CPU has it, else a table.
+uint32_t fl_crc32c(uint32_t crc, const void *data, size_t length);
+
+/// 1 when the hardware CRC32C path is in use (reported by benchmarks).
+int fl_crc32c_is_hardware(void);
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef FETCHLOG_CLMDB_SHIM_H
+#define FETCHLOG_CLMDB_SHIM_H
+#include <lmdb.h>
+#endif

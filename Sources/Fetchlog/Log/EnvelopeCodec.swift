@@ -1,0 +1,270 @@
+import CFetchlogSupport
+
+/// The binary layout of one stored event (see docs/event-layout.md for the table).
+///
+/// All integers are big-endian. A record is a fixed 36-byte header, variable fields,
+/// and a CRC-32C of everything before it. Records are self-describing (magic and
+/// envelope version), so older layouts are read and upcast to the current `Event`.
+public enum EnvelopeCodec {
+    public static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x46, 0x4C, 0x45, 0x56) // "FLEV"
+    /// The version this build writes.
+    public static let currentVersion: UInt16 = 2
+    /// The oldest version this build can upcast.
+    public static let oldestReadableVersion: UInt16 = 1
+
+    static let headerSize = 36
+    static let unknownDuration = UInt64.max
+
+    struct Flags: OptionSet {
+        let rawValue: UInt16
+        static let request = Flags(rawValue: 1)
+        static let response = Flags(rawValue: 2)
+        static let failure = Flags(rawValue: 4)
+        static let body = Flags(rawValue: 8)
+    }
+
+    // MARK: Encoding
+
+    /// The exact size `encode` will write.
+    public static func encodedSize(of event: Event) -> Int {
+        var size = headerSize
+        size += 2 + event.source.utf8.count
+        size += 2 + event.label.utf8.count
+        if let request = event.request {
+            size += 2 + request.method.utf8.count + 4 + request.url.utf8.count + headersSize(request.headers)
+        }
+        if let response = event.response { size += 2 + headersSize(response.headers) }
+        if let failure = event.failure { size += 4 + failure.message.utf8.count }
+        if let body = event.body { size += 4 + body.count }
+        return size + 4
+    }
+
+    private static func headersSize(_ headers: [Header]) -> Int {
+        headers.reduce(2) { $0 + 2 + $1.name.utf8.count + 4 + $1.value.utf8.count }
+    }
+
+    /// Checks the limits of the layout before anything reaches the writer.
+    public static func validate(_ event: Event) throws(EnvelopeError) {
+        func short(_ s: String, _ field: String) throws(EnvelopeError) {
+            if s.utf8.count > Int(UInt16.max) { throw .fieldTooLong(field: field, length: s.utf8.count) }
+        }
+        try short(event.source, "source")
+        try short(event.label, "label")
+        if let request = event.request {
+            try short(request.method, "request.method")
+            if request.headers.count > Int(UInt16.max) { throw .fieldTooLong(field: "request.headers", length: request.headers.count) }
+            for h in request.headers { try short(h.name, "request header name") }
+        }
+        if let response = event.response {
+            if response.headers.count > Int(UInt16.max) { throw .fieldTooLong(field: "response.headers", length: response.headers.count) }
+            for h in response.headers { try short(h.name, "response header name") }
+        }
+        if let body = event.body, body.count > Int(UInt32.max) { throw .fieldTooLong(field: "body", length: body.count) }
+    }
+
+    /// Writes `event` into `buffer`, which must hold exactly `encodedSize(of:)` bytes.
+    public static func encode(_ event: Event, into buffer: UnsafeMutableRawBufferPointer) {
+        var w = Writer(buffer: buffer)
+        w.bytes4(magic)
+        w.u16(currentVersion)
+        w.u8(event.kind.code)
+        w.u8(event.failure?.failureClass.rawValue ?? 0)
+        w.u64(event.seq)
+        w.u64(UInt64(bitPattern: event.recordedAt.milliseconds))
+        w.u64(event.durationMicros ?? unknownDuration)
+        w.u16(event.attempt)
+        var flags: Flags = []
+        if event.request != nil { flags.insert(.request) }
+        if event.response != nil { flags.insert(.response) }
+        if event.failure != nil { flags.insert(.failure) }
+        if event.body != nil { flags.insert(.body) }
+        w.u16(flags.rawValue)
+        w.string16(event.source)
+        w.string16(event.label)
+        if let request = event.request {
+            w.string16(request.method)
+            w.string32(request.url)
+            w.headers(request.headers)
+        }
+        if let response = event.response {
+            w.u16(response.status)
+            w.headers(response.headers)
+        }
+        if let failure = event.failure { w.string32(failure.message) }
+        if let body = event.body {
+            w.u32(UInt32(body.count))
+            body.withUnsafeBytes { w.raw($0) }
+        }
+        let crc = fl_crc32c(0, buffer.baseAddress, w.offset)
+        w.u32(crc)
+        precondition(w.offset == buffer.count, "encodedSize and encode disagree")
+    }
+
+    public static func encode(_ event: Event) -> [UInt8] {
+        let size = encodedSize(of: event)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            encode(event, into: UnsafeMutableRawBufferPointer(buffer))
+            count = size
+        }
+    }
+
+    public static func checksum(of record: UnsafeRawBufferPointer) -> UInt32 {
+        fl_crc32c(0, record.baseAddress, record.count)
+    }
+
+    // MARK: Decoding
+
+    /// The envelope version of a record, without decoding it.
+    public static func version(of record: UnsafeRawBufferPointer) -> UInt16? {
+        guard record.count >= 6 else { return nil }
+        return UInt16(record[4]) << 8 | UInt16(record[5])
+    }
+
+    /// Verifies the checksum and decodes any readable version into the current `Event`.
+    public static func decode(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) -> Event {
+        guard record.count >= 12 else { throw .truncated(field: "header", offset: 0) }
+        guard record[0] == magic.0, record[1] == magic.1, record[2] == magic.2, record[3] == magic.3 else {
+            throw .badMagic
+        }
+        let stored = UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - 4, as: UInt32.self))
+        let computed = fl_crc32c(0, record.baseAddress, record.count - 4)
+        guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+        let body = UnsafeRawBufferPointer(rebasing: record[0 ..< record.count - 4])
+        switch version(of: record)! {
+        case 2: return try decodeV2(body)
+        case 1: return try LegacyEnvelopeV1.decode(body)
+        case let v: throw .unsupportedVersion(v)
+        }
+    }
+
+    private static func decodeV2(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) -> Event {
+        var r = Reader(buffer: record, offset: 6)
+        let kind = EventKind(code: try r.u8("kind"))
+        let failureCode = try r.u8("failure class")
+        let seq = try r.u64("seq")
+        let recordedAt = Timestamp(milliseconds: Int64(bitPattern: try r.u64("recordedAt")))
+        let duration = try r.u64("duration")
+        let attempt = try r.u16("attempt")
+        let flags = Flags(rawValue: try r.u16("flags"))
+        var event = Event(seq: seq, recordedAt: recordedAt, kind: kind, source: try r.string16("source"),
+                          label: try r.string16("label"), attempt: attempt,
+                          durationMicros: duration == unknownDuration ? nil : duration)
+        if flags.contains(.request) {
+            let method = try r.string16("request.method")
+            let url = try r.string32("request.url")
+            event.request = Event.Request(method: method, url: url, headers: try r.headers("request.headers"))
+        }
+        if flags.contains(.response) {
+            let status = try r.u16("response.status")
+            event.response = Event.Response(status: status, headers: try r.headers("response.headers"))
+        }
+        if flags.contains(.failure) {
+            guard let failureClass = FailureClass(rawValue: failureCode) else {
+                throw .invalidValue(field: "failure class", value: String(failureCode))
+            }
+            event.failure = Event.Failure(failureClass, try r.string32("failure.message"))
+        }
+        if flags.contains(.body) { event.body = try r.bytes32("body") }
+        guard r.offset == record.count else { throw .trailingBytes(count: record.count - r.offset) }
+        return event
+    }
+}
+
+/// Why a stored record could not be read.
+public enum EnvelopeError: Error, Equatable, CustomStringConvertible {
+    case badMagic
+    case unsupportedVersion(UInt16)
+    case checksumMismatch(stored: UInt32, computed: UInt32)
+    case truncated(field: String, offset: Int)
+    case invalidUTF8(field: String)
+    case invalidValue(field: String, value: String)
+    case trailingBytes(count: Int)
+    case fieldTooLong(field: String, length: Int)
+
+    public var description: String {
+        switch self {
+        case .badMagic: "not an event record (bad magic)"
+        case .unsupportedVersion(let v):
+            "envelope version \(v) is newer than this build reads (up to \(EnvelopeCodec.currentVersion)): upgrade fetchlog"
+        case .checksumMismatch(let stored, let computed):
+            "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed))): the record is damaged"
+        case .truncated(let field, let offset): "record ends inside \(field) at byte \(offset)"
+        case .invalidUTF8(let field): "\(field) is not valid UTF-8"
+        case .invalidValue(let field, let value): "\(field) has an invalid value \(value)"
+        case .trailingBytes(let count): "\(count) unexpected bytes after the last field"
+        case .fieldTooLong(let field, let length): "\(field) is too long for the envelope (\(length))"
+        }
+    }
+}
+
+func hex32(_ v: UInt32) -> String {
+    let s = String(v, radix: 16)
+    return String(repeating: "0", count: 8 - s.count) + s
+}
+
+// MARK: Byte cursors
+
+struct Writer {
+    let buffer: UnsafeMutableRawBufferPointer
+    var offset = 0
+
+    mutating func u8(_ v: UInt8) { buffer[offset] = v; offset += 1 }
+    mutating func u16(_ v: UInt16) { buffer.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt16.self); offset += 2 }
+    mutating func u32(_ v: UInt32) { buffer.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt32.self); offset += 4 }
+    mutating func u64(_ v: UInt64) { buffer.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt64.self); offset += 8 }
+    mutating func bytes4(_ b: (UInt8, UInt8, UInt8, UInt8)) { u8(b.0); u8(b.1); u8(b.2); u8(b.3) }
+    mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        UnsafeMutableRawBufferPointer(rebasing: buffer[offset ..< offset + bytes.count]).copyMemory(from: bytes)
+        offset += bytes.count
+    }
+    mutating func string16(_ s: String) {
+        var s = s
+        s.withUTF8 { u16(UInt16($0.count)); raw(UnsafeRawBufferPointer($0)) }
+    }
+    mutating func string32(_ s: String) {
+        var s = s
+        s.withUTF8 { u32(UInt32($0.count)); raw(UnsafeRawBufferPointer($0)) }
+    }
+    mutating func headers(_ headers: [Header]) {
+        u16(UInt16(headers.count))
+        for h in headers { string16(h.name); string32(h.value) }
+    }
+}
+
+struct Reader {
+    let buffer: UnsafeRawBufferPointer
+    var offset: Int
+
+    private mutating func take(_ n: Int, _ field: String) throws(EnvelopeError) -> UnsafeRawBufferPointer {
+        guard n >= 0, buffer.count - offset >= n else { throw .truncated(field: field, offset: offset) }
+        defer { offset += n }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset ..< offset + n])
+    }
+    mutating func u8(_ field: String) throws(EnvelopeError) -> UInt8 { try take(1, field)[0] }
+    mutating func u16(_ field: String) throws(EnvelopeError) -> UInt16 { UInt16(bigEndian: try take(2, field).loadUnaligned(as: UInt16.self)) }
+    mutating func u32(_ field: String) throws(EnvelopeError) -> UInt32 { UInt32(bigEndian: try take(4, field).loadUnaligned(as: UInt32.self)) }
+    mutating func u64(_ field: String) throws(EnvelopeError) -> UInt64 { UInt64(bigEndian: try take(8, field).loadUnaligned(as: UInt64.self)) }
+    mutating func string(_ n: Int, _ field: String) throws(EnvelopeError) -> String {
+        let raw = try take(n, field)
+        guard let s = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8(field: field) }
+        return s
+    }
+    mutating func string16(_ field: String) throws(EnvelopeError) -> String { try string(Int(try u16(field)), field) }
+    mutating func string32(_ field: String) throws(EnvelopeError) -> String { try string(Int(try u32(field)), field) }
+    mutating func bytes(_ n: Int, _ field: String) throws(EnvelopeError) -> [UInt8] {
+        let raw = try take(n, field)
+        return [UInt8](unsafeUninitializedCapacity: n) { out, count in
+            if n > 0 { UnsafeMutableRawBufferPointer(out).copyMemory(from: raw) }
+            count = n
+        }
+    }
+    mutating func bytes32(_ field: String) throws(EnvelopeError) -> [UInt8] { try bytes(Int(try u32(field)), field) }
+    mutating func headers(_ field: String) throws(EnvelopeError) -> [Header] {
+        let count = Int(try u16(field))
+        var result: [Header] = []
+        result.reserveCapacity(count)
+        for _ in 0 ..< count { result.append(Header(try string16(field + " name"), try string32(field + " value"))) }
+        return result
+    }
+}

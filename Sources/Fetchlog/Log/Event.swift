@@ -1,0 +1,184 @@
+/// One immutable entry of the log: the outcome of one upstream request attempt, or a
+/// user's intent. `seq` is assigned by the log when the event is appended.
+public struct Event: Sendable, Equatable {
+    /// Position in the log, from 1, gap-free. 0 for an event not yet appended.
+    public var seq: UInt64
+    /// When the outcome was recorded, from the injected clock (ms since the Unix epoch).
+    public var recordedAt: Timestamp
+    public var kind: EventKind
+    /// The source name (`tvmaze`, `brastlewark`, …) or, for intents, the app domain.
+    public var source: String
+    /// A sub-name: for intents the intent (`filter.set`), for fetches the resource key.
+    public var label: String
+    /// 1 for a first attempt, 2 for the first retry, …
+    public var attempt: UInt16
+    /// Wall time the attempt took, in microseconds, when known.
+    public var durationMicros: UInt64?
+    public var request: Request?
+    public var response: Response?
+    public var failure: Failure?
+    /// The raw body exactly as received; nil when there was none (304, failures).
+    public var body: [UInt8]?
+
+    public init(seq: UInt64 = 0, recordedAt: Timestamp, kind: EventKind, source: String, label: String = "",
+                attempt: UInt16 = 1, durationMicros: UInt64? = nil, request: Request? = nil,
+                response: Response? = nil, failure: Failure? = nil, body: [UInt8]? = nil) {
+        self.seq = seq
+        self.recordedAt = recordedAt
+        self.kind = kind
+        self.source = source
+        self.label = label
+        self.attempt = attempt
+        self.durationMicros = durationMicros
+        self.request = request
+        self.response = response
+        self.failure = failure
+        self.body = body
+    }
+
+    public struct Request: Sendable, Equatable {
+        public var method: String
+        /// The URL exactly as asked (after the upstream rewrite).
+        public var url: String
+        /// Validators and other headers sent (If-None-Match, If-Modified-Since, …).
+        public var headers: [Header]
+        public init(method: String = "GET", url: String, headers: [Header] = []) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+        }
+    }
+
+    public struct Response: Sendable, Equatable {
+        public var status: UInt16
+        /// Only the headers that matter: see `Header.keptResponseHeaders`.
+        public var headers: [Header]
+        public init(status: UInt16, headers: [Header] = []) {
+            self.status = status
+            self.headers = headers
+        }
+
+        /// The first value of a header, compared case-insensitively.
+        public func header(_ name: String) -> String? {
+            let lower = name.lowercased()
+            return headers.first { $0.name.lowercased() == lower }?.value
+        }
+    }
+
+    public struct Failure: Sendable, Equatable {
+        public var failureClass: FailureClass
+        public var message: String
+        public init(_ failureClass: FailureClass, _ message: String) {
+            self.failureClass = failureClass
+            self.message = message
+        }
+    }
+}
+
+public struct Header: Sendable, Equatable, Hashable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Response headers the log keeps; others are dropped at recording time.
+    public static let keptResponseHeaders: Set<String> = [
+        "etag", "last-modified", "cache-control", "date", "age", "retry-after", "content-type", "content-length",
+    ]
+}
+
+/// What happened. Codes are stored as one byte; unknown codes from a newer writer are
+/// kept as `.other(code)` so an older reader neither crashes nor drops them.
+public enum EventKind: Sendable, Hashable, CustomStringConvertible {
+    /// 2xx with a body.
+    case fetched
+    /// 304: the held body is still current.
+    case notModified
+    /// The attempt failed; see `Event.failure`.
+    case fetchFailed
+    /// The source said there is nothing past this point (TVmaze's 404 past the last page).
+    case endOfList
+    /// A user's choice (setting a filter, …); the body holds its JSON payload.
+    case intent
+    case other(UInt8)
+
+    public var code: UInt8 {
+        switch self {
+        case .fetched: 1
+        case .notModified: 2
+        case .fetchFailed: 3
+        case .endOfList: 4
+        case .intent: 5
+        case .other(let code): code
+        }
+    }
+
+    public init(code: UInt8) {
+        switch code {
+        case 1: self = .fetched
+        case 2: self = .notModified
+        case 3: self = .fetchFailed
+        case 4: self = .endOfList
+        case 5: self = .intent
+        default: self = .other(code)
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .fetched: "fetched"
+        case .notModified: "not-modified"
+        case .fetchFailed: "fetch-failed"
+        case .endOfList: "end-of-list"
+        case .intent: "intent"
+        case .other(let code): "kind-\(code)"
+        }
+    }
+
+    public init?(name: String) {
+        switch name {
+        case "fetched": self = .fetched
+        case "not-modified": self = .notModified
+        case "fetch-failed": self = .fetchFailed
+        case "end-of-list": self = .endOfList
+        case "intent": self = .intent
+        default:
+            guard name.hasPrefix("kind-"), let code = UInt8(name.dropFirst(5)), code > 5 else { return nil }
+            self = .other(code)
+        }
+    }
+
+    public var description: String { name }
+}
+
+public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// Connection refused, reset, DNS, TLS: nothing usable arrived.
+    case transport = 1
+    /// Connect or read timeout.
+    case timeout = 2
+    /// The upstream answered with an error status.
+    case httpStatus = 3
+    /// Fewer body bytes arrived than announced.
+    case truncated = 4
+    /// The body arrived but could not be decoded (malformed JSON, wrong content type).
+    case decode = 5
+
+    public var name: String {
+        switch self {
+        case .transport: "transport"
+        case .timeout: "timeout"
+        case .httpStatus: "http-status"
+        case .truncated: "truncated"
+        case .decode: "decode"
+        }
+    }
+
+    public init?(name: String) {
+        guard let match = FailureClass.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+
+    public var description: String { name }
+}

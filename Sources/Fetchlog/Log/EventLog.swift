@@ -1,0 +1,266 @@
+import Foundation
+import FetchlogLMDB
+
+/// The append-only event log of one store directory.
+///
+/// Writes go through one writer thread (`LogWriter`), which coalesces every append
+/// waiting at that moment into one durable transaction (group commit). Reads open a
+/// short read transaction, copy the events out, and end it before returning.
+/// Several processes may open the same store: LMDB's writer lock orders their
+/// appends, and each append takes the next seq from the log itself.
+public final class EventLog: Sendable {
+    public struct Options: Sendable {
+        /// The initial map size; the map doubles whenever it fills, so this only sets
+        /// how soon the first growth happens.
+        public var initialMapSize: Int = 64 << 20
+        /// Skip fsync at commit (benchmarks only: loses durability on power failure).
+        public var unsafeNoSync = false
+        /// Identity and creation time for a new store (tests pin them).
+        public var newStoreID: String? = nil
+        public var clock: any Clock = SystemClock()
+        public init() {}
+    }
+
+    public let path: String
+    public let metadata: StoreMetadata
+    let environment: Environment
+    let events: Database
+    let meta: Database
+    public let checkpoints: Database
+    private let writer: LogWriter
+
+    /// Opens (creating when new) the store at `path`. A directory that is not a
+    /// Fetchlog store, or one this build cannot read, is refused unchanged.
+    public static func open(at path: String, options: Options = Options()) throws -> EventLog {
+        let verdict = try StoreProbe.check(path)
+        if case .fresh = verdict {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        var envOptions = Environment.Options()
+        envOptions.mapSize = options.initialMapSize
+        envOptions.maxDatabases = 16
+        envOptions.noSync = options.unsafeNoSync
+        do {
+            let env = try Environment(path: path, options: envOptions)
+            return try EventLog(environment: env, path: path, options: options)
+        } catch let error as LMDBError {
+            throw StoreError.lmdb(error)
+        }
+    }
+
+    private init(environment: Environment, path: String, options: Options) throws {
+        self.environment = environment
+        self.path = path
+        // Creating the databases and the metadata is one transaction: a store either
+        // has all of it or none (and none is treated as fresh).
+        let opened = try environment.write { txn -> (Database, Database, Database, StoreMetadata) in
+            let events = try txn.openDatabase(StoreSchema.eventsName, create: true)
+            let meta = try txn.openDatabase(StoreSchema.metaName, create: true)
+            let checkpoints = try txn.openDatabase(StoreSchema.checkpointsName, create: true)
+            if try txn.get(meta, key: StoreSchema.Key.format) == nil {
+                try txn.put(meta, key: StoreSchema.Key.format.text, value: StoreSchema.formatName)
+                try txn.put(meta, key: StoreSchema.Key.formatVersion.text, value: String(StoreSchema.formatVersion))
+                try txn.put(meta, key: StoreSchema.Key.storeID.text, value: options.newStoreID ?? UUID().uuidString.lowercased())
+                try txn.put(meta, key: StoreSchema.Key.createdAt.text, value: options.clock.now().iso8601)
+                try txn.put(meta, key: StoreSchema.Key.createdBy.text, value: "fetchlog \(FetchlogVersion.string)")
+            }
+            func text(_ key: StaticKey) throws -> String {
+                guard let raw = try txn.get(meta, key: key) else { return "" }
+                return String(decoding: raw, as: UTF8.self)
+            }
+            let metadata = StoreMetadata(formatVersion: Int(try text(StoreSchema.Key.formatVersion)) ?? 0,
+                                         storeID: try text(StoreSchema.Key.storeID),
+                                         createdAt: try text(StoreSchema.Key.createdAt),
+                                         createdBy: try text(StoreSchema.Key.createdBy),
+                                         staleReadersCleared: Int(environment.staleReadersCleared))
+            return (events, meta, checkpoints, metadata)
+        }
+        (events, meta, checkpoints, metadata) = opened
+        writer = LogWriter(environment: environment, events: events)
+    }
+
+    deinit { writer.stop() }
+
+    /// Stops the writer thread after the appends already submitted.
+    public func close() { writer.stop() }
+
+    // MARK: Appending
+
+    /// Appends one event durably and returns its seq. Concurrent callers share commits.
+    @discardableResult
+    public func append(_ event: Event) async throws -> UInt64 {
+        try await append(contentsOf: [event]).lowerBound
+    }
+
+    /// Appends the events in one transaction: all of them or none. Returns their seqs.
+    @discardableResult
+    public func append(contentsOf events: [Event]) async throws -> Range<UInt64> {
+        try validate(events)
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.submit(events) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// The blocking form of `append(contentsOf:)`, for callers outside async code.
+    /// Never call it from the writer thread.
+    @discardableResult
+    public func appendBlocking(contentsOf events: [Event]) throws -> Range<UInt64> {
+        try validate(events)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Range<UInt64>, any Error>!
+        writer.submit(events) {
+            outcome = $0
+            done.signal()
+        }
+        done.wait()
+        return try outcome.get()
+    }
+
+    private func validate(_ events: [Event]) throws {
+        for event in events {
+            do { try EnvelopeCodec.validate(event) } catch { throw StoreError.invalidEvent(reason: error) }
+        }
+    }
+
+    /// Commits and events so far (group commit makes commits < events under load).
+    public var writerStatistics: LogWriter.Statistics { writer.statistics }
+
+    // MARK: Reading
+
+    /// The last seq in the log (0 when empty).
+    public func lastSeq() throws -> UInt64 {
+        try read { txn in try txn.withCursor(events) { cursor in
+            guard let last = try cursor.get(.last) else { return 0 }
+            return SequenceKey.decode(last.key) ?? 0
+        } }
+    }
+
+    public func count() throws -> Int { try read { txn in try txn.count(events) } }
+
+    /// The event at `seq`, nil when there is none.
+    public func event(at seq: UInt64) throws -> Event? {
+        try read { txn in
+            guard let raw = try txn.get(events, seq: seq) else { return nil }
+            return try Self.decode(raw, seq: seq)
+        }
+    }
+
+    /// Events whose seq lies in `range`, in order.
+    public func events(in range: ClosedRange<UInt64>) throws -> [Event] {
+        let span = range.upperBound - range.lowerBound
+        return try events(from: range.lowerBound, limit: span >= UInt64(Int.max) ? Int.max : Int(span) + 1)
+    }
+
+    /// Up to `limit` events from `seq` on, in order.
+    public func events(from seq: UInt64, limit: Int = .max) throws -> [Event] {
+        var result: [Event] = []
+        try scan(from: seq) { event in
+            result.append(event)
+            return result.count < limit
+        }
+        return result
+    }
+
+    /// The last `count` events, in order.
+    public func tail(_ count: Int) throws -> [Event] {
+        let last = try lastSeq()
+        guard last > 0, count > 0 else { return [] }
+        let first = last >= UInt64(count) ? last - UInt64(count) + 1 : 1
+        return try events(in: first ... last)
+    }
+
+    /// Calls `body` for each event from `seq` to the end, or until it returns false.
+    /// Events are read in batches, each in its own short read transaction, and `body`
+    /// runs outside any transaction.
+    public func scan(from seq: UInt64 = 1, batchSize: Int = 256, _ body: (Event) throws -> Bool) throws {
+        var next = seq
+        while true {
+            let batch: [Event] = try read { txn in
+                try txn.withCursor(events) { cursor in
+                    var out: [Event] = []
+                    var entry = try cursor.seek(seq: next)
+                    while let current = entry, out.count < batchSize {
+                        guard let key = SequenceKey.decode(current.key) else {
+                            throw StoreError.damagedRecord(seq: next, reason: .invalidValue(field: "key", value: "\(current.key.count) bytes"))
+                        }
+                        out.append(try Self.decode(current.value, seq: key))
+                        entry = try cursor.get(.next)
+                    }
+                    return out
+                }
+            }
+            for event in batch where try !body(event) { return }
+            guard let last = batch.last, batch.count == batchSize else { return }
+            next = last.seq + 1
+        }
+    }
+
+    /// Calls `body` with each raw record (seq key as decoded, or nil for a malformed
+    /// key) from `seq` on, in batches of short read transactions. The buffers are
+    /// valid only during the call. Used by `verify` and `stats`.
+    public func scanRaw(from seq: UInt64 = 1, batchSize: Int = 1024,
+                        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool) throws {
+        var resumeKey = [UInt8](withUnsafeBytes(of: seq.bigEndian) { Array($0) })
+        var skipFirst = false
+        while true {
+            let (seen, stop, lastKey): (Int, Bool, [UInt8]) = try read { txn in
+                try txn.withCursor(events) { cursor in
+                    var seen = 0
+                    var lastKey = resumeKey
+                    var entry = try resumeKey.withUnsafeBytes { try cursor.get(.setRange, key: $0) }
+                    if skipFirst, let current = entry, Array(current.key) == resumeKey { entry = try cursor.get(.next) }
+                    while let current = entry, seen < batchSize {
+                        seen += 1
+                        lastKey = Array(current.key)
+                        if try !body(current.key, current.value) { return (seen, true, lastKey) }
+                        entry = try cursor.get(.next)
+                    }
+                    return (seen, entry == nil, lastKey)
+                }
+            }
+            if stop || seen == 0 { return }
+            resumeKey = lastKey
+            skipFirst = true
+        }
+    }
+
+    /// The raw stored bytes of one record.
+    public func rawRecord(at seq: UInt64) throws -> [UInt8]? {
+        try read { txn in try txn.get(events, seq: seq).map { Array($0) } }
+    }
+
+    static func decode(_ raw: UnsafeRawBufferPointer, seq: UInt64) throws -> Event {
+        do {
+            let event = try EnvelopeCodec.decode(raw)
+            guard event.seq == seq else {
+                throw StoreError.damagedRecord(seq: seq, reason: .invalidValue(field: "seq", value: "\(event.seq) stored under key \(seq)"))
+            }
+            return event
+        } catch let error as EnvelopeError {
+            throw StoreError.damagedRecord(seq: seq, reason: error)
+        }
+    }
+
+    func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        do { return try environment.read(body) } catch let error as LMDBError { throw StoreError.lmdb(error) }
+    }
+
+    /// Facts about the LMDB environment (map size, page size, readers).
+    public var environmentInfo: Environment.Info { environment.info }
+
+    /// The raw environment, for tools that compare against liblmdb directly.
+    public var lmdbEnvironment: Environment { environment }
+}
+
+public struct StoreMetadata: Sendable, Equatable {
+    public let formatVersion: Int
+    public let storeID: String
+    public let createdAt: String
+    public let createdBy: String
+    public let staleReadersCleared: Int
+}
+
+public enum FetchlogVersion {
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,124 @@
+import Foundation
+import FetchlogLMDB
+
+/// The one thread that owns write transactions.
+///
+/// Appenders submit batches and wait; the thread takes everything waiting, writes it
+/// in one transaction (MDB_APPEND, records encoded in place with MDB_RESERVE),
+/// commits once, then completes every waiter. Under concurrency this turns N durable
+/// commits into one; alone, an event still commits by itself at once.
+public final class LogWriter: @unchecked Sendable {
+    public struct Statistics: Sendable {
+        public var commits = 0
+        public var events = 0
+    }
+
+    private struct Pending {
+        let events: [Event]
+        let completion: @Sendable (Result<Range<UInt64>, any Error>) -> Void
+    }
+
+    private let environment: Environment
+    private let database: Database
+    private let condition = NSCondition()
+    private var queue: [Pending] = []
+    private var stopping = false
+    private var finished = false
+    private var stats = Statistics()
+
+    init(environment: Environment, events: Database) {
+        self.environment = environment
+        self.database = events
+        let thread = Thread { [self] in run() }
+        thread.name = "fetchlog.writer"
+        thread.start()
+    }
+
+    func submit(_ events: [Event], completion: @escaping @Sendable (Result<Range<UInt64>, any Error>) -> Void) {
+        condition.lock()
+        if stopping {
+            condition.unlock()
+            completion(.failure(StoreError.closed))
+            return
+        }
+        queue.append(Pending(events: events, completion: completion))
+        condition.signal()
+        condition.unlock()
+    }
+
+    var statistics: Statistics { condition.withLock { stats } }
+
+    /// Finishes what was submitted, then ends the thread. Waits for it.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !stopping { condition.wait() }
+            if queue.isEmpty && stopping {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let batch = queue
+            queue.removeAll(keepingCapacity: true)
+            condition.unlock()
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [Pending]) {
+        let result: Result<[Range<UInt64>], any Error>
+        do {
+            let ranges = try environment.write { txn -> [Range<UInt64>] in
+                // The next seq comes from the log inside the transaction, so appends
+                // from other processes sharing the store interleave without gaps.
+                var next: UInt64 = try txn.withCursor(database) { cursor in
+                    guard let last = try cursor.get(.last) else { return 1 }
+                    return (SequenceKey.decode(last.key) ?? 0) + 1
+                }
+                var ranges: [Range<UInt64>] = []
+                ranges.reserveCapacity(batch.count)
+                for pending in batch {
+                    let start = next
+                    for var event in pending.events {
+                        event.seq = next
+                        let size = EnvelopeCodec.encodedSize(of: event)
+                        try SequenceKey.with(next) { key in
+                            try txn.reserve(database, key: key, count: size, flags: .append) { buffer in
+                                EnvelopeCodec.encode(event, into: buffer)
+                            }
+                        }
+                        next += 1
+                    }
+                    ranges.append(start ..< next)
+                }
+                return ranges
+            }
+            result = .success(ranges)
+        } catch let error as LMDBError {
+            result = .failure(StoreError.lmdb(error))
+        } catch {
+            result = .failure(error)
+        }
+        condition.withLock {
+            if case .success = result {
+                stats.commits += 1
+                stats.events += batch.reduce(0) { $0 + $1.events.count }
+            }
+        }
+        switch result {
+        case .success(let ranges):
+            for (pending, range) in zip(batch, ranges) { pending.completion(.success(range)) }
+        case .failure(let error):
+            for pending in batch { pending.completion(.failure(error)) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import FetchlogLMDB
+
+/// Why a store could not be opened or used. Each case names the problem and, in
+/// `remedy`, what to do; the directory's bytes are never changed when opening fails.
+public enum StoreError: Error, CustomStringConvertible, Sendable {
+    case notADirectory(path: String)
+    case foreignFiles(path: String, names: [String])
+    case lockFileWithoutData(path: String)
+    case notLMDB(path: String, reason: String)
+    case truncatedDataFile(path: String, size: Int, expectedAtLeast: Int)
+    case foreignLMDB(path: String, databases: [String])
+    case newerFormat(path: String, found: Int, supported: Int)
+    case damagedMetadata(path: String, reason: String)
+    case damagedRecord(seq: UInt64, reason: EnvelopeError)
+    case invalidEvent(reason: EnvelopeError)
+    case notEmpty(path: String, lastSeq: UInt64)
+    case closed
+    case lmdb(LMDBError)
+
+    public var description: String {
+        let text: String
+        switch self {
+        case .notADirectory(let path):
+            text = "\(path) is not a directory, so it cannot be a Fetchlog store"
+        case .foreignFiles(let path, let names):
+            let shown = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", … (\(names.count) in all)" : "")
+            text = "\(path) is not a Fetchlog store: it holds files a store never has (\(shown))"
+        case .lockFileWithoutData(let path):
+            text = "\(path) has lock.mdb but no data.mdb: not a Fetchlog store, or its data file was removed"
+        case .notLMDB(let path, let reason):
+            text = "\(path)/data.mdb is not an LMDB data file (\(reason))"
+        case .truncatedDataFile(let path, let size, let expected):
+            text = "\(path)/data.mdb is truncated: \(size) bytes, but its own header needs at least \(expected)"
+        case .foreignLMDB(let path, let databases):
+            let list = databases.isEmpty ? "no named databases" : "databases " + databases.joined(separator: ", ")
+            text = "\(path) is an LMDB environment but not a Fetchlog store (\(list); no Fetchlog metadata)"
+        case .newerFormat(let path, let found, let supported):
+            text = "\(path) was written by a newer Fetchlog (store format \(found); this build reads up to \(supported))"
+        case .damagedMetadata(let path, let reason):
+            text = "\(path): the store metadata is damaged (\(reason))"
+        case .damagedRecord(let seq, let reason):
+            text = "event \(seq) cannot be read: \(reason)"
+        case .invalidEvent(let reason):
+            text = "the event cannot be stored: \(reason)"
+        case .notEmpty(let path, let lastSeq):
+            text = "\(path) already holds events 1…\(lastSeq); import only into an empty store"
+        case .closed:
+            text = "the event log is closed"
+        case .lmdb(let error):
+            text = error.description
+        }
+        return text + ". " + remedy
+    }
+
+    /// What to do about it.
+    public var remedy: String {
+        switch self {
+        case .notADirectory, .foreignFiles, .foreignLMDB, .lockFileWithoutData:
+            "Nothing was changed. Point --store (or FETCHLOG_STORE) at an empty or new directory."
+        case .notLMDB, .truncatedDataFile, .damagedMetadata:
+            "Nothing was changed. Restore the directory from a backup or a `fetchlog log export`, or use a new --store."
+        case .newerFormat:
+            "Nothing was changed. Use a newer fetchlog with this store, or another --store."
+        case .damagedRecord:
+            "Run `fetchlog log verify` to find every damaged event; `log export` of a healthy copy restores it."
+        case .invalidEvent:
+            "The event was not written."
+        case .notEmpty:
+            "Use `--store` with a new directory for the import."
+        case .closed:
+            "Open the store again."
+        case .lmdb(let error) where error.code == 28:
+            "Free disk space and retry; nothing committed was lost."
+        case .lmdb:
+            "Nothing committed was lost; see the usual causes above."
+        }
+    }
+}

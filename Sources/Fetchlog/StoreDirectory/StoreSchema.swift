@@ -1,0 +1,44 @@
+import FetchlogLMDB
+
+/// The named databases of a store and the keys of its metadata.
+public enum StoreSchema {
+    /// Written into `meta` as `format`: how a store recognises itself.
+    public static let formatName = "fetchlog"
+    /// The store layout version this build writes and reads (not the envelope version).
+    public static let formatVersion = 1
+
+    /// seq (8-byte big-endian) → envelope record.
+    public static let eventsName = "events"
+    /// UTF-8 keys → UTF-8 values (`format`, `format-version`, `store-id`, `created-at`).
+    public static let metaName = "meta"
+    /// view name → checkpoint (view state with the seq it covers).
+    public static let checkpointsName = "checkpoints"
+
+    enum Key {
+        static let format = StaticKey("format")
+        static let formatVersion = StaticKey("format-version")
+        static let storeID = StaticKey("store-id")
+        static let createdAt = StaticKey("created-at")
+        static let createdBy = StaticKey("created-by")
+    }
+}
+
+/// A UTF-8 key usable where LMDB wants raw bytes.
+struct StaticKey {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
+
+extension ReadTransaction {
+    func get(_ db: Database, key: StaticKey) throws -> UnsafeRawBufferPointer? {
+        var text = key.text
+        return try text.withUTF8 { try get(db, key: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension WriteTransaction {
+    func get(_ db: Database, key: StaticKey) throws -> UnsafeRawBufferPointer? {
+        var text = key.text
+        return try text.withUTF8 { try get(db, key: UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,168 @@
+import CLMDB
+
+/// One LMDB environment (a directory holding `data.mdb` and `lock.mdb`).
+///
+/// Thread rules: the environment may be shared across threads. Read transactions are
+/// short and closure-scoped (`read`), so nothing holds a reader slot across user think
+/// time; the environment is opened with MDB_NOTLS so a reader is not tied to a thread.
+/// Write transactions exist only inside `write`, on the calling thread, and the body
+/// must not suspend (it is synchronous by type).
+public final class Environment: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// Initial map size in bytes; the map grows (doubling) whenever it fills.
+        public var mapSize: Int = 256 << 20
+        public var maxDatabases: UInt32 = 8
+        public var maxReaders: UInt32 = 126
+        public var readOnly = false
+        /// No lock file at all: for inspecting a directory without touching it.
+        public var noLock = false
+        /// Skip fsync at commit. Never used by the engine; benchmarks compare with it.
+        public var noSync = false
+        public init() {}
+    }
+
+    public let path: String
+    let handle: OpaquePointer
+    private let mapLock = ReadWriteLock()
+    /// Reader slots of dead processes cleared when this environment was opened.
+    public private(set) var staleReadersCleared: Int32 = 0
+
+    public init(path: String, options: Options = Options()) throws {
+        self.path = path
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create", path)
+        guard let env else { throw LMDBError(code: MDB_PANIC, operation: "mdb_env_create", path: path) }
+        do {
+            try check(mdb_env_set_mapsize(env, Environment.roundToPage(options.mapSize)), "mdb_env_set_mapsize", path)
+            try check(mdb_env_set_maxdbs(env, options.maxDatabases), "mdb_env_set_maxdbs", path)
+            try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders", path)
+            var flags = UInt32(MDB_NOTLS)
+            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if options.noLock { flags |= UInt32(MDB_NOLOCK) }
+            if options.noSync { flags |= UInt32(MDB_NOSYNC) }
+            try check(mdb_env_open(env, path, flags, 0o644), "mdb_env_open", path)
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        handle = env
+        if !options.readOnly && !options.noLock {
+            var dead: Int32 = 0
+            mdb_reader_check(env, &dead)
+            staleReadersCleared = dead
+        }
+    }
+
+    deinit { mdb_env_close(handle) }
+
+    // MARK: Transactions
+
+    private enum Step<R> { case done(R), mapFull, resized }
+
+    /// Runs `body` in a read transaction and ends it before returning. Copy out what
+    /// you need: buffers handed to `body` are valid only inside it.
+    public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        while true {
+            let step: Step<R> = try mapLock.withReadLock {
+                var raw: OpaquePointer?
+                let rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &raw)
+                if rc == MDB_MAP_RESIZED { return .resized }
+                try check(rc, "mdb_txn_begin(read)", path)
+                let txn = ReadTransaction(raw!)
+                return .done(try body(txn))
+            }
+            switch step {
+            case .done(let value): return value
+            case .mapFull, .resized: try adoptResizedMap()
+            }
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it. When the map is full, the
+    /// transaction is aborted, the map grows, and `body` runs again from the start, so
+    /// `body` must derive everything it writes from what it reads in the transaction.
+    /// Throwing from `body` aborts.
+    public func write<R>(_ body: (inout WriteTransaction) throws -> R) throws -> R {
+        while true {
+            let step: Step<R> = try mapLock.withReadLock {
+                var raw: OpaquePointer?
+                let rc = mdb_txn_begin(handle, nil, 0, &raw)
+                if rc == MDB_MAP_RESIZED { return .resized }
+                try check(rc, "mdb_txn_begin(write)", path)
+                var txn = WriteTransaction(raw!)
+                do {
+                    let value = try body(&txn)
+                    try txn.commit()
+                    return .done(value)
+                } catch let error as LMDBError where error.isMapFull {
+                    return .mapFull
+                }
+            }
+            switch step {
+            case .done(let value): return value
+            case .mapFull: try growMap()
+            case .resized: try adoptResizedMap()
+            }
+        }
+    }
+
+    // MARK: Map size
+
+    /// The current map size in bytes.
+    public var mapSize: Int { info.mapSize }
+
+    public struct Info: Sendable {
+        public let mapSize: Int
+        public let lastPageNumber: Int
+        public let lastTransactionID: Int
+        public let maxReaders: UInt32
+        public let readersInUse: UInt32
+        public let pageSize: UInt32
+    }
+
+    public var info: Info {
+        var raw = MDB_envinfo()
+        mdb_env_info(handle, &raw)
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        return Info(mapSize: raw.me_mapsize, lastPageNumber: raw.me_last_pgno, lastTransactionID: raw.me_last_txnid,
+                    maxReaders: raw.me_maxreaders, readersInUse: raw.me_numreaders, pageSize: stat.ms_psize)
+    }
+
+    /// Doubles the map (at least to `minimum`). Waits until no transaction of this
+    /// process is active, as LMDB requires.
+    public func growMap(minimum: Int = 0) throws {
+        try mapLock.withWriteLock {
+            let current = info.mapSize
+            let target = Environment.roundToPage(max(current * 2, minimum))
+            try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize(\(target))", path)
+        }
+    }
+
+    /// Another process grew the map beyond ours: adopt its size.
+    private func adoptResizedMap() throws {
+        try mapLock.withWriteLock {
+            try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)", path)
+        }
+    }
+
+    /// Forces the data to disk (only needed after `noSync` writes).
+    public func sync() throws {
+        try check(mdb_env_sync(handle, 1), "mdb_env_sync", path)
+    }
+
+    private static func roundToPage(_ size: Int) -> Int {
+        let page = 4096
+        return max(page * 4, (size + page - 1) / page * page)
+    }
+
+    // MARK: Databases
+
+    /// Opens a named database; `create` makes it when absent (a write transaction).
+    public func openDatabase(_ name: String?, create: Bool) throws -> Database {
+        if create {
+            return try write { txn in try txn.openDatabase(name, create: true) }
+        }
+        return try read { txn in try txn.openDatabase(name) }
+    }
+}

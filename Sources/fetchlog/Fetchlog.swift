@@ -1,0 +1,68 @@
+import ArgumentParser
+import Fetchlog
+import Foundation
+
+@main
+struct FetchlogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetchlog",
+        abstract: "An event-sourced, offline-first data engine: every fetch is an event in an LMDB log.",
+        discussion: """
+        Global options may come before the subcommand: `fetchlog --store DIR log stats`.
+        The store is --store DIR, else $FETCHLOG_STORE, else $XDG_DATA_HOME/fetchlog, else ~/.local/share/fetchlog.
+
+        Exit status: 0 success; 1 the command failed; 2 `log verify` found damage;
+        3 the store directory was refused (not a store, newer format, truncated); 64 usage error.
+        """,
+        version: FetchlogVersion.string,
+        subcommands: [LogCommand.self, TourCommand.self, DevCommand.self]
+    )
+
+    static func main() async {
+        await main(GlobalOptions.hoist(Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
+enum GlobalOptions {
+    /// Options that belong to every command. ArgumentParser reads options only after
+    /// the subcommand that declares them, so these are moved to the end.
+    static let withValue: Set<String> = ["--store"]
+
+    static func hoist(_ arguments: [String]) -> [String] {
+        var front: [String] = []
+        var moved: [String] = []
+        var index = 0
+        var seenSubcommand = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            if !seenSubcommand {
+                if withValue.contains(argument), index + 1 < arguments.count {
+                    moved += [argument, arguments[index + 1]]
+                    index += 2
+                    continue
+                }
+                if let equals = argument.firstIndex(of: "="), withValue.contains(String(argument[..<equals])) {
+                    moved.append(argument)
+                    index += 1
+                    continue
+                }
+                if !argument.hasPrefix("-") { seenSubcommand = true }
+            }
+            front.append(argument)
+            index += 1
+        }
+        return front + moved
+    }
+}
+
+/// `--store DIR`, shared by every command that opens a store.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The store directory.", valueName: "dir"))
+    var store: String?
+
+    var path: String { StoreLocation.resolve(explicit: store) }
+
+    func open() throws -> EventLog {
+        try EventLog.open(at: path)
+    }
+}

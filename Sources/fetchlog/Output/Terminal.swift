@@ -1,0 +1,99 @@
+import ArgumentParser
+import Fetchlog
+import Foundation
+
+/// Buffered standard output: commands print many lines; one write per 64 KiB.
+final class OutputBuffer {
+    private var buffer: [UInt8] = []
+    private let handle: FileHandle
+
+    init(handle: FileHandle = .standardOutput) {
+        self.handle = handle
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    func line(_ text: String = "") { write(text + "\n") }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        handle.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    deinit { flush() }
+}
+
+enum ExitStatus {
+    static let failure: Int32 = 1
+    static let damaged: Int32 = 2
+    static let refused: Int32 = 3
+}
+
+/// Runs a command body, turning engine errors into one clear message on stderr and
+/// the documented exit status.
+func reportingErrors<R>(_ body: () throws -> R) throws -> R {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        printError(error.description)
+        switch error {
+        case .notADirectory, .foreignFiles, .lockFileWithoutData, .notLMDB, .truncatedDataFile, .foreignLMDB,
+             .newerFormat, .damagedMetadata:
+            throw ExitCode(ExitStatus.refused)
+        default:
+            throw ExitCode(ExitStatus.failure)
+        }
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as ValidationError {
+        throw error
+    } catch {
+        printError("\(error)")
+        throw ExitCode(ExitStatus.failure)
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data(("fetchlog: " + message + "\n").utf8))
+}
+
+enum Format {
+    static func bytes(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        return String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func padRight(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+    }
+
+    static func padLeft(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
+    }
+
+    /// `fetched`, `304`, `timeout` …: the one word that says how an attempt ended.
+    static func outcome(_ event: Event) -> String {
+        if let failure = event.failure {
+            if failure.failureClass == .httpStatus, let status = event.response?.status { return "http \(status)" }
+            return failure.failureClass.name
+        }
+        if let status = event.response?.status { return String(status) }
+        return "-"
+    }
+
+    static func tailLine(_ event: Event) -> String {
+        let what = event.request.map { "\($0.method) \($0.url)" } ?? event.label
+        let size = event.body.map { bytes($0.count) } ?? "-"
+        return padLeft(String(event.seq), 6) + "  " + event.recordedAt.iso8601 + "  " + padRight(event.kind.name, 13)
+            + padRight(event.source, 12) + padRight(outcome(event), 10) + padLeft(size, 10) + "  " + what
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+public struct SampleUpstreamConfiguration: Sendable {
+    /// Bind address; the admin API answers loopback clients only, whatever the host.
+    public var host: String
+    /// 0 picks a free port; `SampleUpstream.start()` returns the one bound.
+    public var port: Int
+    /// Pages of the tvmaze show index (0..<tvmazePages); the next page answers 404.
+    public var tvmazePages: Int
+    /// Pages of thmanyah home sections; nil uses page 1's recorded `pagination.total_pages` (10).
+    public var thmanyahTotalPages: Int?
+    /// Faults active from the start.
+    public var faults: [Fault]
+    public var versions: DataVersions
+    /// How long a `noAnswer` fault holds a request before closing the connection.
+    public var noAnswerLimit: Duration
+    /// One line per served request on stderr (the CLI turns this on).
+    public var logRequestsToStderr: Bool
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        tvmazePages: Int = 4,
+        thmanyahTotalPages: Int? = nil,
+        faults: [Fault] = [],
+        versions: DataVersions = DataVersions(),
+        noAnswerLimit: Duration = .seconds(60),
+        logRequestsToStderr: Bool = false
+    ) {
+        self.host = host
+        self.port = port
+        self.tvmazePages = tvmazePages
+        self.thmanyahTotalPages = thmanyahTotalPages
+        self.faults = faults
+        self.versions = versions
+        self.noAnswerLimit = noAnswerLimit
+        self.logRequestsToStderr = logRequestsToStderr
+    }
+}
+
+/// Per-source response metadata.
+enum SourceMetadata {
+    static let sources = ["tvmaze", "brastlewark", "viaplay", "thmanyah", "artic"]
+
+    /// Cache-Control as each real host sends it (tvmaze and thmanyah send none).
+    static func cacheControl(_ source: String) -> String? {
+        switch source {
+        case "brastlewark": "max-age=300"
+        case "viaplay": "max-age=60"
+        case "artic": "max-age=3600"
+        default: nil
+        }
+    }
+
+    /// Last-Modified, fixed per source and data version (roughly when each recording was made).
+    /// After a run-time version switch the date moves forward one day per switch from the newest
+    /// version date, so that If-Modified-Since can never hide a switched body (switching tvmaze
+    /// back to the 2019 data would otherwise look older than what the client holds).
+    static func lastModified(_ source: String, versions: DataVersions, switches: Int) -> Date {
+        let seconds: Int
+        switch source {
+        case "tvmaze":
+            seconds = switches > 0 ? 1_713_225_600 : (versions.tvmaze == .v2019 ? 1_566_000_000 : 1_713_225_600) // 2019-08-17 / 2024-04-16
+        case "brastlewark":
+            seconds = switches > 0 ? 1_612_137_600 : (versions.brastlewark == .v1 ? 1_609_459_200 : 1_612_137_600) // 2021-01-01 / 2021-02-01
+        case "viaplay": seconds = 1_643_673_600 // 2022-02-01
+        case "thmanyah": seconds = 1_755_907_200 // 2025-08-23
+        default: seconds = 1_739_664_000 // artic dump, 2025-02-16
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds + switches * 86_400))
+    }
+}

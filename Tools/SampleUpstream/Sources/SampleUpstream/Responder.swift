@@ -1,0 +1,164 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Request context that keeps the channel: the admin API needs the peer address, and the
+/// reset fault needs the socket to make an abortive close.
+struct UpstreamContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.channel = source.channel
+    }
+}
+
+struct InjectedFaultError: Error {}
+
+struct UpstreamResponder: HTTPResponder {
+    typealias Context = UpstreamContext
+    let state: UpstreamState
+    let configuration: SampleUpstreamConfiguration
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let path = request.uri.path
+        if path == "/_admin" || path.hasPrefix("/_admin/") {
+            return await AdminRoutes.respond(to: request, context: context, state: state)
+        }
+        return try await serve(request, context: context)
+    }
+
+    private func serve(_ request: Request, context: Context) async throws -> Response {
+        let path = request.uri.path
+        let fullPath = request.head.path ?? path
+        let method = request.method
+        let ifNoneMatch = request.headers[.ifNoneMatch]
+        let ifModifiedSince = request.headers[.ifModifiedSince]
+        func record(_ status: Int, _ fault: String?) async {
+            await state.record(method: method.rawValue, path: fullPath, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault)
+        }
+
+        let decision = await state.decide(path: path)
+        if decision.latencyMilliseconds > 0 {
+            try? await Task.sleep(for: .milliseconds(decision.latencyMilliseconds))
+        }
+
+        switch decision.failure {
+        case .noAnswer:
+            await record(0, decision.summary)
+            // Hold until the client gives up (its read fails and it closes) or the limit passes;
+            // polling also lets stop() end the hold instead of waiting out the limit.
+            let deadline = ContinuousClock.now + configuration.noAnswerLimit
+            while ContinuousClock.now < deadline, context.channel.isActive, !(await state.isStopping) {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            try? await context.channel.close()
+            throw InjectedFaultError()
+        case .status(let code, let retryAfter):
+            await record(code, decision.summary)
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json; charset=utf-8"
+            if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+            let body = JSONBody.encode(["error": "injected fault", "status": code] as [String: Any])
+            return Response(status: .init(code: code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        default:
+            break
+        }
+
+        guard method == .get || method == .head else {
+            await record(405, decision.summary)
+            return jsonResponse(405, JSONBody.encode(["error": "method not allowed", "path": fullPath]))
+        }
+
+        let components = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
+        let source = components.first.map(String.init) ?? ""
+        let rest = components.count > 1 ? "/" + components[1] : ""
+        let (versions, switches) = await state.snapshot(source: source)
+        let query = parseQuery(request.uri.query)
+        let result: RouteResult
+        switch source {
+        case "tvmaze":
+            result = TVMazeRoutes.respond(path: rest, query: query, version: versions.tvmaze, pages: configuration.tvmazePages, fullPath: fullPath)
+        case "brastlewark":
+            result = BrastlewarkRoutes.respond(path: rest, version: versions.brastlewark, fullPath: fullPath)
+        case "viaplay":
+            result = ViaplayRoutes.respond(path: rest, fullPath: fullPath)
+        case "thmanyah":
+            result = ThmanyahRoutes.respond(path: rest, query: query, totalPages: configuration.thmanyahTotalPages ?? ThmanyahRoutes.recordedTotalPages, fullPath: fullPath)
+        case "artic":
+            result = ArticRoutes.respond(path: rest, query: query, fullPath: fullPath)
+        default:
+            result = .notFoundRoute(fullPath)
+        }
+
+        var response: Response
+        switch result {
+        case .error(let status, let body):
+            response = jsonResponse(status, body)
+        case .ok(let body):
+            let etag = Validators.etag(for: body)
+            let lastModified = SourceMetadata.lastModified(source, versions: versions, switches: switches)
+            var headers = HTTPFields()
+            headers[.eTag] = etag
+            headers[.lastModified] = Validators.httpDate(lastModified)
+            if let cacheControl = SourceMetadata.cacheControl(source) { headers[.cacheControl] = cacheControl }
+            // Transport faults must reach the client even when it holds a current copy.
+            let bodyFault = [.resetMidBody, .truncated, .malformedJSON].contains(decision.failure)
+            if !bodyFault, Validators.isNotModified(ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, etag: etag, lastModified: lastModified) {
+                response = Response(status: .notModified, headers: headers)
+                // A 304 has no body; a Content-Length of 0 would misstate the representation's length.
+                response.headers[.contentLength] = nil
+            } else {
+                headers[.contentType] = "application/json; charset=utf-8"
+                response = Response(status: .ok, headers: headers, body: faultyBody(body, decision.failure, channel: context.channel))
+            }
+        }
+        if decision.failure == .wrongContentType, response.status != .notModified {
+            response.headers[.contentType] = "text/html"
+        }
+        await record(response.status.code, decision.summary)
+        return method == .head ? headHeaders(response) : response
+    }
+
+    private func headHeaders(_ response: Response) -> Response {
+        var head = response.createHeadResponse()
+        head.headers[.contentLength] = response.headers[.contentLength]
+        return head
+    }
+
+    private func faultyBody(_ body: Data, _ failure: FaultKind?, channel: any Channel) -> ResponseBody {
+        switch failure {
+        case .malformedJSON:
+            // Cut inside the document so no JSON parser can accept it.
+            return ResponseBody(byteBuffer: ByteBuffer(bytes: body.prefix(body.count * 6 / 10)))
+        case .resetMidBody:
+            return ResponseBody(contentLength: body.count) { writer in
+                try await writer.write(ByteBuffer(bytes: body.prefix(body.count / 2)))
+                // Let the partial body leave the socket before the connection is torn down.
+                try await Task.sleep(for: .milliseconds(100))
+                // SO_LINGER 0 makes close() send RST instead of FIN: a reset, not an orderly end.
+                if let socket = channel as? any SocketOptionProvider {
+                    try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                }
+                try? await channel.close()
+                throw InjectedFaultError()
+            }
+        case .truncated:
+            return ResponseBody(contentLength: body.count) { writer in
+                try await writer.write(ByteBuffer(bytes: body.prefix(body.count * 3 / 4)))
+                try await Task.sleep(for: .milliseconds(100))
+                // Throwing from the body writer makes Hummingbird close the connection (FIN).
+                throw InjectedFaultError()
+            }
+        default:
+            return ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+        }
+    }
+}
+
+func jsonResponse(_ status: Int, _ body: Data) -> Response {
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json; charset=utf-8"
+    return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The sample upstream server: five sources' recorded responses under `/<source>/...`, with
+/// real HTTP validators and injectable faults. See README.md for routes and fault formats.
+public actor SampleUpstream {
+    public let configuration: SampleUpstreamConfiguration
+    private let state: UpstreamState
+    private var running: (group: ServiceGroup, task: Task<Void, any Error>, url: URL)?
+
+    public init(configuration: SampleUpstreamConfiguration = SampleUpstreamConfiguration()) throws {
+        guard (0...65_535).contains(configuration.port) else {
+            throw SampleUpstreamError.invalidConfiguration("port \(configuration.port) out of range")
+        }
+        guard configuration.tvmazePages >= 0, (configuration.thmanyahTotalPages ?? 1) >= 1 else {
+            throw SampleUpstreamError.invalidConfiguration("page counts must be positive")
+        }
+        self.configuration = configuration
+        self.state = UpstreamState(faults: configuration.faults, versions: configuration.versions, echoToStderr: configuration.logRequestsToStderr)
+    }
+
+    /// Binds and starts serving; returns the base URL (`http://HOST:PORT`, no trailing slash)
+    /// once the socket is listening. Calling it again while running returns the same URL.
+    public func start() async throws -> URL {
+        if let running { return running.url }
+        // Hummingbird logs to stdout by default; the CLI's stdout carries only the base URL.
+        var logger = Logger(label: "SampleUpstream") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+        let (ports, portSink) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            responder: UpstreamResponder(state: state, configuration: configuration),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                portSink.yield(channel.localAddress?.port ?? 0)
+                portSink.finish()
+            },
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task {
+            // Ends the wait below if binding fails before the server ever runs.
+            defer { portSink.finish() }
+            try await group.run()
+        }
+        var port: Int?
+        for await p in ports { port = p }
+        guard let port, port > 0 else {
+            let failure: (any Error)? = if case .failure(let error) = await task.result { error } else { nil }
+            throw SampleUpstreamError.couldNotStart(failure.map { String(describing: $0) } ?? "server did not start")
+        }
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let url = URL(string: "http://\(host):\(port)")!
+        running = (group, task, url)
+        return url
+    }
+
+    /// Graceful shutdown: held `noAnswer` requests are released, open connections finish.
+    /// Waits at most 5 s before cancelling the server outright.
+    public func stop() async {
+        guard let running else { return }
+        self.running = nil
+        await state.markStopping()
+        await running.group.triggerGracefulShutdown()
+        let task = running.task
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(5))
+            task.cancel()
+        }
+        _ = await task.result
+        watchdog.cancel()
+    }
+
+    /// The base URL while running.
+    public var baseURL: URL? { running?.url }
+
+    public var requestLog: [RequestRecord] {
+        get async { await state.records }
+    }
+
+    public func clearRequestLog() async { await state.clearLog() }
+
+    public var faults: [Fault] {
+        get async { await state.faults }
+    }
+
+    /// Replaces the active faults (failNext budgets restart).
+    public func setFaults(_ faults: [Fault]) async { await state.setFaults(faults) }
+
+    public func clearFaults() async { await state.setFaults([]) }
+
+    public var versions: DataVersions {
+        get async { await state.versions }
+    }
+
+    /// Switches data versions; nil leaves a source unchanged.
+    public func setVersion(tvmaze: TVMazeDataVersion? = nil, brastlewark: BrastlewarkDataVersion? = nil) async {
+        await state.setVersions(tvmaze: tvmaze, brastlewark: brastlewark)
+    }
+}
+
+public enum SampleUpstreamError: Error, CustomStringConvertible {
+    case invalidConfiguration(String)
+    case couldNotStart(String)
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let why): "invalid configuration: \(why)"
+        case .couldNotStart(let why): "sample upstream could not start: \(why)"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Everything that changes while the server runs: faults, data versions, the request log.
+actor UpstreamState {
+    private var plan: FaultPlan
+    private(set) var versions: DataVersions
+    /// Version switches per source, for Last-Modified (see SourceMetadata.lastModified).
+    private var switches: [String: Int] = [:]
+    private var log = RequestLog()
+    private(set) var isStopping = false
+    private let echoToStderr: Bool
+
+    init(faults: [Fault], versions: DataVersions, echoToStderr: Bool) {
+        self.plan = FaultPlan(faults)
+        self.versions = versions
+        self.echoToStderr = echoToStderr
+    }
+
+    var faults: [Fault] { plan.faults }
+    func setFaults(_ faults: [Fault]) { plan.set(faults) }
+    func decide(path: String) -> FaultDecision { plan.decide(path: path) }
+
+    func setVersions(tvmaze: TVMazeDataVersion?, brastlewark: BrastlewarkDataVersion?) {
+        if let tvmaze, tvmaze != versions.tvmaze {
+            versions.tvmaze = tvmaze
+            switches["tvmaze", default: 0] += 1
+        }
+        if let brastlewark, brastlewark != versions.brastlewark {
+            versions.brastlewark = brastlewark
+            switches["brastlewark", default: 0] += 1
+        }
+    }
+
+    func snapshot(source: String) -> (DataVersions, Int) { (versions, switches[source] ?? 0) }
+
+    var records: [RequestRecord] { log.records }
+    func clearLog() { log.clear() }
+
+    func record(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?) {
+        let r = log.append(method: method, path: path, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault)
+        if echoToStderr {
+            let line = "#\(r.index) \(r.method) \(r.path) -> \(r.status == 0 ? "no answer" : String(r.status))" + (r.fault.map { " [fault: \($0)]" } ?? "") + "\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    func markStopping() { isStopping = true }
+}
