@@ -48,8 +48,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchlogTests",
-            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB", "fetchlog"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB", "fetchlog"]
         ),
     ]
 )

@@ -58,7 +58,8 @@ extension EventLog {
             }
             if seq != expected {
                 report.problems.append(.init(seq: seq, reason: seq > expected
-                    ? "gap: seqs \(expected)…\(seq - 1) are missing" : "out of order after \(expected - 1)"))
+                    ? (seq - expected == 1 ? "gap: seq \(expected) is missing" : "gap: seqs \(expected)…\(seq - 1) are missing")
+                    : "out of order after \(expected - 1)"))
             }
             expected = seq + 1
             report.lastSeq = seq

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import Fetchlog
+
+/// A fresh directory under the system temp dir, removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init(_ name: String = "store") {
+        path = NSTemporaryDirectory() + "fetchlog-test-\(name)-\(UUID().uuidString.prefix(8))"
+    }
+
+    func sub(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+enum Repo {
+    /// The repository root, found from this file's path.
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.path + "/Package.swift") { return url.path }
+        }
+        fatalError("no Package.swift above \(#filePath)")
+    }()
+
+    static var sampleLog: String { root + "/Sources/fetchlog/Resources/sample-log.ndjson" }
+
+    /// The `fetchlog` executable built beside the test bundle.
+    static let executable: String = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path,
+            Bundle.main.bundleURL.deletingLastPathComponent().path,
+            root + "/.build/debug",
+        ]
+        for dir in candidates where FileManager.default.isExecutableFile(atPath: dir + "/fetchlog") {
+            return dir + "/fetchlog"
+        }
+        fatalError("fetchlog executable not found in \(candidates)")
+    }()
+}
+
+struct CommandResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs the real `fetchlog` binary.
+func runFetchlog(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Repo.executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Every file of a directory with its bytes, to prove a refused open changed nothing.
+func snapshot(of directory: String) throws -> [String: Data] {
+    var result: [String: Data] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+        result[name] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+    }
+    return result
+}
+
+func bytesEqual(_ a: [UInt8], _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.isEmpty || a.withUnsafeBytes { memcmp($0.baseAddress!, b.baseAddress!, a.count) == 0 })
+}
+
+func bytesEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    b.withUnsafeBytes { bytesEqual(a, $0) }
+}
+
+let fixedTime = Timestamp(iso8601: "2026-11-22T07:00:00.000Z")!
+
+/// An event with every optional part filled, for round trips.
+func richEvent(body: [UInt8]? = Array(#"{"name":"Under the Dome","id":1}"#.utf8)) -> Event {
+    Event(recordedAt: fixedTime, kind: .fetched, source: "tvmaze", label: "/shows/1", attempt: 2, durationMicros: 51_880,
+          request: Event.Request(method: "GET", url: "http://127.0.0.1:8080/tvmaze/shows/1",
+                                 headers: [Header("If-None-Match", "\"abc\"")]),
+          response: Event.Response(status: 200, headers: [Header("ETag", "\"def\""), Header("Content-Type", "application/json")]),
+          body: body)
+}
