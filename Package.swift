@@ -46,6 +46,12 @@ let package = Package(
             ],
             resources: [.copy("Resources/sample-log.ndjson")]
         ),
+        // Release-built benchmark tool: `swift run -c release fetchlog-bench` (BENCHMARKS.md).
+        .executableTarget(
+            name: "fetchlog-bench",
+            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB"],
+            path: "Tools/Benchmarks"
+        ),
         .testTarget(
             name: "FetchlogTests",
             dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB", "fetchlog"]

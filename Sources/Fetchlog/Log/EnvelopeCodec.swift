@@ -120,8 +120,8 @@ public enum EnvelopeCodec {
         return UInt16(record[4]) << 8 | UInt16(record[5])
     }
 
-    /// Verifies the checksum and decodes any readable version into the current `Event`.
-    public static func decode(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) -> Event {
+    /// Checks magic, length and checksum without decoding the fields.
+    public static func verify(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) {
         guard record.count >= 12 else { throw .truncated(field: "header", offset: 0) }
         guard record[0] == magic.0, record[1] == magic.1, record[2] == magic.2, record[3] == magic.3 else {
             throw .badMagic
@@ -129,6 +129,16 @@ public enum EnvelopeCodec {
         let stored = UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - 4, as: UInt32.self))
         let computed = fl_crc32c(0, record.baseAddress, record.count - 4)
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+    }
+
+    /// Verifies the checksum (unless the caller already did) and decodes any readable
+    /// version into the current `Event`.
+    public static func decode(_ record: UnsafeRawBufferPointer, verified: Bool = false) throws(EnvelopeError) -> Event {
+        if verified {
+            guard record.count >= 12 else { throw .truncated(field: "header", offset: 0) }
+        } else {
+            try verify(record)
+        }
         let body = UnsafeRawBufferPointer(rebasing: record[0 ..< record.count - 4])
         switch version(of: record)! {
         case 2: return try decodeV2(body)

@@ -174,25 +174,43 @@ public final class EventLog: Sendable {
     /// Events are read in batches, each in its own short read transaction, and `body`
     /// runs outside any transaction.
     public func scan(from seq: UInt64 = 1, batchSize: Int = 256, _ body: (Event) throws -> Bool) throws {
+        try scanStored(from: seq, batchSize: batchSize) { stored in
+            do { return try body(try stored.decode()) } catch let error as EnvelopeError {
+                throw StoreError.damagedRecord(seq: stored.seq, reason: error)
+            }
+        }
+    }
+
+    /// Like `scan`, but hands out verified copies of the records and decodes nothing
+    /// more: the fast path for readers that look at seq, kind and time first.
+    public func scanStored(from seq: UInt64 = 1, batchSize: Int = 256, _ body: (StoredEvent) throws -> Bool) throws {
         var next = seq
         while true {
-            let batch: [Event] = try read { txn in
+            let batch: [StoredEvent] = try read { txn in
                 try txn.withCursor(events) { cursor in
-                    var out: [Event] = []
+                    var out: [StoredEvent] = []
+                    out.reserveCapacity(batchSize)
                     var entry = try cursor.seek(seq: next)
                     while let current = entry, out.count < batchSize {
                         guard let key = SequenceKey.decode(current.key) else {
                             throw StoreError.damagedRecord(seq: next, reason: .invalidValue(field: "key", value: "\(current.key.count) bytes"))
                         }
-                        out.append(try Self.decode(current.value, seq: key))
+                        let stored: StoredEvent
+                        do { stored = try StoredEvent(copying: current.value) } catch let error as EnvelopeError {
+                            throw StoreError.damagedRecord(seq: key, reason: error)
+                        }
+                        guard stored.seq == key else {
+                            throw StoreError.damagedRecord(seq: key, reason: .invalidValue(field: "seq", value: "\(stored.seq) stored under key \(key)"))
+                        }
+                        out.append(stored)
+                        next = key + 1
                         entry = try cursor.get(.next)
                     }
                     return out
                 }
             }
-            for event in batch where try !body(event) { return }
-            guard let last = batch.last, batch.count == batchSize else { return }
-            next = last.seq + 1
+            for stored in batch where try !body(stored) { return }
+            guard batch.count == batchSize else { return }
         }
     }
 

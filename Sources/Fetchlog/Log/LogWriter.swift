@@ -25,6 +25,10 @@ public final class LogWriter: @unchecked Sendable {
     private var stopping = false
     private var finished = false
     private var stats = Statistics()
+    /// Appenders that shared the last commit: the concurrency to wait for next time.
+    private var lastBatchSubmissions = 1
+    /// The longest a commit waits for the rest of its group (Postgres' commit_delay).
+    private let lingerLimit: TimeInterval = 0.000_3
 
     init(environment: Environment, events: Database) {
         self.environment = environment
@@ -61,6 +65,15 @@ public final class LogWriter: @unchecked Sendable {
         while true {
             condition.lock()
             while queue.isEmpty && !stopping { condition.wait() }
+            // Under concurrency, the appenders of the last commit come back together;
+            // waiting a few hundred microseconds for all of them to arrive turns their
+            // separate fsyncs into one. A lone appender (last batch of one) never waits.
+            if lastBatchSubmissions > 1 && !stopping && queue.count < lastBatchSubmissions {
+                let deadline = Date(timeIntervalSinceNow: lingerLimit)
+                while queue.count < lastBatchSubmissions && !stopping {
+                    if !condition.wait(until: deadline) { break }
+                }
+            }
             if queue.isEmpty && stopping {
                 finished = true
                 condition.broadcast()
@@ -69,6 +82,7 @@ public final class LogWriter: @unchecked Sendable {
             }
             let batch = queue
             queue.removeAll(keepingCapacity: true)
+            lastBatchSubmissions = batch.count
             condition.unlock()
             commit(batch)
         }

@@ -50,7 +50,7 @@ struct UpstreamResponder: HTTPResponder {
             // Hold until the client gives up (its read fails and it closes) or the limit passes;
             // polling also lets stop() end the hold instead of waiting out the limit.
             let deadline = ContinuousClock.now + configuration.noAnswerLimit
-            while ContinuousClock.now < deadline, context.channel.isActive, !(await state.isStopping) {
+            while ContinuousClock.now < deadline, context.channel.isActive, !Task.isCancelled, !(await state.isStopping) {
                 try? await Task.sleep(for: .milliseconds(50))
             }
             try? await context.channel.close()

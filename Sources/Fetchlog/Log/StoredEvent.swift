@@ -1,0 +1,48 @@
+/// One record copied out of the log with its checksum verified, decoded only as far
+/// as asked. Scans hand these out so a reader that filters on seq, kind or source
+/// pays one copy per record, not the allocation of every field.
+public struct StoredEvent: Sendable {
+    /// The record exactly as stored (any envelope version).
+    public let record: [UInt8]
+
+    /// Copies and verifies `raw`; throws `EnvelopeError` when it is damaged.
+    init(copying raw: UnsafeRawBufferPointer) throws(EnvelopeError) {
+        try EnvelopeCodec.verify(raw)
+        record = [UInt8](unsafeUninitializedCapacity: raw.count) { buffer, count in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+            count = raw.count
+        }
+        guard let version = EnvelopeCodec.version(of: raw),
+              (EnvelopeCodec.oldestReadableVersion ... EnvelopeCodec.currentVersion).contains(version) else {
+            throw .unsupportedVersion(EnvelopeCodec.version(of: raw) ?? 0)
+        }
+        guard raw.count >= 28 else { throw .truncated(field: "header", offset: raw.count) }
+    }
+
+    public var envelopeVersion: UInt16 { UInt16(record[4]) << 8 | UInt16(record[5]) }
+    /// Offset 8 in every version.
+    public var seq: UInt64 { load(8) }
+    /// Offset 6 in every version (version 1 used codes 1–3 only).
+    public var kind: EventKind { EventKind(code: record[6]) }
+    public var recordedAt: Timestamp {
+        let raw = Int64(bitPattern: load(16))
+        return Timestamp(milliseconds: envelopeVersion == 1 ? raw * 1000 : raw)
+    }
+    /// Stored size in bytes, envelope and checksum included.
+    public var size: Int { record.count }
+
+    /// The full event, upcast to the current envelope.
+    public func decode() throws(EnvelopeError) -> Event {
+        do {
+            return try record.withUnsafeBytes { try EnvelopeCodec.decode($0, verified: true) }
+        } catch let error as EnvelopeError {
+            throw error
+        } catch {
+            fatalError("EnvelopeCodec.decode throws only EnvelopeError")
+        }
+    }
+
+    private func load(_ offset: Int) -> UInt64 {
+        record.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import SampleUpstream
+
+@Suite("Validators and conditional requests")
+struct HTTPSemanticsTests {
+    @Test func ifNoneMatchForms() async throws {
+        try await withServer { h async throws in
+            let first = try await h.get("/viaplay/ios-se")
+            let etag = try #require(first.header("ETag"))
+            #expect(first.header("Cache-Control") == "max-age=60")
+            #expect(etag == Validators.etag(for: Fixtures.data("viaplay/ios-se-root-2022.json")))
+
+            for value in [etag, "\"nope\", \(etag)", "*", "W/\(etag)"] {
+                let r = try await h.get("/viaplay/ios-se", headers: [("If-None-Match", value)])
+                #expect(r.status == 304, "\(value)")
+                #expect(r.body.isEmpty)
+                #expect(r.header("ETag") == etag)
+            }
+            let changed = try await h.get("/viaplay/ios-se", headers: [("If-None-Match", "\"0000000000000000\"")])
+            #expect(changed.status == 200 && changed.body == first.body)
+        }
+    }
+
+    @Test func ifModifiedSince() async throws {
+        try await withServer { h async throws in
+            let first = try await h.get("/thmanyah/home_sections?page=1")
+            let lastModified = try #require(first.header("Last-Modified"))
+            #expect(lastModified == "Sat, 23 Aug 2025 00:00:00 GMT")
+            #expect(try await h.get("/thmanyah/home_sections?page=1", headers: [("If-Modified-Since", lastModified)]).status == 304)
+            #expect(try await h.get("/thmanyah/home_sections?page=1", headers: [("If-Modified-Since", "Sun, 01 Jan 2034 00:00:00 GMT")]).status == 304)
+            #expect(try await h.get("/thmanyah/home_sections?page=1", headers: [("If-Modified-Since", "Fri, 22 Aug 2025 23:59:59 GMT")]).status == 200)
+            // If-None-Match wins over If-Modified-Since (RFC 9110 §13.1.3).
+            let both = try await h.get("/thmanyah/home_sections?page=1", headers: [("If-None-Match", "\"other\""), ("If-Modified-Since", lastModified)])
+            #expect(both.status == 200)
+        }
+    }
+
+    @Test func versionSwitchChangesBodyETagAndDate() async throws {
+        try await withServer { h async throws in
+            let before = try await h.get("/tvmaze/shows?page=0")
+            let etag = try #require(before.header("ETag"))
+            await h.server.setVersion(tvmaze: .v2019)
+            let after = try await h.get("/tvmaze/shows?page=0", headers: [("If-None-Match", etag)])
+            #expect(after.status == 200)
+            #expect(after.body == Fixtures.data("tvmaze/shows-page-0-2019.json"))
+            #expect(after.header("ETag") != etag)
+            // Moving to older data must still not look unmodified to a date-only client.
+            let byDate = try await h.get("/tvmaze/shows?page=0", headers: [("If-Modified-Since", before.header("Last-Modified") ?? "")])
+            #expect(byDate.status == 200)
+            #expect(await h.server.versions == DataVersions(tvmaze: .v2019, brastlewark: .v1))
+        }
+    }
+
+    @Test func etagIsDeterministicFNV1a() {
+        // FNV-1a 64 test vectors: "" and "a".
+        #expect(Validators.etag(for: Data()) == "\"cbf29ce484222325\"")
+        #expect(Validators.etag(for: Data("a".utf8)) == "\"af63dc4c8601ec8c\"")
+        #expect(Validators.ifNoneMatch("W/\"x\" , \"y\"", matches: "\"y\""))
+        #expect(!Validators.ifNoneMatch("\"x\"", matches: "\"y\""))
+    }
+}
