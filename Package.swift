@@ -18,6 +18,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -36,12 +41,32 @@ let package = Package(
         ),
         .target(
             name: "Fetchlog",
-            dependencies: ["FetchlogLMDB", "CFetchlogSupport"]
+            dependencies: [
+                "FetchlogLMDB", "CFetchlogSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The bundled sample upstream: recorded responses over real HTTP, with faults.
+        // Never needed by the engine at run time; `fetchlog upstream serve` starts it.
+        .target(
+            name: "SampleUpstream",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/SampleUpstream/Sources/SampleUpstream",
+            resources: [.copy("Fixtures")]
         ),
         .executableTarget(
             name: "fetchlog",
             dependencies: [
-                "Fetchlog",
+                "Fetchlog", "SampleUpstream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources/sample-log.ndjson")]
@@ -54,7 +79,17 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchlogTests",
-            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB", "fetchlog"]
+            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog"]
+        ),
+        .testTarget(
+            name: "SampleUpstreamTests",
+            dependencies: [
+                "SampleUpstream",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tools/SampleUpstream/Tests/SampleUpstreamTests"
         ),
     ]
 )

@@ -15,7 +15,7 @@ struct FetchlogCommand: AsyncParsableCommand {
         3 the store directory was refused (not a store, newer format, truncated); 64 usage error.
         """,
         version: FetchlogVersion.string,
-        subcommands: [LogCommand.self, TourCommand.self, DevCommand.self]
+        subcommands: [LogCommand.self, FetchCommand.self, UpstreamCommand.self, TourCommand.self, DevCommand.self]
     )
 
     static func main() async {
@@ -26,7 +26,7 @@ struct FetchlogCommand: AsyncParsableCommand {
 enum GlobalOptions {
     /// Options that belong to every command. ArgumentParser reads options only after
     /// the subcommand that declares them, so these are moved to the end.
-    static let withValue: Set<String> = ["--store"]
+    static let withValue: Set<String> = ["--store", "--upstream"]
 
     static func hoist(_ arguments: [String]) -> [String] {
         var front: [String] = []

@@ -28,6 +28,15 @@ public struct StoredEvent: Sendable {
         let raw = Int64(bitPattern: load(16))
         return Timestamp(milliseconds: envelopeVersion == 1 ? raw * 1000 : raw)
     }
+    /// The source, read in place (offset 36 in version 2, 28 in version 1).
+    public var source: String { string16(at: envelopeVersion == 1 ? 28 : 36) }
+    /// The label (version 1 had none).
+    public var label: String {
+        guard envelopeVersion != 1 else { return "" }
+        let sourceLength = Int(record[36]) << 8 | Int(record[37])
+        return string16(at: 38 + sourceLength)
+    }
+
     /// Stored size in bytes, envelope and checksum included.
     public var size: Int { record.count }
 
@@ -40,6 +49,13 @@ public struct StoredEvent: Sendable {
         } catch {
             fatalError("EnvelopeCodec.decode throws only EnvelopeError")
         }
+    }
+
+    private func string16(at offset: Int) -> String {
+        guard offset + 2 <= record.count else { return "" }
+        let length = Int(record[offset]) << 8 | Int(record[offset + 1])
+        guard offset + 2 + length <= record.count else { return "" }
+        return String(decoding: record[offset + 2 ..< offset + 2 + length], as: UTF8.self)
     }
 
     private func load(_ offset: Int) -> UInt64 {

@@ -1,0 +1,33 @@
+import Foundation
+
+public struct FetchConfiguration: Sendable {
+    public var upstream: Upstream = .real
+    /// Time to establish a connection.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Longest silence while waiting for the response or its body.
+    public var readTimeout: Duration = .seconds(20)
+    /// Longest a whole attempt may take.
+    public var requestTimeout: Duration = .seconds(120)
+    public var retry = RetryPolicy()
+    /// A body larger than this is cut off and recorded as truncated.
+    public var maxBodyBytes = 256 << 20
+    public var clock: any Clock = SystemClock()
+    public var userAgent = "fetchlog/\(FetchlogVersion.string)"
+    /// Checks that a 2xx body has the shape its endpoint promises.
+    public var validate: @Sendable (DocumentKind, [UInt8]) throws(DecodeError) -> Void = FetchConfiguration.decodeDocument
+
+    public init() {}
+
+    /// `--upstream`, else `$FETCHLOG_UPSTREAM`, else the real hosts.
+    public static func upstream(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Upstream {
+        if let explicit, !explicit.isEmpty { return Upstream(base: explicit) }
+        return Upstream(base: environment["FETCHLOG_UPSTREAM"])
+    }
+
+    public static func decodeDocument(_ kind: DocumentKind, _ body: [UInt8]) throws(DecodeError) {
+        // PENDING-DECODER: replaced by DocumentDecoder.decode once the decoding layer lands.
+        do { _ = try JSONValue.parse(bytes: body) } catch let error as JSONParseError {
+            throw DecodeError(path: "$", reason: error.description)
+        } catch { throw DecodeError(path: "$", reason: "\(error)") }
+    }
+}

@@ -1,0 +1,229 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Fetches resources over HTTP and turns every attempt's outcome into one event.
+///
+/// Conditional requests use the validators of the last stored body; failures are
+/// retried per `RetryPolicy` (transport, timeout, truncated, 5xx, 408, 429), and the
+/// attempts before a success stay in the log as failures. A 2xx body that does not
+/// decode is stored raw as a `decode` failure and not retried: the server would send
+/// it again.
+public final class Fetcher: Sendable {
+    public let log: EventLog
+    public let configuration: FetchConfiguration
+    private let client: HTTPClient
+    private let validators = ValidatorIndex()
+
+    public init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
+        self.log = log
+        self.configuration = configuration
+        var http = HTTPClient.Configuration()
+        http.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
+                             read: .nanoseconds(configuration.readTimeout.nanoseconds))
+        http.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+    }
+
+    /// Closes connections. Call once when done.
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// The URL a resource is asked at under this configuration's upstream.
+    public func url(for resource: Resource) -> String {
+        configuration.upstream.url(source: resource.source, path: resource.path)
+    }
+
+    /// The last stored body of a resource (from a `fetched` event), if any.
+    public func heldBody(of resource: Resource) throws -> [UInt8]? {
+        guard let entry = try validators.entry(for: resource, in: log) else { return nil }
+        return try log.event(at: entry.seq)?.body
+    }
+
+    /// Fetches `resource`, retrying as the policy says. Throws only when the log cannot
+    /// record an attempt; every network outcome is in the report (and the log).
+    public func fetch(_ resource: Resource) async throws -> FetchReport {
+        let url = url(for: resource)
+        var requestHeaders: [Header] = []
+        if let held = try validators.entry(for: resource, in: log) {
+            if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
+            if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
+        }
+        var attempts: [FetchReport.Attempt] = []
+        var random = SystemRandomNumberGenerator()
+        var attempt = 1
+        while true {
+            let started = ContinuousClock.now
+            let result = await perform(url: url, headers: requestHeaders)
+            let elapsed = ContinuousClock.now - started
+            var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
+                              label: resource.path, attempt: UInt16(clamping: attempt),
+                              durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
+                              request: Event.Request(method: "GET", url: url, headers: requestHeaders))
+            let retryable = classify(result, resource: resource, into: &event)
+            let seq: UInt64
+            do { seq = try await log.append(event) } catch { throw FetchStoreError(resource: resource, underlying: error) }
+            event.seq = seq
+            validators.record(event)
+
+            var wait: Duration?
+            if retryable, attempt <= configuration.retry.retries {
+                let retryAfter = event.response?.header("Retry-After").flatMap { parseRetryAfter($0) }
+                wait = configuration.retry.delay(beforeRetry: attempt, retryAfter: retryAfter, random: &random)
+            }
+            attempts.append(FetchReport.Attempt(seq: seq, kind: event.kind, status: event.response?.status,
+                                                failure: event.failure, bodyBytes: event.body?.count ?? 0, retryAfter: wait))
+            guard let wait else {
+                let outcome: FetchReport.Outcome = switch event.kind {
+                case .fetched: .fetched
+                case .notModified: .notModified
+                case .endOfList: .endOfList
+                default: .failed(event.failure?.failureClass ?? .transport, event.failure?.message ?? "failed")
+                }
+                return FetchReport(resource: resource, url: url, attempts: attempts, outcome: outcome)
+            }
+            try? await Task.sleep(for: wait)
+            attempt += 1
+        }
+    }
+
+    // MARK: One attempt
+
+    private enum AttemptResult {
+        case response(status: UInt16, headers: [Header], body: [UInt8])
+        case failure(FailureClass, String, status: UInt16?, headers: [Header], partialBody: [UInt8]?)
+    }
+
+    private func perform(url: String, headers: [Header]) async -> AttemptResult {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        request.headers.add(name: "Accept", value: "application/json")
+        for header in headers { request.headers.add(name: header.name, value: header.value) }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, deadline: .now() + .nanoseconds(configuration.requestTimeout.nanoseconds))
+        } catch {
+            let (failureClass, message) = Self.describe(error)
+            return .failure(failureClass, message, status: nil, headers: [], partialBody: nil)
+        }
+        let status = UInt16(clamping: response.status.code)
+        let kept = response.headers.filter { Header.keptResponseHeaders.contains($0.name.lowercased()) }.map { Header($0.name, $0.value) }
+        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
+        var body: [UInt8] = []
+        if let expected, expected <= configuration.maxBodyBytes { body.reserveCapacity(expected) }
+        do {
+            for try await chunk in response.body {
+                body.append(contentsOf: chunk.readableBytesView)
+                if body.count > configuration.maxBodyBytes {
+                    return .failure(.truncated, "body larger than the \(configuration.maxBodyBytes)-byte limit; cut off",
+                                    status: status, headers: kept, partialBody: nil)
+                }
+            }
+        } catch {
+            var (failureClass, message) = Self.describe(error)
+            let of = expected.map { " of \($0)" } ?? ""
+            if failureClass != .timeout && !message.contains("reset") { failureClass = .truncated }
+            message += " after \(body.count)\(of) body bytes"
+            return .failure(failureClass, message, status: status, headers: kept, partialBody: body)
+        }
+        if let expected, body.count < expected {
+            return .failure(.truncated, "\(body.count) of \(expected) body bytes arrived", status: status, headers: kept, partialBody: body)
+        }
+        return .response(status: status, headers: kept, body: body)
+    }
+
+    /// Fills in the event for this result; returns whether another attempt may help.
+    private func classify(_ result: AttemptResult, resource: Resource, into event: inout Event) -> Bool {
+        switch result {
+        case .failure(let failureClass, let message, let status, let headers, let partial):
+            event.kind = .fetchFailed
+            event.failure = Event.Failure(failureClass, message)
+            if let status { event.response = Event.Response(status: status, headers: headers) }
+            event.body = partial
+            return true
+        case .response(let status, let headers, let body):
+            event.response = Event.Response(status: status, headers: headers)
+            switch status {
+            case 304:
+                event.kind = .notModified
+                return false
+            case 200 ..< 300:
+                event.body = body
+                if let type = event.response?.header("Content-Type"), !type.lowercased().contains("json") {
+                    event.kind = .fetchFailed
+                    event.failure = Event.Failure(.decode, "Content-Type \(type) is not JSON")
+                    return false
+                }
+                do {
+                    try configuration.validate(resource.document, body)
+                    event.kind = .fetched
+                } catch {
+                    event.kind = .fetchFailed
+                    event.failure = Event.Failure(.decode, error.description)
+                }
+                return false
+            case 404 where resource.document == .tvmazeShowsPage:
+                // TVmaze answers 404 past the last page: the end of the list, not an error.
+                event.kind = .endOfList
+                event.body = body
+                return false
+            default:
+                event.kind = .fetchFailed
+                event.body = body
+                let reason = HTTPResponseStatus(statusCode: Int(status)).reasonPhrase
+                event.failure = Event.Failure(.httpStatus, "HTTP \(status) \(reason)")
+                return RetryPolicy.isRetryable(status: status)
+            }
+        }
+    }
+
+    /// Retry-After as seconds or an HTTP date (relative to the injected clock).
+    private func parseRetryAfter(_ value: String) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed), seconds >= 0 { return .milliseconds(Int64(seconds * 1000)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        let ms = Timestamp(date).milliseconds - configuration.clock.now().milliseconds
+        return .milliseconds(max(0, ms))
+    }
+
+    /// The failure class and a one-line message for a transport-level error.
+    static func describe(_ error: any Error) -> (FailureClass, String) {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .readTimeout: return (.timeout, "no data within the read timeout")
+            case .connectTimeout: return (.timeout, "could not connect within the connect timeout")
+            case .deadlineExceeded: return (.timeout, "the attempt ran past its deadline")
+            case .remoteConnectionClosed: return (.transport, "the upstream closed the connection")
+            default: break
+            }
+        }
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return (.timeout, "could not connect within the connect timeout")
+        }
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return (.transport, "connection refused")
+            case ECONNRESET: return (.transport, "connection reset by the upstream")
+            default: return (.transport, "I/O error: \(String(cString: strerror(error.errnoCode)))")
+            }
+        }
+        let text = String(describing: error)
+        if text.localizedCaseInsensitiveContains("refused") { return (.transport, "connection refused") }
+        if text.localizedCaseInsensitiveContains("reset") { return (.transport, "connection reset by the upstream") }
+        if text.localizedCaseInsensitiveContains("timeout") || text.localizedCaseInsensitiveContains("timed out") {
+            return (.timeout, "timed out")
+        }
+        return (.transport, text)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}

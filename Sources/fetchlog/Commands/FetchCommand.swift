@@ -1,0 +1,225 @@
+import ArgumentParser
+import Fetchlog
+import Foundation
+
+/// `fetchlog fetch <source> <what> …`: every attempt becomes an event.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch from a source; every attempt's outcome is appended to the log.",
+        discussion: """
+        tvmaze shows [--pages 0-3|all]       tvmaze show ID [--with images,episodes]
+        tvmaze search TEXT                   brastlewark census
+        viaplay root                         viaplay page HREF
+        thmanyah home [--pages all|1-3]      thmanyah search TEXT
+        artic artworks [--pages 1-3] [--limit 12]
+        artic artwork ID                     artic artist ID
+
+        Exit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason.
+        """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var network: NetworkOptions
+    @Argument(help: "tvmaze, brastlewark, viaplay, thmanyah or artic.") var source: String
+    @Argument(help: "What to fetch (see above).") var what: String
+    @Argument(help: "An id, a text or an href.") var values: [String] = []
+    @Option(help: "Pages: N, A-B or all.") var pages: String?
+    @Option(help: "Items per page (artic).") var limit: Int = 12
+    @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
+
+    func run() async throws {
+        let log = try reportingErrors { try storeOptions.open() }
+        let fetcher = Fetcher(log: log, configuration: network.configuration())
+        let printer = FetchPrinter()
+        do {
+            let reports = try await perform(fetcher, printer)
+            await fetcher.shutdown()
+            printer.summary(reports)
+            if !reports.contains(where: \.isUsable) {
+                let reason = reports.last.map { report -> String in
+                    if case .failed(let failureClass, let message) = report.outcome { return "\(failureClass): \(message)" }
+                    return "no answer"
+                } ?? "nothing was requested"
+                printError("nothing usable came back: \(reason)")
+                throw ExitCode(ExitStatus.failure)
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            await fetcher.shutdown()
+            throw error
+        } catch {
+            await fetcher.shutdown()
+            printError("\(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+
+    private func perform(_ fetcher: Fetcher, _ printer: FetchPrinter) async throws -> [FetchReport] {
+        guard let source = Source(rawValue: source) else {
+            throw ValidationError("unknown source '\(self.source)'\(suggestion(self.source, Source.allCases.map(\.rawValue))): use tvmaze, brastlewark, viaplay, thmanyah or artic")
+        }
+        let report: (FetchReport) -> Void = { printer.report($0) }
+        func one(_ resource: Resource) async throws -> [FetchReport] {
+            printer.expect(1)
+            let r = try await fetcher.fetch(resource)
+            report(r)
+            return [r]
+        }
+        func selection(_ fallback: String) throws -> PageSelection {
+            let text = pages ?? fallback
+            guard let selection = PageSelection(text) else { throw ValidationError("--pages takes N, A-B or all, not '\(text)'") }
+            if case .range(let r) = selection { printer.expect(r.count) }
+            return selection
+        }
+        switch (source, what) {
+        case (.tvmaze, "shows"):
+            return try await fetcher.fetchTVMazeShows(pages: try selection("0"), onReport: report)
+        case (.tvmaze, "show"):
+            let id = try intValue("a show id")
+            var resources = [Resource.tvmazeShow(id)]
+            for extra in (extras ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !extra.isEmpty {
+                switch extra {
+                case "images": resources.append(.tvmazeImages(id))
+                case "episodes": resources.append(.tvmazeEpisodes(id))
+                default: throw ValidationError("--with takes images and episodes, not '\(extra)'")
+                }
+            }
+            printer.expect(resources.count)
+            var reports: [FetchReport] = []
+            for resource in resources {
+                let r = try await fetcher.fetch(resource)
+                report(r)
+                reports.append(r)
+            }
+            return reports
+        case (.tvmaze, "search"): return try await one(.tvmazeSearch(try text()))
+        case (.brastlewark, "census"): return try await one(.brastlewarkCensus)
+        case (.viaplay, "root"): return try await one(.viaplayRoot)
+        case (.viaplay, "page"):
+            let href = try text()
+            guard let resource = Resource.viaplayPage(href, upstream: fetcher.configuration.upstream) else {
+                throw ValidationError("'\(href)' is not a viaplay page: give a path (/ios-se/serier) or a content.viaplay URL")
+            }
+            return try await one(resource)
+        case (.thmanyah, "home"): return try await fetcher.fetchThmanyahHome(pages: try selection("1"), onReport: report)
+        case (.thmanyah, "search"): return try await one(.thmanyahSearch(try text()))
+        case (.artic, "artworks"):
+            guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100") }
+            return try await fetcher.fetchArticArtworks(pages: try selection("1"), limit: limit, onReport: report)
+        case (.artic, "artwork"): return try await one(.articArtwork(try intValue("an artwork id")))
+        case (.artic, "artist"), (.artic, "agent"): return try await one(.articAgent(try intValue("an artist id")))
+        default:
+            let known: [Source: [String]] = [.tvmaze: ["shows", "show", "search"], .brastlewark: ["census"], .viaplay: ["root", "page"],
+                                             .thmanyah: ["home", "search"], .artic: ["artworks", "artwork", "artist"]]
+            let options = known[source] ?? []
+            throw ValidationError("\(source) has no '\(what)'\(suggestion(what, options)): use \(options.joined(separator: ", "))")
+        }
+    }
+
+    private func intValue(_ name: String) throws -> Int {
+        guard let first = values.first, let n = Int(first), n >= 0 else { throw ValidationError("give \(name)") }
+        return n
+    }
+
+    private func text() throws -> String {
+        let joined = values.joined(separator: " ")
+        guard !joined.isEmpty else { throw ValidationError("give a text") }
+        return joined
+    }
+}
+
+/// `--upstream`, timeouts and retries, shared by commands that touch the network.
+struct NetworkOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Send every request to this server instead (BASE/<source>/<path>); default $FETCHLOG_UPSTREAM.", valueName: "base"))
+    var upstream: String?
+    @Option(help: "Connect timeout in seconds.") var connectTimeout: Double = 10
+    @Option(help: "Read timeout in seconds.") var readTimeout: Double = 20
+    @Option(help: "Retries after a failed attempt.") var retries: Int = 3
+    @Option(help: "Longest Retry-After honoured, in seconds.") var retryAfterCap: Double = 30
+
+    func configuration() -> FetchConfiguration {
+        var configuration = FetchConfiguration()
+        configuration.upstream = FetchConfiguration.upstream(explicit: upstream)
+        configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
+        configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
+        configuration.retry.retries = max(0, retries)
+        configuration.retry.retryAfterCap = .milliseconds(Int64(retryAfterCap * 1000))
+        if let now = ProcessInfo.processInfo.environment["FETCHLOG_NOW"], let time = Timestamp(iso8601: now) {
+            configuration.clock = FixedClock(time)
+        }
+        return configuration
+    }
+}
+
+/// "did you mean" for a mistyped word.
+func suggestion(_ word: String, _ options: [String]) -> String {
+    func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0 ... b.count)
+        for i in 1 ... max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1 ... max(b.count, 1) where !b.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+    guard let best = options.min(by: { distance(word, $0) < distance(word, $1) }), distance(word, best) <= max(2, best.count / 3) else {
+        return ""
+    }
+    return " (did you mean '\(best)'?)"
+}
+
+/// Prints one line per attempt, a progress bar on a terminal, and a summary.
+final class FetchPrinter: @unchecked Sendable {
+    private var expected = 0
+    private var done = 0
+    private let showProgress = isatty(STDERR_FILENO) == 1
+
+    func expect(_ count: Int) { expected += count }
+
+    func report(_ report: FetchReport) {
+        done += 1
+        clearProgress()
+        for attempt in report.attempts {
+            var line = "  seq \(attempt.seq)  GET \(report.url)  → "
+            if let status = attempt.status { line += "\(status) " }
+            line += attempt.kind.name
+            if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
+            if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
+            if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)) s" }
+            print(line)
+        }
+        drawProgress(report.resource.description)
+    }
+
+    func summary(_ reports: [FetchReport]) {
+        clearProgress()
+        let attempts = reports.flatMap(\.attempts)
+        var statuses: [String: Int] = [:]
+        for attempt in attempts { statuses[attempt.status.map(String.init) ?? (attempt.failure?.failureClass.name ?? "-"), default: 0] += 1 }
+        let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
+        let seqs = attempts.map(\.seq)
+        let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
+        let bytes = attempts.reduce(0) { $0 + $1.bodyBytes }
+        let n = attempts.count
+        print("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
+    }
+
+    private func drawProgress(_ label: String) {
+        guard showProgress, expected > 1 else { return }
+        let width = 24
+        let filled = min(width, done * width / max(expected, 1))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(bar) \(done)/\(expected) \(label)".utf8))
+    }
+
+    private func clearProgress() {
+        guard showProgress, expected > 1 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
