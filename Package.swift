@@ -79,7 +79,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchlogTests",
-            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog"]
+            dependencies: [
+                "Fetchlog", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "SampleUpstreamTests",

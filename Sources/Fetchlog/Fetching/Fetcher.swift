@@ -33,7 +33,7 @@ public final class Fetcher: Sendable {
 
     /// The URL a resource is asked at under this configuration's upstream.
     public func url(for resource: Resource) -> String {
-        configuration.upstream.url(source: resource.source, path: resource.path)
+        configuration.upstream.url(source: resource.source, path: resource.path, realBase: resource.realBase)
     }
 
     /// The last stored body of a resource (from a `fetched` event), if any.

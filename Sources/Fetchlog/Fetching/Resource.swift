@@ -15,6 +15,11 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(source)\(path)" }
 
+    /// The real host of this resource: Thmanyah's search lives on a second host.
+    public var realBase: String {
+        document == .thmanyahSearch ? "https://mock.apidog.com" : source.realBase
+    }
+
     // MARK: tvmaze
     public static func tvmazeShowsPage(_ page: Int) -> Resource { Resource(source: .tvmaze, path: "/shows?page=\(page)", document: .tvmazeShowsPage) }
     public static func tvmazeShow(_ id: Int) -> Resource { Resource(source: .tvmaze, path: "/shows/\(id)", document: .tvmazeShow) }

@@ -42,9 +42,9 @@ public struct Upstream: Sendable, Equatable {
     public static let real = Upstream(base: nil)
 
     /// The URL to ask for `path` (path and query relative to the source's base).
-    public func url(source: Source, path: String) -> String {
+    public func url(source: Source, path: String, realBase: String? = nil) -> String {
         if let base { return base + "/" + source.rawValue + path }
-        return source.realBase + path
+        return (realBase ?? source.realBase) + path
     }
 
     /// The path of a full URL relative to the source's bases (or to this upstream's
