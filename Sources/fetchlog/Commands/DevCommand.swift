@@ -53,7 +53,7 @@ struct DevCommand: ParsableCommand {
                 text += EventJSON.line(for: event) + "\n"
             }
             try text.write(toFile: out, atomically: true, encoding: .utf8)
-            print("wrote \(events.count) events to \(out)")
+            say("wrote \(events.count) events to \(out)")
         }
     }
 }

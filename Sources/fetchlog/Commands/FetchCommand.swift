@@ -192,7 +192,7 @@ final class FetchPrinter: @unchecked Sendable {
             if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
             if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
             if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)) s" }
-            print(line)
+            say(line)
         }
         drawProgress(report.resource.description)
     }
@@ -207,7 +207,7 @@ final class FetchPrinter: @unchecked Sendable {
         let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
         let bytes = attempts.reduce(0) { $0 + $1.bodyBytes }
         let n = attempts.count
-        print("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
+        say("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
     }
 
     private func drawProgress(_ label: String) {

@@ -139,7 +139,7 @@ struct LogCommand: ParsableCommand {
                 }
                 defer { if file == "-" { try? FileManager.default.removeItem(atPath: path) } }
                 let count = try log.importNDJSON(path: path)
-                print("imported \(count) events into \(log.path)")
+                say("imported \(count) events into \(log.path)")
             }
         }
     }

@@ -1,51 +1,77 @@
 import ArgumentParser
 import Fetchlog
 import Foundation
+import SampleUpstream
 
-/// A short tour on a store built from the shipped sample log.
-struct TourCommand: ParsableCommand {
+/// The main job, end to end on the bundled sample upstream: start it on a free loopback
+/// port, fetch from all five sources into a store, fail an upstream on purpose, and show
+/// the log commands on the result.
+struct TourCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tour",
-        abstract: "Import the shipped sample log into a store and show what the log commands do.")
+        abstract: "Start the bundled sample upstream, fetch from all five sources into a store, and show the log.")
     @OptionGroup var storeOptions: StoreOptions
 
-    func run() throws {
-        try reportingErrors {
-            let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-tour-" + String(UUID().uuidString.prefix(8))
-            let log = try EventLog.open(at: path)
-            let out = OutputBuffer()
-            out.line("Fetchlog tour — store \(path)")
-            if try log.lastSeq() == 0 {
-                guard let sample = Bundle.module.path(forResource: "sample-log", ofType: "ndjson") else {
-                    printError("the sample log is missing from this build")
-                    throw ExitCode(ExitStatus.failure)
-                }
-                let count = try log.importNDJSON(path: sample)
-                out.line("imported \(count) recorded events (five sources: a retry, a 304, an end of list, a failure, an intent)")
+    func run() async throws {
+        let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-tour-" + String(UUID().uuidString.prefix(8))
+        let log = try reportingErrors { try EventLog.open(at: path) }
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        var configuration = FetchConfiguration()
+        configuration.upstream = Upstream(base: base)
+        configuration.retry.baseDelay = .milliseconds(50)
+        let fetcher = Fetcher(log: log, configuration: configuration)
+        let printer = FetchPrinter()
+        say("Fetchlog tour — store \(path), sample upstream \(base)")
+        do {
+            func step(_ title: String, _ body: () async throws -> [FetchReport]) async throws {
+                say("\n$ fetchlog fetch \(title)")
+                printer.summary(try await body())
             }
+            func one(_ resource: Resource) async throws -> [FetchReport] {
+                let report = try await fetcher.fetch(resource)
+                printer.report(report)
+                return [report]
+            }
+            let show: (FetchReport) -> Void = { printer.report($0) }
+            try await step("tvmaze shows --pages all") { try await fetcher.fetchTVMazeShows(pages: .all, onReport: show) }
+            try await step("tvmaze show 1 --with images,episodes") {
+                var all: [FetchReport] = []
+                for resource in [Resource.tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1)] { all += try await one(resource) }
+                return all
+            }
+            try await step("brastlewark census") { try await one(.brastlewarkCensus) }
+            try await step("brastlewark census   (again: a conditional request, 304, no body stored twice)") { try await one(.brastlewarkCensus) }
+            try await step("viaplay root") { try await one(.viaplayRoot) }
+            try await step("thmanyah home --pages 1-2") { try await fetcher.fetchThmanyahHome(pages: .range(1 ... 2), onReport: show) }
+            try await step("artic artworks --pages 1-2 --limit 5") { try await fetcher.fetchArticArtworks(pages: .range(1 ... 2), limit: 5, onReport: show) }
+            try await step("artic artist 2") { try await one(.articAgent(2)) }
+            await upstream.setFaults([Fault(match: "/brastlewark", kind: .failNext(5))])
+            try await step("brastlewark census   (the upstream now fails 5 times: 4 attempts, held data kept)") { try await one(.brastlewarkCensus) }
+            await upstream.clearFaults()
+        } catch {
+            await fetcher.shutdown()
+            await upstream.stop()
+            printError("\(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+        await fetcher.shutdown()
+        await upstream.stop()
+
+        try reportingErrors {
+            let out = OutputBuffer()
             out.line("\n$ fetchlog log stats")
             LogRendering.stats(try log.statistics(), log: log, into: out)
             out.line("\n$ fetchlog log tail -n 5")
             for event in try log.tail(5) { out.line(Format.tailLine(event)) }
-            out.line("\n$ fetchlog log show 11")
-            if let event = try log.event(at: 11) { LogRendering.show(event, into: out) }
+            if let notModified = try log.events(from: 1).first(where: { $0.kind == .notModified }) {
+                out.line("\n$ fetchlog log show \(notModified.seq)")
+                LogRendering.show(notModified, into: out)
+            }
             out.line("\n$ fetchlog log verify")
             let report = try log.verify()
             out.line(report.isHealthy ? "ok: \(report.checked) events, seq 1…\(report.lastSeq), every checksum valid"
                                       : "damaged: first bad seq \(report.problems[0])")
-            out.line("\n$ fetchlog log export --out F; fetchlog --store COPY log import F; fetchlog --store COPY log export")
-            var first = ""
-            try log.exportNDJSON { first += $0 }
-            let copyPath = path + "-copy"
-            try? FileManager.default.removeItem(atPath: copyPath)
-            let file = NSTemporaryDirectory() + "fetchlog-tour-\(getpid()).ndjson"
-            try first.write(toFile: file, atomically: true, encoding: .utf8)
-            let copy = try EventLog.open(at: copyPath)
-            try copy.importNDJSON(path: file)
-            var second = ""
-            try copy.exportNDJSON { second += $0 }
-            try? FileManager.default.removeItem(atPath: file)
-            out.line("exported \(first.utf8.count) bytes; re-imported and exported again: " + (first == second ? "byte-identical" : "DIFFERENT"))
             out.line("\nTry: fetchlog --store \(path) log show 1")
             out.flush()
         }

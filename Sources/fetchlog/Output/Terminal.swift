@@ -58,6 +58,12 @@ func reportingErrors<R>(_ body: () throws -> R) throws -> R {
     }
 }
 
+/// One line to standard output, unbuffered, so it interleaves correctly with
+/// `OutputBuffer` writes and progress output.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func printError(_ message: String) {
     FileHandle.standardError.write(Data(("fetchlog: " + message + "\n").utf8))
 }
