@@ -10,4 +10,7 @@ uint32_t fl_crc32c(uint32_t crc, const void *data, size_t length);
 /// 1 when the hardware CRC32C path is in use (reported by benchmarks).
 int fl_crc32c_is_hardware(void);
 
+/// SHA-256 of `length` bytes into `out` (32 bytes).
+void fl_sha256(const void *data, size_t length, uint8_t out[32]);
+
 #endif

@@ -25,9 +25,6 @@ public struct FetchConfiguration: Sendable {
     }
 
     public static func decodeDocument(_ kind: DocumentKind, _ body: [UInt8]) throws(DecodeError) {
-        // PENDING-DECODER: replaced by DocumentDecoder.decode once the decoding layer lands.
-        do { _ = try JSONValue.parse(bytes: body) } catch let error as JSONParseError {
-            throw DecodeError(path: "$", reason: error.description)
-        } catch { throw DecodeError(path: "$", reason: "\(error)") }
+        _ = try DocumentDecoder.decode(kind, body: body)
     }
 }

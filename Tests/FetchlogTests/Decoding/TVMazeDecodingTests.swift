@@ -61,12 +61,13 @@ import Testing
         #expect(page1.last?.premiereYear == 1987)
         #expect(page1.last?.rating == 8.1)
 
-        // A show with no premiere date, runtime, end date, rating or genres.
+        // A show with no premiere date, average runtime, end date, rating or genres.
         let rival = try #require(page1.first { $0.id == 410 })
         #expect(rival.name == "Rival Survival")
         #expect(rival.premiered == nil)
         #expect(rival.premiereYear == nil)
-        #expect(rival.runtime == nil)
+        #expect(rival.runtime == 60)
+        #expect(rival.averageRuntime == nil)
         #expect(rival.ended == nil)
         #expect(rival.rating == nil)
         #expect(rival.genres == [])
@@ -172,7 +173,7 @@ import Testing
         let half = Array(body.prefix(787))
         let error = try #require(DecodingFixtures.failure(.tvmazeShow, half))
         #expect(error.path == "$")
-        #expect(error.reason == "invalid JSON at byte 787: unterminated string")
+        #expect(error.reason == "invalid JSON at byte 787: unexpected end of input")
     }
 
     @Test func wrongTypeDeepInsideNamesItsPath() throws {

@@ -1,0 +1,15 @@
+import CFetchlogSupport
+import Foundation
+
+public enum SHA256 {
+    /// Lower-case hex SHA-256 of the bytes.
+    public static func hex<Bytes: ContiguousBytes>(_ bytes: Bytes) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { raw in
+            digest.withUnsafeMutableBufferPointer { fl_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
+        }
+        return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+}
