@@ -102,6 +102,14 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// Runs `body` on the writer thread in a write transaction of its own (or shared
+    /// with appends waiting at that moment). For derived data such as checkpoints.
+    func write(_ body: @escaping @Sendable (inout WriteTransaction) throws -> Void) async throws {
+        _ = try await withCheckedThrowingContinuation { continuation in
+            writer.submit([], extra: body) { continuation.resume(with: $0) }
+        }
+    }
+
     /// The blocking form of `append(contentsOf:)`, for callers outside async code.
     /// Never call it from the writer thread.
     @discardableResult

@@ -13,8 +13,12 @@ public final class LogWriter: @unchecked Sendable {
         public var events = 0
     }
 
+    /// Extra work done in the same write transaction after the events (checkpoints).
+    typealias Extra = @Sendable (inout WriteTransaction) throws -> Void
+
     private struct Pending {
         let events: [Event]
+        let extra: Extra?
         let completion: @Sendable (Result<Range<UInt64>, any Error>) -> Void
     }
 
@@ -38,14 +42,14 @@ public final class LogWriter: @unchecked Sendable {
         thread.start()
     }
 
-    func submit(_ events: [Event], completion: @escaping @Sendable (Result<Range<UInt64>, any Error>) -> Void) {
+    func submit(_ events: [Event], extra: Extra? = nil, completion: @escaping @Sendable (Result<Range<UInt64>, any Error>) -> Void) {
         condition.lock()
         if stopping {
             condition.unlock()
             completion(.failure(StoreError.closed))
             return
         }
-        queue.append(Pending(events: events, completion: completion))
+        queue.append(Pending(events: events, extra: extra, completion: completion))
         condition.signal()
         condition.unlock()
     }
@@ -112,6 +116,7 @@ public final class LogWriter: @unchecked Sendable {
                         }
                         next += 1
                     }
+                    try pending.extra?(&txn)
                     ranges.append(start ..< next)
                 }
                 return ranges

@@ -1,0 +1,169 @@
+import Foundation
+
+/// An immutable view of the store's state, tagged with the last applied seq.
+public struct Snapshot: Sendable {
+    public let state: LogState
+    public var seq: UInt64 { state.seq }
+    /// True when, at the time this snapshot was taken, no later event was in the log.
+    public let caughtUp: Bool
+}
+
+/// The redux-like store: one `LogState` for every view, changed only by actions through
+/// `AppReducer`, handing out immutable snapshots.
+///
+/// Opening loads the checkpoint and replays only the tail. Several processes may share a
+/// log: `watch()` polls it and applies what others appended (within a poll interval),
+/// and each snapshot says whether it is caught up. Queries read snapshots, never the log.
+public final class Store: @unchecked Sendable {
+    public let log: EventLog
+    public let fetcher: Fetcher?
+    private let clock: any Clock
+    private let lock = NSLock()
+    private var current: Snapshot
+    private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
+    private var appliedSinceCheckpoint = 0
+    /// Save a checkpoint after this many applied events.
+    public var checkpointInterval = 500
+
+    /// Where the state came from when the store opened.
+    public enum Origin: Sendable, Equatable {
+        case empty
+        /// Checkpoint at `seq`, then `tail` events replayed.
+        case checkpoint(seq: UInt64, tail: Int)
+        /// No usable checkpoint (none, or another reducer version): replayed from seq 1.
+        case replay(events: Int)
+    }
+    public let origin: Origin
+
+    public init(log: EventLog, fetcher: Fetcher? = nil, clock: any Clock = SystemClock()) throws {
+        self.log = log
+        self.fetcher = fetcher
+        self.clock = clock
+        var state = LogState()
+        var origin = Origin.empty
+        if let bytes = try log.loadCheckpoint(), let restored = try Checkpoint.decode(bytes, log: log) {
+            state = restored
+            origin = .checkpoint(seq: restored.seq, tail: 0)
+        }
+        var applied = 0
+        try log.scan(from: state.seq + 1, batchSize: 256) { event in
+            LogReducer.apply(event, to: &state)
+            applied += 1
+            return true
+        }
+        switch origin {
+        case .checkpoint(let seq, _): origin = .checkpoint(seq: seq, tail: applied)
+        default: origin = applied == 0 ? .empty : .replay(events: applied)
+        }
+        self.origin = origin
+        current = Snapshot(state: state, caughtUp: true)
+        appliedSinceCheckpoint = applied
+    }
+
+    /// The latest snapshot. Never waits on the network or the log.
+    public var snapshot: Snapshot { lock.withLock { current } }
+
+    /// Every new snapshot, starting with the current one.
+    public func snapshots() -> AsyncStream<Snapshot> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        lock.withLock {
+            observers[id] = continuation
+            continuation.yield(current)
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Sends an action: reduces it, then performs the effects it returned.
+    public func send(_ action: StoreAction) async throws {
+        let effects: [StoreEffect] = lock.withLock {
+            var state = current.state
+            let effects = AppReducer.reduce(&state, action)
+            if state != current.state { publish(Snapshot(state: state, caughtUp: current.caughtUp)) }
+            return effects
+        }
+        for effect in effects {
+            switch effect {
+            case .append(let event):
+                try await log.append(event)
+            case .fetch(let resource):
+                guard let fetcher else { throw StoreUsageError.noFetcher }
+                _ = try await fetcher.fetch(resource)
+            }
+        }
+        if !effects.isEmpty { try await catchUp() }
+    }
+
+    /// Sets the active gnome filter (an intent event; the state follows from the log).
+    public func setGnomeFilter(_ filter: GnomeFilter) async throws { try await send(.setGnomeFilter(filter, at: clock.now())) }
+    public func resetGnomeFilter() async throws { try await send(.resetGnomeFilter(at: clock.now())) }
+
+    /// Applies every event appended since the snapshot (by anyone). Returns how many.
+    @discardableResult
+    public func catchUp() async throws -> Int {
+        let from = snapshot.seq + 1
+        var batch: [Event] = []
+        try log.scan(from: from, batchSize: 256) { event in
+            batch.append(event)
+            return true
+        }
+        let count = batch.count
+        let last = try log.lastSeq()
+        let shouldCheckpoint: Bool = lock.withLock {
+            var state = current.state
+            _ = AppReducer.reduce(&state, .eventsAppended(batch))
+            let caughtUp = state.seq >= last
+            if state != current.state || caughtUp != current.caughtUp { publish(Snapshot(state: state, caughtUp: caughtUp)) }
+            appliedSinceCheckpoint += count
+            return appliedSinceCheckpoint >= checkpointInterval
+        }
+        if shouldCheckpoint { try await saveCheckpoint() }
+        return count
+    }
+
+    /// Saves the current state as the checkpoint.
+    public func saveCheckpoint() async throws {
+        let state = snapshot.state
+        try await log.saveCheckpoint(Checkpoint.encode(state))
+        lock.withLock { appliedSinceCheckpoint = 0 }
+    }
+
+    /// Polls the log for events appended by other processes until cancelled.
+    public func watch(every interval: Duration = .milliseconds(250)) -> Task<Void, Never> {
+        Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                if (try? self.log.lastSeq()) ?? 0 > self.snapshot.seq { _ = try? await self.catchUp() }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Must be called with `lock` held.
+    private func publish(_ snapshot: Snapshot) {
+        current = snapshot
+        for continuation in observers.values { continuation.yield(snapshot) }
+    }
+
+    /// The state as of `seq` (or the end), folded from the log alone.
+    public static func replay(_ log: EventLog, to seq: UInt64? = nil) throws -> (state: LogState, events: [String: Int]) {
+        var state = LogState()
+        var perSource: [String: Int] = [:]
+        try log.scan(batchSize: 256) { event in
+            if let seq, event.seq > seq { return false }
+            LogReducer.apply(event, to: &state)
+            perSource[event.source, default: 0] += 1
+            return true
+        }
+        return (state, perSource)
+    }
+}
+
+public enum StoreUsageError: Error, CustomStringConvertible {
+    case noFetcher
+    public var description: String { "this store was opened without a fetcher, so it cannot fetch" }
+}

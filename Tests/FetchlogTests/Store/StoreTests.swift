@@ -1,0 +1,125 @@
+import Foundation
+import SampleUpstream
+import Testing
+@testable import Fetchlog
+
+@Suite struct StoreTests {
+    private func sampleLog(_ dir: TemporaryDirectory) throws -> EventLog {
+        let log = try EventLog.open(at: dir.sub("store"))
+        try log.importNDJSON(path: Repo.sampleLog)
+        return log
+    }
+
+    @Test func theSampleLogFoldsIntoStatusesAndDocuments() throws {
+        let dir = TemporaryDirectory("store-fold")
+        let log = try sampleLog(dir)
+        let store = try Store(log: log)
+        #expect(store.origin == .replay(events: 13))
+        let state = store.snapshot.state
+        #expect(state.seq == 13)
+        #expect(state.documents.count == 8)
+        #expect(state.gnomeFilter.hairColor == "Pink")
+        #expect(state.gnomeFilter.profession == "Tinker")
+        #expect(state.gnomeFilterSeq == 13)
+        let status = StatusView(state: state)
+        #expect(status.rows.count == 10)
+        let census = try #require(status.row(.brastlewarkCensus))
+        #expect(census.held)
+        #expect(census.status.lastSuccessSeq == 7)
+        #expect(census.status.failuresSince == 0)
+        #expect(census.status.etag == "\"census-1\"")
+        let root = try #require(status.row(.viaplayRoot))
+        #expect(root.status.lastRevalidated == Timestamp(iso8601: "2026-11-01T09:10:27.000Z"))
+        let page2 = try #require(status.row(.thmanyahHome(2)))
+        #expect(!page2.held)
+        #expect(page2.status.failuresSince == 1)
+        #expect(page2.status.lastErrorClass == .httpStatus)
+        let end = try #require(status.row(.tvmazeShowsPage(2)))
+        #expect(end.status.endOfList)
+        let export = status.export(asOf: state.seq)
+        let result = try validate(export, schema: "status")
+        #expect(result.ok, "\(result.output)")
+    }
+
+    @Test func checkpointPlusTailEqualsReplayFromScratch() async throws {
+        let dir = TemporaryDirectory("store-checkpoint")
+        let log = try sampleLog(dir)
+        do {
+            let store = try Store(log: log)
+            try await store.saveCheckpoint()
+        }
+        try await log.append(contentsOf: [
+            Event(recordedAt: fixedTime, kind: .fetchFailed, source: "brastlewark", label: "/data.json", attempt: 1,
+                  request: Event.Request(url: "http://x/brastlewark/data.json"), failure: Event.Failure(.timeout, "slow")),
+            Event(recordedAt: fixedTime, kind: .intent, source: "brastlewark", label: "filter.reset", body: Array("{}".utf8)),
+        ])
+        let reopened = try Store(log: log)
+        #expect(reopened.origin == .checkpoint(seq: 13, tail: 2))
+        let replayed = try Store.replay(log).state
+        #expect(reopened.snapshot.state == replayed)
+        #expect(replayed.gnomeFilter == GnomeFilter())
+        #expect(replayed.status[ResourceKey(.brastlewarkCensus)]?.failuresSince == 1)
+        // The held census is still the one from seq 7: a failure never removes data.
+        #expect(replayed.documents[ResourceKey(.brastlewarkCensus)]?.seq == 7)
+    }
+
+    @Test func aCheckpointOfAnotherReducerVersionIsRebuilt() async throws {
+        let dir = TemporaryDirectory("store-version")
+        let log = try sampleLog(dir)
+        var text = String(decoding: Checkpoint.encode(try Store.replay(log).state), as: UTF8.self)
+        text = text.replacingOccurrences(of: "\"reducerVersion\":\(LogState.reducerVersion)", with: "\"reducerVersion\":999")
+        try await log.saveCheckpoint(Array(text.utf8))
+        let store = try Store(log: log)
+        #expect(store.origin == .replay(events: 13))
+        #expect(store.snapshot.state == (try Store.replay(log).state))
+    }
+
+    @Test func intentsGoThroughTheLog() async throws {
+        let dir = TemporaryDirectory("store-intent")
+        let log = try EventLog.open(at: dir.path)
+        let store = try Store(log: log, clock: FixedClock(fixedTime))
+        var filter = GnomeFilter()
+        filter.hairColor = "Green"
+        filter.ageMin = 100
+        try await store.setGnomeFilter(filter)
+        #expect(store.snapshot.state.gnomeFilter == filter)
+        #expect(store.snapshot.seq == 1)
+        let event = try #require(try log.event(at: 1))
+        #expect(event.kind == .intent)
+        #expect(event.label == "filter.set")
+        #expect(event.body == Array(#"{"age_min":100,"hair_color":"Green"}"#.utf8))
+        try await store.resetGnomeFilter()
+        #expect(store.snapshot.state.gnomeFilter.isEmpty)
+        #expect(try Store.replay(log).state == store.snapshot.state)
+    }
+
+    /// Another process appends (the real `fetchlog fetch`); a watching store catches up
+    /// within a second and says so.
+    @Test func anotherProcessesAppendsArriveWhileWatching() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("store-watch")
+        let log = try EventLog.open(at: dir.path)
+        let store = try Store(log: log)
+        let watcher = store.watch(every: .milliseconds(100))
+        let fetch = try runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
+        #expect(fetch.status == 0)
+        let appendedAt = ContinuousClock.now
+        var seen: Snapshot?
+        for await snapshot in store.snapshots() {
+            if snapshot.seq >= 1 { seen = snapshot; break }
+            if ContinuousClock.now - appendedAt > .seconds(5) { break }
+        }
+        let waited = ContinuousClock.now - appendedAt
+        watcher.cancel()
+        let snapshot = try #require(seen)
+        #expect(waited < .seconds(1))
+        #expect(snapshot.caughtUp)
+        if case .brastlewarkCensus(let gnomes)? = snapshot.state.document(.brastlewarkCensus)?.document {
+            #expect(gnomes.count == 1337)
+        } else {
+            Issue.record("no census held")
+        }
+        await upstream.stop()
+    }
+}
