@@ -152,27 +152,7 @@ struct NetworkOptions: ParsableArguments {
     }
 }
 
-/// "did you mean" for a mistyped word.
-func suggestion(_ word: String, _ options: [String]) -> String {
-    func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0 ... b.count)
-        for i in 1 ... max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1 ... max(b.count, 1) where !b.isEmpty {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return row[b.count]
-    }
-    guard let best = options.min(by: { distance(word, $0) < distance(word, $1) }), distance(word, best) <= max(2, best.count / 3) else {
-        return ""
-    }
-    return " (did you mean '\(best)'?)"
-}
+func suggestion(_ word: String, _ options: [String]) -> String { Suggest.didYouMean(word, options) }
 
 /// Prints one line per attempt, a progress bar on a terminal, and a summary.
 final class FetchPrinter: @unchecked Sendable {

@@ -1,0 +1,92 @@
+import Foundation
+
+/// One gnome as the views show it. The census is inconsistent in its strings (202
+/// gnomes list " Tinker" with a leading space), so name, hair colour and professions
+/// are trimmed here once; friends stay exactly as listed (FriendsView resolves them).
+public struct GnomeRow: Sendable, Equatable, Identifiable {
+    public let id: Int
+    public let name: String
+    public let thumbnail: String
+    public let age: Int
+    public let weight: Double
+    public let height: Double
+    public let hairColor: String
+    /// Trimmed, in listed order, without repeats (" Tinker" and "Tinker" are one).
+    public let professions: [String]
+    /// Friend names as listed.
+    public let friends: [String]
+
+    public init(_ gnome: Gnome) {
+        id = gnome.id
+        name = GnomeText.trimmed(gnome.name)
+        thumbnail = gnome.thumbnail
+        age = gnome.age
+        weight = gnome.weight
+        height = gnome.height
+        hairColor = GnomeText.trimmed(gnome.hairColor)
+        var seen = Set<String>()
+        professions = gnome.professions.map(GnomeText.trimmed).filter { seen.insert($0).inserted }
+        friends = gnome.friends
+    }
+
+    public var friendCount: Int { friends.count }
+
+    /// True when `key` (already `GnomeText.key`-folded, non-empty) is part of the
+    /// name, the hair colour or a profession.
+    func matchesSearch(key: String) -> Bool {
+        GnomeText.key(name).contains(key) || GnomeText.key(hairColor).contains(key)
+            || professions.contains { GnomeText.key($0).contains(key) }
+    }
+
+    var json: JSONValue {
+        .object([
+            ("id", .number(id)), ("name", .string(name)), ("thumbnail", .string(thumbnail)),
+            ("age", .number(age)), ("weight", .number(weight)), ("height", .number(height)),
+            ("hairColor", .string(hairColor)),
+            ("professions", .array(professions.map(JSONValue.string))),
+            ("friends", .array(friends.map(JSONValue.string))),
+        ])
+    }
+}
+
+/// How gnome strings are compared: trimmed, then case-folded without a locale, so
+/// matching is the same on every machine.
+enum GnomeText {
+    static func trimmed(_ s: String) -> String { s.trimmingCharacters(in: .whitespacesAndNewlines) }
+    static func key(_ s: String) -> String { trimmed(s).lowercased() }
+}
+
+/// The census held in the state, as rows in id order.
+public enum GnomeCensus {
+    public static func rows(in state: LogState) -> [GnomeRow] {
+        guard case .brastlewarkCensus(let gnomes)? = state.document(.brastlewarkCensus)?.document else { return [] }
+        // Stable sort by id: the census is already in id order, but the views promise it.
+        return gnomes.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }
+            .map { GnomeRow($0.element) }
+    }
+
+    /// Rows whose name, hair colour or a profession contains `text` (trimmed,
+    /// case-insensitive). Blank text matches every row.
+    public static func search(_ rows: [GnomeRow], _ text: String) -> [GnomeRow] {
+        let key = GnomeText.key(text)
+        if key.isEmpty { return rows }
+        return rows.filter { $0.matchesSearch(key: key) }
+    }
+}
+
+extension GnomeFilter {
+    /// True when `row` satisfies every set member: ranges are inclusive, `name` is a
+    /// partial match, `hairColor` and `profession` whole matches, all trimmed and
+    /// case-insensitive. A blank string member constrains nothing (it names nothing).
+    public func matches(_ row: GnomeRow) -> Bool {
+        if let key = name.map(GnomeText.key), !key.isEmpty, !GnomeText.key(row.name).contains(key) { return false }
+        if let key = hairColor.map(GnomeText.key), !key.isEmpty, GnomeText.key(row.hairColor) != key { return false }
+        if let key = profession.map(GnomeText.key), !key.isEmpty,
+           !row.professions.contains(where: { GnomeText.key($0) == key }) { return false }
+        func within<T: Comparable>(_ value: T, _ low: T?, _ high: T?) -> Bool {
+            (low.map { value >= $0 } ?? true) && (high.map { value <= $0 } ?? true)
+        }
+        return within(row.age, ageMin, ageMax) && within(row.weight, weightMin, weightMax)
+            && within(row.height, heightMin, heightMax) && within(row.friendCount, friendsMin, friendsMax)
+    }
+}
