@@ -96,7 +96,7 @@ public struct FriendsView: ExportableView, Equatable {
         var u = source
         while u != target {
             // Neighbours ascend by id, so the first one a step closer is the smallest.
-            guard let next = neighbours[u].last(where: { dist[$0] == dist[u] - 1 }) else { return nil }
+            guard let next = neighbours[u].first(where: { dist[$0] == dist[u] - 1 }) else { return nil }
             chain.append(next)
             u = next
         }
