@@ -4,18 +4,18 @@ import Testing
 
 /// The `fetchlog` binary on a store built from the shipped sample log.
 @Suite struct CommandLineTests {
-    private func sampleStore(_ dir: TemporaryDirectory) throws -> String {
+    private func sampleStore(_ dir: TemporaryDirectory) async throws -> String {
         let path = dir.sub("store")
-        let result = try runFetchlog(["--store", path, "log", "import", Repo.sampleLog])
+        let result = try await runFetchlog(["--store", path, "log", "import", Repo.sampleLog])
         #expect(result.status == 0)
         #expect(result.stdout == "imported 13 events into \(path)\n")
         return path
     }
 
-    @Test func statsCountsPerKindAndSource() throws {
+    @Test func statsCountsPerKindAndSource() async throws {
         let dir = TemporaryDirectory("cli-stats")
-        let store = try sampleStore(dir)
-        let result = try runFetchlog(["log", "stats", "--json", "--store", store])
+        let store = try await sampleStore(dir)
+        let result = try await runFetchlog(["log", "stats", "--json", "--store", store])
         #expect(result.status == 0)
         let json = try JSONValue.parse(result.stdout)
         #expect(json["events"] == .number(13))
@@ -28,16 +28,16 @@ import Testing
         #expect(json["bySource"]?.canonicalText() == #"{"artic":1,"brastlewark":3,"thmanyah":2,"tvmaze":5,"viaplay":2}"#)
     }
 
-    @Test func tailShowAndVerify() throws {
+    @Test func tailShowAndVerify() async throws {
         let dir = TemporaryDirectory("cli-tail")
-        let store = try sampleStore(dir)
-        let tail = try runFetchlog(["--store", store, "log", "tail", "-n", "2"])
+        let store = try await sampleStore(dir)
+        let tail = try await runFetchlog(["--store", store, "log", "tail", "-n", "2"])
         #expect(tail.stdout == """
                 12  2026-11-01T09:10:32.000Z  fetch-failed thmanyah    http 503        14 B  GET https://api-v2-b2sit6oh3a-uc.a.run.app/home_sections?page=2
                 13  2026-11-01T09:10:52.000Z  intent       brastlewark -               43 B  filter.set
 
             """)
-        let show = try runFetchlog(["--store=\(store)", "log", "show", "13"])
+        let show = try await runFetchlog(["--store=\(store)", "log", "show", "13"])
         #expect(show.status == 0)
         #expect(show.stdout == """
             seq          13
@@ -56,32 +56,32 @@ import Testing
             }
 
             """)
-        let verify = try runFetchlog(["--store", store, "log", "verify"])
+        let verify = try await runFetchlog(["--store", store, "log", "verify"])
         #expect(verify.status == 0)
         #expect(verify.stdout == "ok: 13 events, seq 1…13, every checksum valid\n")
     }
 
-    @Test func errorsAreOneLineWithTheDocumentedStatus() throws {
+    @Test func errorsAreOneLineWithTheDocumentedStatus() async throws {
         let dir = TemporaryDirectory("cli-errors")
-        let store = try sampleStore(dir)
-        let missing = try runFetchlog(["--store", store, "log", "show", "99"])
+        let store = try await sampleStore(dir)
+        let missing = try await runFetchlog(["--store", store, "log", "show", "99"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "fetchlog: no event 99: the log holds 1…13\n")
 
         let foreign = dir.sub("foreign")
         try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(fileURLWithPath: foreign + "/a.txt"))
-        let refused = try runFetchlog(["--store", foreign, "log", "stats"])
+        let refused = try await runFetchlog(["--store", foreign, "log", "stats"])
         #expect(refused.status == 3)
         #expect(refused.stderr == "fetchlog: \(foreign) is not a Fetchlog store: it holds files a store never has (a.txt). Nothing was changed. Point --store (or FETCHLOG_STORE) at an empty or new directory.\n")
 
-        let usage = try runFetchlog(["--store", store, "log", "tail", "-n", "-1"])
+        let usage = try await runFetchlog(["--store", store, "log", "tail", "-n", "-1"])
         #expect(usage.status == 64)
     }
 
     @Test func verifyExitsTwoNamingTheFirstBadSeq() async throws {
         let dir = TemporaryDirectory("cli-verify")
-        let store = try sampleStore(dir)
+        let store = try await sampleStore(dir)
         do {
             let log = try EventLog.open(at: store)
             var record = try #require(try log.rawRecord(at: 4))
@@ -93,28 +93,28 @@ import Testing
             }
             log.close()
         }
-        let verify = try runFetchlog(["--store", store, "log", "verify"])
+        let verify = try await runFetchlog(["--store", store, "log", "verify"])
         #expect(verify.status == 2)
         #expect(verify.stderr.hasPrefix("fetchlog: damaged: first bad seq 4: checksum mismatch"))
     }
 
-    @Test func exportImportThroughTheBinaryAndStdin() throws {
+    @Test func exportImportThroughTheBinaryAndStdin() async throws {
         let dir = TemporaryDirectory("cli-export")
-        let store = try sampleStore(dir)
-        let exported = try runFetchlog(["--store", store, "log", "export"])
+        let store = try await sampleStore(dir)
+        let exported = try await runFetchlog(["--store", store, "log", "export"])
         #expect(exported.status == 0)
         #expect(exported.stdout == (try String(contentsOfFile: Repo.sampleLog, encoding: .utf8)))
         let copy = dir.sub("copy")
-        let imported = try runFetchlog(["--store", copy, "log", "import", "-"], stdin: exported.stdout)
+        let imported = try await runFetchlog(["--store", copy, "log", "import", "-"], stdin: exported.stdout)
         #expect(imported.status == 0)
-        let again = try runFetchlog(["--store", copy, "log", "export", "--from", "12"])
+        let again = try await runFetchlog(["--store", copy, "log", "export", "--from", "12"])
         #expect(again.stdout == exported.stdout.split(separator: "\n").suffix(2).joined(separator: "\n") + "\n")
     }
 
-    @Test func storeComesFromTheEnvironmentWhenNotGiven() throws {
+    @Test func storeComesFromTheEnvironmentWhenNotGiven() async throws {
         let dir = TemporaryDirectory("cli-env")
-        let store = try sampleStore(dir)
-        let verify = try runFetchlog(["log", "verify"], environment: ["FETCHLOG_STORE": store])
+        let store = try await sampleStore(dir)
+        let verify = try await runFetchlog(["log", "verify"], environment: ["FETCHLOG_STORE": store])
         #expect(verify.stdout == "ok: 13 events, seq 1…13, every checksum valid\n")
     }
 }

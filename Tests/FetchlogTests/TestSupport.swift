@@ -48,8 +48,23 @@ struct CommandResult {
     let stderr: String
 }
 
+/// Runs blocking work (waiting on a child process, a disk-heavy loop) on a thread of its
+/// own, outside Swift's cooperative pool: a blocked pool thread would starve the sample
+/// upstream servers other tests run in this process (2 cores, 2 pool threads).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
 /// Runs the real `fetchlog` binary.
-func runFetchlog(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CommandResult {
+func runFetchlog(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) async throws -> CommandResult {
+    try await offPool { try runFetchlogBlocking(arguments, environment: environment, stdin: stdin) }
+}
+
+func runFetchlogBlocking(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Repo.executable)
     process.arguments = arguments

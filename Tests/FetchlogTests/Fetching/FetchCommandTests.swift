@@ -10,17 +10,17 @@ import Testing
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
         let base = try await upstream.start().absoluteString
         let dir = TemporaryDirectory("cli-fetch")
-        let result = try runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
+        let result = try await runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
         #expect(result.status == 0)
         #expect(result.stdout == """
               seq 1  GET \(base)/brastlewark/data.json  → 200 fetched, 411.4 KiB
             1 request (200×1); 1 event appended (seq 1); 411.4 KiB of bodies
 
             """)
-        let again = try runFetchlog(["fetch", "brastlewark", "census"], environment: ["FETCHLOG_STORE": dir.path, "FETCHLOG_UPSTREAM": base])
+        let again = try await runFetchlog(["fetch", "brastlewark", "census"], environment: ["FETCHLOG_STORE": dir.path, "FETCHLOG_UPSTREAM": base])
         #expect(again.stdout.hasPrefix("  seq 2  GET \(base)/brastlewark/data.json  → 304 not-modified\n"))
         await upstream.setFaults([Fault(match: "*", kind: .status(503))])
-        let failed = try runFetchlog(["fetch", "tvmaze", "shows", "--pages", "0-1", "--retries", "0", "--store", dir.path, "--upstream", base])
+        let failed = try await runFetchlog(["fetch", "tvmaze", "shows", "--pages", "0-1", "--retries", "0", "--store", dir.path, "--upstream", base])
         #expect(failed.status == 1)
         #expect(failed.stderr == "fetchlog: nothing usable came back: http-status: HTTP 503 Service Unavailable\n")
         #expect(failed.stdout.hasSuffix("2 requests (503×2); 2 events appended (seq 3…4); 78 B of bodies\n"))
@@ -29,12 +29,12 @@ import Testing
         await upstream.stop()
     }
 
-    @Test func unknownWordsGetDidYouMean() throws {
+    @Test func unknownWordsGetDidYouMean() async throws {
         let dir = TemporaryDirectory("cli-typo")
-        let typo = try runFetchlog(["--store", dir.path, "fetch", "tvmaze", "serch", "girls"])
+        let typo = try await runFetchlog(["--store", dir.path, "fetch", "tvmaze", "serch", "girls"])
         #expect(typo.status == 64)
         #expect(typo.stderr.contains("tvmaze has no 'serch' (did you mean 'search'?): use shows, show, search"))
-        let source = try runFetchlog(["--store", dir.path, "fetch", "tvmzae", "shows"])
+        let source = try await runFetchlog(["--store", dir.path, "fetch", "tvmzae", "shows"])
         #expect(source.status == 64)
         #expect(source.stderr.contains("unknown source 'tvmzae' (did you mean 'tvmaze'?)"))
     }
@@ -47,11 +47,15 @@ import Testing
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var firstLine = ""
-        while !firstLine.hasSuffix("\n") {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            firstLine += String(decoding: byte, as: UTF8.self)
+        let reader = out.fileHandleForReading
+        let firstLine = try await offPool { () -> String in
+            var line = ""
+            while !line.hasSuffix("\n") {
+                let byte = reader.readData(ofLength: 1)
+                if byte.isEmpty { break }
+                line += String(decoding: byte, as: UTF8.self)
+            }
+            return line
         }
         let base = firstLine.trimmingCharacters(in: .newlines)
         #expect(base.range(of: #"^http://127\.0\.0\.1:[0-9]+$"#, options: .regularExpression) != nil, "\(base)")
@@ -61,13 +65,16 @@ import Testing
         try await client.shutdown()
         #expect(body.readableBytes == 421_309)
         process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
+        let reason = try await offPool { () -> Process.TerminationReason in
+            process.waitUntilExit()
+            return process.terminationReason
+        }
+        #expect(reason == .exit)
     }
 
-    @Test func theTourFetchesFromAllFiveSources() throws {
+    @Test func theTourFetchesFromAllFiveSources() async throws {
         let dir = TemporaryDirectory("cli-tour")
-        let tour = try runFetchlog(["tour", "--store", dir.path])
+        let tour = try await runFetchlog(["tour", "--store", dir.path])
         #expect(tour.status == 0, "\(tour.stderr)")
         #expect(tour.stdout.contains("ok: 20 events, seq 1…20, every checksum valid\n"))
         let stats = try EventLog.open(at: dir.path).statistics()

@@ -4,16 +4,16 @@ import Testing
 
 /// `fetchlog replay` and `fetchlog export` on real stores.
 @Suite struct ReplayExportCommandTests {
-    private func sampleStore(_ dir: TemporaryDirectory) throws -> String {
+    private func sampleStore(_ dir: TemporaryDirectory) async throws -> String {
         let path = dir.sub("store")
-        #expect(try runFetchlog(["--store", path, "log", "import", Repo.sampleLog]).status == 0)
+        #expect(try await runFetchlog(["--store", path, "log", "import", Repo.sampleLog]).status == 0)
         return path
     }
 
-    @Test func replayPrintsEventsAndHashesAndVerifies() throws {
+    @Test func replayPrintsEventsAndHashesAndVerifies() async throws {
         let dir = TemporaryDirectory("replay")
-        let store = try sampleStore(dir)
-        let result = try runFetchlog(["--store", store, "replay", "--verify"])
+        let store = try await sampleStore(dir)
+        let result = try await runFetchlog(["--store", store, "replay", "--verify"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 13)
@@ -25,13 +25,13 @@ import Testing
         ])
         #expect(lines[12] == "verified: every view of the live state (seq 13) hashes the same")
         // The hash replay prints is the SHA-256 of what `export` writes (less its newline).
-        let status = try runFetchlog(["--store", store, "export", "status"])
+        let status = try await runFetchlog(["--store", store, "export", "status"])
         #expect(lines[11].hasSuffix(SHA256.hex(String(status.stdout.dropLast()))))
     }
 
     @Test func aBadCheckpointIsCaughtByVerify() async throws {
         let dir = TemporaryDirectory("replay-bad")
-        let store = try sampleStore(dir)
+        let store = try await sampleStore(dir)
         do {
             let log = try EventLog.open(at: store)
             var wrong = try Store.replay(log).state
@@ -39,16 +39,16 @@ import Testing
             try await log.saveCheckpoint(Checkpoint.encode(wrong))
             log.close()
         }
-        let result = try runFetchlog(["--store", store, "replay", "--verify"])
+        let result = try await runFetchlog(["--store", store, "replay", "--verify"])
         #expect(result.status == 2)
         #expect(result.stderr == "fetchlog: live state differs from the replay in: filters\n")
     }
 
-    @Test func exportsAreCanonicalStableAndTimeTravel() throws {
+    @Test func exportsAreCanonicalStableAndTimeTravel() async throws {
         let dir = TemporaryDirectory("export")
-        let store = try sampleStore(dir)
-        let first = try runFetchlog(["--store", store, "export", "shows"])
-        let second = try runFetchlog(["--store", store, "export", "shows"])
+        let store = try await sampleStore(dir)
+        let first = try await runFetchlog(["--store", store, "export", "shows"])
+        let second = try await runFetchlog(["--store", store, "export", "shows"])
         #expect(first.status == 0)
         #expect(first.stdout == second.stdout)
         #expect(first.stdout.hasSuffix("}\n"))
@@ -57,14 +57,14 @@ import Testing
         #expect(json["asOf"] == .number(13))
         #expect(json["pagesHeld"]?.canonicalText() == "[0,1]")
         #expect(json["endOfListPage"] == .number(2))
-        let early = try JSONValue.parse(try runFetchlog(["--store", store, "export", "shows", "--at", "1"]).stdout)
+        let early = try JSONValue.parse(try await runFetchlog(["--store", store, "export", "shows", "--at", "1"]).stdout)
         #expect(early["asOf"] == .number(1))
         #expect(early["pagesHeld"]?.canonicalText() == "[0]")
         #expect(early["endOfListPage"] == .null)
-        let past = try runFetchlog(["--store", store, "export", "shows", "--at", "14"])
+        let past = try await runFetchlog(["--store", store, "export", "shows", "--at", "14"])
         #expect(past.status == 1)
         #expect(past.stderr == "fetchlog: seq 14 is past the end of the log (the last is 13)\n")
-        let unknown = try runFetchlog(["--store", store, "export", "gnoems"])
+        let unknown = try await runFetchlog(["--store", store, "export", "gnoems"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.hasPrefix("fetchlog: no view named 'gnoems' (did you mean 'gnomes'?)"))
     }
@@ -72,25 +72,25 @@ import Testing
     /// Every view of a store fetched from the sample upstream validates against its
     /// schema (Python jsonschema), and a copy rebuilt from `log export`/`log import`
     /// hashes the same.
-    @Test func everyExportValidatesAndSurvivesATransfer() throws {
+    @Test func everyExportValidatesAndSurvivesATransfer() async throws {
         let dir = TemporaryDirectory("export-all")
         let store = dir.sub("tour")
-        let tour = try runFetchlog(["tour", "--store", store])
+        let tour = try await runFetchlog(["tour", "--store", store])
         #expect(tour.status == 0, "\(tour.stderr)")
         for view in ViewCatalog.fixedNames + ["show/1", "show/99999"] {
             let file = dir.sub("\(view.replacingOccurrences(of: "/", with: "-")).json")
-            let result = try runFetchlog(["--store", store, "export", view, "--out", file])
+            let result = try await runFetchlog(["--store", store, "export", view, "--out", file])
             #expect(result.status == 0)
             let schema = view.hasPrefix("show/") ? "show" : view
             let validation = try validate(try JSONValue.parse(String(contentsOfFile: file, encoding: .utf8)), schema: schema)
             #expect(validation.ok, "\(view): \(validation.output)")
         }
         let ndjson = dir.sub("log.ndjson")
-        #expect(try runFetchlog(["--store", store, "log", "export", "--out", ndjson]).status == 0)
+        #expect(try await runFetchlog(["--store", store, "log", "export", "--out", ndjson]).status == 0)
         let copy = dir.sub("copy")
-        #expect(try runFetchlog(["--store", copy, "log", "import", ndjson]).status == 0)
-        let a = try runFetchlog(["--store", store, "replay"]).stdout
-        let b = try runFetchlog(["--store", copy, "replay"]).stdout
+        #expect(try await runFetchlog(["--store", copy, "log", "import", ndjson]).status == 0)
+        let a = try await runFetchlog(["--store", store, "replay"]).stdout
+        let b = try await runFetchlog(["--store", copy, "replay"]).stdout
         #expect(a == b)
         #expect(a.hasPrefix("replayed 20 events (seq 1…20)\n"))
     }

@@ -10,7 +10,7 @@ import Testing
         return log
     }
 
-    @Test func theSampleLogFoldsIntoStatusesAndDocuments() throws {
+    @Test func theSampleLogFoldsIntoStatusesAndDocuments() async throws {
         let dir = TemporaryDirectory("store-fold")
         let log = try sampleLog(dir)
         let store = try Store(log: log)
@@ -102,7 +102,7 @@ import Testing
         let log = try EventLog.open(at: dir.path)
         let store = try Store(log: log)
         let watcher = store.watch(every: .milliseconds(100))
-        let fetch = try runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
+        let fetch = try await runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
         #expect(fetch.status == 0)
         let appendedAt = ContinuousClock.now
         var seen: Snapshot?
