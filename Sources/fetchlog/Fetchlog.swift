@@ -15,7 +15,7 @@ struct FetchlogCommand: AsyncParsableCommand {
         3 the store directory was refused (not a store, newer format, truncated); 64 usage error.
         """,
         version: FetchlogVersion.string,
-        subcommands: [LogCommand.self, FetchCommand.self, ExportCommand.self, ReplayCommand.self, UpstreamCommand.self, TourCommand.self, DevCommand.self]
+        subcommands: [LogCommand.self, FetchCommand.self, QueryCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, UpstreamCommand.self, TourCommand.self, DevCommand.self]
     )
 
     static func main() async {

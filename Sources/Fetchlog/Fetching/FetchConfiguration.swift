@@ -13,6 +13,8 @@ public struct FetchConfiguration: Sendable {
     public var maxBodyBytes = 256 << 20
     public var clock: any Clock = SystemClock()
     public var userAgent = "fetchlog/\(FetchlogVersion.string)"
+    /// Forbid the network: every fetch answers "offline" without a request or an event.
+    public var offline = false
     /// Checks that a 2xx body has the shape its endpoint promises.
     public var validate: @Sendable (DocumentKind, [UInt8]) throws(DecodeError) -> Void = FetchConfiguration.decodeDocument
 

@@ -15,6 +15,7 @@ public final class Fetcher: Sendable {
     public let configuration: FetchConfiguration
     private let client: HTTPClient
     private let validators = ValidatorIndex()
+    private let inFlight = InFlight()
 
     public init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
         self.log = log
@@ -43,11 +44,27 @@ public final class Fetcher: Sendable {
     }
 
     /// Fetches `resource`, retrying as the policy says. Throws only when the log cannot
-    /// record an attempt; every network outcome is in the report (and the log).
-    public func fetch(_ resource: Resource) async throws -> FetchReport {
+    /// record an attempt; every network outcome is in the report (and the log, or the
+    /// session log for resources outside the durable window).
+    ///
+    /// Concurrent fetches of one resource share one request: the later callers wait for
+    /// the first one's report. With `offline` set, nothing is sent and nothing recorded.
+    public func fetch(_ resource: Resource, recording: Recording = .durable) async throws -> FetchReport {
+        if configuration.offline {
+            return FetchReport(resource: resource, url: url(for: resource), attempts: [],
+                               outcome: .failed(.transport, "offline: the network is not used (--offline)"))
+        }
+        let (task, shared) = inFlight.task(for: resource) {
+            Task { try await self.performFetch(resource, recording: recording) }
+        }
+        defer { if !shared { inFlight.finish(resource) } }
+        return try await task.value
+    }
+
+    private func performFetch(_ resource: Resource, recording: Recording) async throws -> FetchReport {
         let url = url(for: resource)
         var requestHeaders: [Header] = []
-        if let held = try validators.entry(for: resource, in: log) {
+        if case .durable = recording, let held = try validators.entry(for: resource, in: log) {
             if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
             if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
         }
@@ -64,9 +81,15 @@ public final class Fetcher: Sendable {
                               request: Event.Request(method: "GET", url: url, headers: requestHeaders))
             let retryable = classify(result, resource: resource, into: &event)
             let seq: UInt64
-            do { seq = try await log.append(event) } catch { throw FetchStoreError(resource: resource, underlying: error) }
-            event.seq = seq
-            validators.record(event)
+            switch recording {
+            case .durable:
+                do { seq = try await log.append(event) } catch { throw FetchStoreError(resource: resource, underlying: error) }
+                event.seq = seq
+                validators.record(event)
+            case .session(let session):
+                seq = 0
+                session.append(event)
+            }
 
             var wait: Duration?
             if retryable, attempt <= configuration.retry.retries {

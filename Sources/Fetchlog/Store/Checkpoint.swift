@@ -20,7 +20,8 @@ public enum Checkpoint {
             return .object([
                 ("source", .string(key.source)), ("path", .string(key.path)),
                 ("lastSuccess", time(s.lastSuccess)), ("lastSuccessSeq", s.lastSuccessSeq.map { .number($0) } ?? .null),
-                ("lastRevalidated", time(s.lastRevalidated)), ("lastAttempt", time(s.lastAttempt)),
+                ("lastRevalidated", time(s.lastRevalidated)), ("lastRenewed", time(s.lastRenewed)),
+                ("ageSeconds", .optional(s.ageSeconds)), ("lastAttempt", time(s.lastAttempt)),
                 ("lastAttemptSeq", .number(s.lastAttemptSeq)), ("etag", .optional(s.etag)),
                 ("lastModified", .optional(s.lastModified)), ("cacheControl", .optional(s.cacheControl)),
                 ("failuresSince", .number(s.failuresSince)), ("lastError", .optional(s.lastError)),
@@ -68,6 +69,8 @@ public enum Checkpoint {
             s.lastSuccess = time("lastSuccess")
             s.lastSuccessSeq = u64("lastSuccessSeq")
             s.lastRevalidated = time("lastRevalidated")
+            s.lastRenewed = time("lastRenewed")
+            s.ageSeconds = item["ageSeconds"]?.intValue
             s.lastAttempt = time("lastAttempt")
             s.lastAttemptSeq = u64("lastAttemptSeq") ?? 0
             s.etag = item["etag"]?.stringValue

@@ -2,6 +2,7 @@ import Foundation
 
 /// An immutable view of the store's state, tagged with the last applied seq.
 public struct Snapshot: Sendable {
+    /// The durable state with this session's session-only events on top.
     public let state: LogState
     public var seq: UInt64 { state.seq }
     /// True when, at the time this snapshot was taken, no later event was in the log.
@@ -19,7 +20,11 @@ public final class Store: @unchecked Sendable {
     public let fetcher: Fetcher?
     private let clock: any Clock
     private let lock = NSLock()
+    /// What the log alone says (checkpoints save this).
+    private var durable: LogState
     private var current: Snapshot
+    /// Events of this session kept out of the log (the durable window's far side).
+    public let session = SessionLog()
     private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
     private var appliedSinceCheckpoint = 0
     /// Save a checkpoint after this many applied events.
@@ -56,8 +61,24 @@ public final class Store: @unchecked Sendable {
         default: origin = applied == 0 ? .empty : .replay(events: applied)
         }
         self.origin = origin
+        durable = state
         current = Snapshot(state: state, caughtUp: true)
         appliedSinceCheckpoint = applied
+        session.observe { [weak self] in self?.sessionChanged() }
+    }
+
+    /// The state the log alone gives (no session-only events).
+    public var durableState: LogState { lock.withLock { durable } }
+
+    private func sessionChanged() {
+        lock.withLock { publish(Snapshot(state: overlay(durable), caughtUp: current.caughtUp)) }
+    }
+
+    /// `state` with this session's session-only events folded on top.
+    private func overlay(_ state: LogState) -> LogState {
+        var result = state
+        for event in session.events { LogReducer.apply(event, to: &result) }
+        return result
     }
 
     /// The latest snapshot. Never waits on the network or the log.
@@ -81,9 +102,12 @@ public final class Store: @unchecked Sendable {
     /// Sends an action: reduces it, then performs the effects it returned.
     public func send(_ action: StoreAction) async throws {
         let effects: [StoreEffect] = lock.withLock {
-            var state = current.state
+            var state = durable
             let effects = AppReducer.reduce(&state, action)
-            if state != current.state { publish(Snapshot(state: state, caughtUp: current.caughtUp)) }
+            if state != durable {
+                durable = state
+                publish(Snapshot(state: overlay(state), caughtUp: current.caughtUp))
+            }
             return effects
         }
         for effect in effects {
@@ -93,6 +117,9 @@ public final class Store: @unchecked Sendable {
             case .fetch(let resource):
                 guard let fetcher else { throw StoreUsageError.noFetcher }
                 _ = try await fetcher.fetch(resource)
+            case .fetchForSession(let resource):
+                guard let fetcher else { throw StoreUsageError.noFetcher }
+                _ = try await fetcher.fetch(resource, recording: .session(session))
             }
         }
         if !effects.isEmpty { try await catchUp() }
@@ -105,7 +132,7 @@ public final class Store: @unchecked Sendable {
     /// Applies every event appended since the snapshot (by anyone). Returns how many.
     @discardableResult
     public func catchUp() async throws -> Int {
-        let from = snapshot.seq + 1
+        let from = durableState.seq + 1
         var batch: [Event] = []
         try log.scan(from: from, batchSize: 256) { event in
             batch.append(event)
@@ -114,10 +141,13 @@ public final class Store: @unchecked Sendable {
         let count = batch.count
         let last = try log.lastSeq()
         let shouldCheckpoint: Bool = lock.withLock {
-            var state = current.state
+            var state = durable
             _ = AppReducer.reduce(&state, .eventsAppended(batch))
             let caughtUp = state.seq >= last
-            if state != current.state || caughtUp != current.caughtUp { publish(Snapshot(state: state, caughtUp: caughtUp)) }
+            if state != durable || caughtUp != current.caughtUp {
+                durable = state
+                publish(Snapshot(state: overlay(state), caughtUp: caughtUp))
+            }
             appliedSinceCheckpoint += count
             return appliedSinceCheckpoint >= checkpointInterval
         }
@@ -127,7 +157,7 @@ public final class Store: @unchecked Sendable {
 
     /// Saves the current state as the checkpoint.
     public func saveCheckpoint() async throws {
-        let state = snapshot.state
+        let state = durableState
         try await log.saveCheckpoint(Checkpoint.encode(state))
         lock.withLock { appliedSinceCheckpoint = 0 }
     }
@@ -137,7 +167,7 @@ public final class Store: @unchecked Sendable {
         Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
-                if (try? self.log.lastSeq()) ?? 0 > self.snapshot.seq { _ = try? await self.catchUp() }
+                if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq { _ = try? await self.catchUp() }
                 try? await Task.sleep(for: interval)
             }
         }

@@ -5,8 +5,12 @@ public enum StoreAction: Sendable {
     /// A user's choice; `at` is the store clock's time, so the reducer reads no clock.
     case setGnomeFilter(GnomeFilter, at: Timestamp)
     case resetGnomeFilter(at: Timestamp)
+    /// A view of `resource` was opened within its time to live: renew it (a `renew` intent).
+    case renew(ResourceKey, at: Timestamp)
     /// Ask for a resource from upstream.
     case fetch(Resource)
+    /// Ask for a resource, keeping the outcome in this session only (the durable window).
+    case fetchForSession(Resource)
 }
 
 /// Work a reducer asks for; the store performs it, and outcomes come back only as
@@ -14,6 +18,8 @@ public enum StoreAction: Sendable {
 public enum StoreEffect: Sendable, Equatable {
     case append(Event)
     case fetch(Resource)
+    /// Fetch, keeping the outcome in this session's memory only.
+    case fetchForSession(Resource)
 }
 
 /// The store's reducer: actions in, state changed, effects out. Pure.
@@ -30,8 +36,13 @@ public enum AppReducer {
                                   body: Array(filter.json.canonicalText().utf8)))]
         case .resetGnomeFilter(let at):
             return [.append(Event(recordedAt: at, kind: .intent, source: "brastlewark", label: "filter.reset", body: Array("{}".utf8)))]
+        case .renew(let key, let at):
+            let body = JSONValue.object([("path", .string(key.path))]).canonicalText()
+            return [.append(Event(recordedAt: at, kind: .intent, source: key.source, label: "renew", body: Array(body.utf8)))]
         case .fetch(let resource):
             return [.fetch(resource)]
+        case .fetchForSession(let resource):
+            return [.fetchForSession(resource)]
         }
     }
 }

@@ -1,8 +1,11 @@
+import Foundation
+
 /// Folds one event into the state. Pure: no I/O, no clock; the same events in the same
 /// order always give the same state.
 public enum LogReducer {
     public static func apply(_ event: Event, to state: inout LogState) {
-        state.seq = event.seq
+        // Session-only events (seq 0, never in the log) do not move the state's seq.
+        if event.seq > 0 { state.seq = event.seq }
         if event.kind == .intent {
             applyIntent(event, to: &state)
             return
@@ -27,6 +30,7 @@ public enum LogReducer {
             status.etag = event.response?.header("ETag")
             status.lastModified = event.response?.header("Last-Modified")
             status.cacheControl = event.response?.header("Cache-Control")
+            status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             status.failuresSince = 0
             status.endOfList = false
         case .notModified:
@@ -56,6 +60,13 @@ public enum LogReducer {
         case ("brastlewark", "filter.reset"):
             state.gnomeFilter = GnomeFilter()
             state.gnomeFilterSeq = event.seq
+        case (_, "renew"):
+            // A view opened within its time to live: the TTL counts from here.
+            guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let path = json["path"]?.stringValue else { return }
+            let key = ResourceKey(source: event.source, path: path)
+            var status = state.status[key] ?? ResourceStatus()
+            status.lastRenewed = event.recordedAt
+            state.status[key] = status
         default:
             break
         }

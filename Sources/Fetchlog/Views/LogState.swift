@@ -25,6 +25,10 @@ public struct ResourceStatus: Sendable, Equatable {
     public var lastSuccessSeq: UInt64?
     /// The last 304 that confirmed the held body.
     public var lastRevalidated: Timestamp?
+    /// The last time a view opened within its time to live renewed it (a `renew` intent).
+    public var lastRenewed: Timestamp?
+    /// The `Age` header of the held body's response, in seconds.
+    public var ageSeconds: Int?
     /// Any attempt at all.
     public var lastAttempt: Timestamp?
     public var lastAttemptSeq: UInt64 = 0
@@ -93,7 +97,7 @@ public struct GnomeFilter: Sendable, Equatable {
 /// functions of it; it is a pure function of the events up to `seq`.
 public struct LogState: Sendable, Equatable {
     /// Bump when `apply` changes meaning: checkpoints of another version are rebuilt.
-    public static let reducerVersion = 1
+    public static let reducerVersion = 2
 
     public internal(set) var seq: UInt64 = 0
     public internal(set) var documents: [ResourceKey: HeldDocument] = [:]

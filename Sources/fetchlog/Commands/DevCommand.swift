@@ -33,7 +33,7 @@ struct DevCommand: ParsableCommand {
                     throw ExitCode(ExitStatus.failure)
                 }
                 // Written straight to the pipe: the line is out before the next append starts.
-                FileHandle.standardOutput.write(Data("committed \(range.lowerBound) \(range.upperBound - 1)\n".utf8))
+                writeOut(Data("committed \(range.lowerBound) \(range.upperBound - 1)\n".utf8))
                 next = range.upperBound
             }
         }

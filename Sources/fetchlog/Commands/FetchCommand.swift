@@ -137,6 +137,7 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: "Read timeout in seconds.") var readTimeout: Double = 20
     @Option(help: "Retries after a failed attempt.") var retries: Int = 3
     @Option(help: "Longest Retry-After honoured, in seconds.") var retryAfterCap: Double = 30
+    @Flag(help: "Forbid the network: answer from held data only.") var offline = false
 
     func configuration() -> FetchConfiguration {
         var configuration = FetchConfiguration()
@@ -145,6 +146,7 @@ struct NetworkOptions: ParsableArguments {
         configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
         configuration.retry.retries = max(0, retries)
         configuration.retry.retryAfterCap = .milliseconds(Int64(retryAfterCap * 1000))
+        configuration.offline = offline
         if let now = ProcessInfo.processInfo.environment["FETCHLOG_NOW"], let time = Timestamp(iso8601: now) {
             configuration.clock = FixedClock(time)
         }
@@ -195,11 +197,11 @@ final class FetchPrinter: @unchecked Sendable {
         let width = 24
         let filled = min(width, done * width / max(expected, 1))
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(bar) \(done)/\(expected) \(label)".utf8))
+        writeErr(Data("\r\(bar) \(done)/\(expected) \(label)".utf8))
     }
 
     private func clearProgress() {
         guard showProgress, expected > 1 else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        writeErr(Data("\r\u{1B}[K".utf8))
     }
 }

@@ -3,8 +3,8 @@ import Fetchlog
 import Foundation
 
 /// Opens the live store (checkpoint + tail); saves a checkpoint when the tail was long.
-func openLiveStore(_ log: EventLog) async throws -> Store {
-    let store = try Store(log: log)
+func openLiveStore(_ log: EventLog, fetcher: Fetcher? = nil, clock: any Clock = SystemClock()) async throws -> Store {
+    let store = try Store(log: log, fetcher: fetcher, clock: clock)
     switch store.origin {
     case .checkpoint(_, let tail) where tail >= store.checkpointInterval: try await store.saveCheckpoint()
     case .replay(let events) where events >= store.checkpointInterval: try await store.saveCheckpoint()
@@ -95,7 +95,7 @@ struct ExportCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
         } else {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            writeOut(Data(text.utf8))
         }
     }
 }

@@ -21,7 +21,7 @@ final class OutputBuffer {
 
     func flush() {
         guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
+        writeAll(Data(buffer), to: handle)
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -58,14 +58,23 @@ func reportingErrors<R>(_ body: () throws -> R) throws -> R {
     }
 }
 
+/// Writes to a stream. A closed pipe (`fetchlog … | head`) ends the process quietly,
+/// as Unix tools do, instead of trapping.
+func writeAll(_ data: Data, to handle: FileHandle) {
+    do { try handle.write(contentsOf: data) } catch { exit(0) }
+}
+
+func writeOut(_ data: Data) { writeAll(data, to: .standardOutput) }
+func writeErr(_ data: Data) { writeAll(data, to: .standardError) }
+
 /// One line to standard output, unbuffered, so it interleaves correctly with
 /// `OutputBuffer` writes and progress output.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    writeOut(Data((line + "\n").utf8))
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("fetchlog: " + message + "\n").utf8))
+    writeErr(Data(("fetchlog: " + message + "\n").utf8))
 }
 
 enum Format {

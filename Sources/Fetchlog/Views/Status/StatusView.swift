@@ -29,6 +29,7 @@ public struct StatusView: ExportableView, Equatable {
                 ("lastSuccess", .optional(s.lastSuccess?.iso8601)),
                 ("lastSuccessSeq", s.lastSuccessSeq.map { .number($0) } ?? .null),
                 ("lastRevalidated", .optional(s.lastRevalidated?.iso8601)),
+                ("lastRenewed", .optional(s.lastRenewed?.iso8601)),
                 ("lastAttempt", .optional(s.lastAttempt?.iso8601)),
                 ("lastAttemptSeq", .number(s.lastAttemptSeq)),
                 ("etag", .optional(s.etag)),

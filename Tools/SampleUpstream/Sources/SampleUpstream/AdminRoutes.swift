@@ -10,7 +10,8 @@ import NIOCore
 ///   DELETE /_admin/faults    clears them
 ///   GET    /_admin/requests  the request log as a JSON array
 ///   DELETE /_admin/requests  clears it
-///   POST   /_admin/version   {"tvmaze":"2019"|"2024", "brastlewark":"v1"|"v2"} (either key optional)
+///   POST   /_admin/version   {"tvmaze":"2019"|"2024", "brastlewark":"v1"|"v2", "viaplay":"2022"|"2024"}
+///                            (every key optional)
 ///   GET    /_admin/version   the active data versions
 enum AdminRoutes {
     static func respond(to request: Request, context: UpstreamContext, state: UpstreamState) async -> Response {
@@ -41,7 +42,7 @@ enum AdminRoutes {
             case (.post, "/_admin/version"):
                 let body = try await request.body.collect(upTo: 1 << 16)
                 let change = try JSONDecoder().decode(VersionChange.self, from: Data(buffer: body))
-                await state.setVersions(tvmaze: change.tvmaze, brastlewark: change.brastlewark)
+                await state.setVersions(tvmaze: change.tvmaze, brastlewark: change.brastlewark, viaplay: change.viaplay)
                 return encodable(await state.versions)
             default:
                 return jsonResponse(404, JSONBody.encode(["error": "no such admin route", "path": request.uri.path]))
@@ -54,6 +55,7 @@ enum AdminRoutes {
     struct VersionChange: Decodable {
         var tvmaze: TVMazeDataVersion?
         var brastlewark: BrastlewarkDataVersion?
+        var viaplay: ViaplayDataVersion?
     }
 
     struct FaultUpdate: Decodable {

@@ -7,6 +7,10 @@ public struct SampleUpstreamConfiguration: Sendable {
     public var port: Int
     /// Pages of the tvmaze show index (0..<tvmazePages); the next page answers 404.
     public var tvmazePages: Int
+    /// Shows per tvmaze index page. nil (the default) serves the recorded pages (240 and 245
+    /// shows, ids with gaps). N (1...250) makes every page k hold exactly N shows with ids
+    /// k*N+1 ... k*N+N, built by cycling through the recorded page-0 and page-1 records.
+    public var tvmazePageSize: Int?
     /// Pages of thmanyah home sections; nil uses page 1's recorded `pagination.total_pages` (10).
     public var thmanyahTotalPages: Int?
     /// Faults active from the start.
@@ -21,6 +25,7 @@ public struct SampleUpstreamConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 0,
         tvmazePages: Int = 4,
+        tvmazePageSize: Int? = nil,
         thmanyahTotalPages: Int? = nil,
         faults: [Fault] = [],
         versions: DataVersions = DataVersions(),
@@ -30,6 +35,7 @@ public struct SampleUpstreamConfiguration: Sendable {
         self.host = host
         self.port = port
         self.tvmazePages = tvmazePages
+        self.tvmazePageSize = tvmazePageSize
         self.thmanyahTotalPages = thmanyahTotalPages
         self.faults = faults
         self.versions = versions
@@ -57,16 +63,25 @@ enum SourceMetadata {
     /// version date, so that If-Modified-Since can never hide a switched body (switching tvmaze
     /// back to the 2019 data would otherwise look older than what the client holds).
     static func lastModified(_ source: String, versions: DataVersions, switches: Int) -> Date {
-        let seconds: Int
+        let dates = versionDates(source, versions: versions)
+        let seconds = switches > 0 ? dates.newest : dates.current
+        return Date(timeIntervalSince1970: TimeInterval(seconds + switches * 86_400))
+    }
+
+    /// The active version's date and the newest date of any version of the source (seconds since 1970).
+    private static func versionDates(_ source: String, versions: DataVersions) -> (current: Int, newest: Int) {
         switch source {
         case "tvmaze":
-            seconds = switches > 0 ? 1_713_225_600 : (versions.tvmaze == .v2019 ? 1_566_000_000 : 1_713_225_600) // 2019-08-17 / 2024-04-16
+            let (v2019, v2024) = (1_566_000_000, 1_713_225_600) // 2019-08-17 / 2024-04-16
+            return (versions.tvmaze == .v2019 ? v2019 : v2024, v2024)
         case "brastlewark":
-            seconds = switches > 0 ? 1_612_137_600 : (versions.brastlewark == .v1 ? 1_609_459_200 : 1_612_137_600) // 2021-01-01 / 2021-02-01
-        case "viaplay": seconds = 1_643_673_600 // 2022-02-01
-        case "thmanyah": seconds = 1_755_907_200 // 2025-08-23
-        default: seconds = 1_739_664_000 // artic dump, 2025-02-16
+            let (v1, v2) = (1_609_459_200, 1_612_137_600) // 2021-01-01 / 2021-02-01
+            return (versions.brastlewark == .v1 ? v1 : v2, v2)
+        case "viaplay":
+            let (v2022, v2024) = (1_643_673_600, 1_704_067_200) // 2022-02-01 / 2024-01-01
+            return (versions.viaplay == .v2022 ? v2022 : v2024, v2024)
+        case "thmanyah": return (1_755_907_200, 1_755_907_200) // 2025-08-23
+        default: return (1_739_664_000, 1_739_664_000) // artic dump, 2025-02-16
         }
-        return Date(timeIntervalSince1970: TimeInterval(seconds + switches * 86_400))
     }
 }

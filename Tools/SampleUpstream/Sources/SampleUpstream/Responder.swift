@@ -79,11 +79,11 @@ struct UpstreamResponder: HTTPResponder {
         let result: RouteResult
         switch source {
         case "tvmaze":
-            result = TVMazeRoutes.respond(path: rest, query: query, version: versions.tvmaze, pages: configuration.tvmazePages, fullPath: fullPath)
+            result = TVMazeRoutes.respond(path: rest, query: query, version: versions.tvmaze, pages: configuration.tvmazePages, pageSize: configuration.tvmazePageSize, fullPath: fullPath)
         case "brastlewark":
             result = BrastlewarkRoutes.respond(path: rest, version: versions.brastlewark, fullPath: fullPath)
         case "viaplay":
-            result = ViaplayRoutes.respond(path: rest, fullPath: fullPath)
+            result = ViaplayRoutes.respond(path: rest, version: versions.viaplay, fullPath: fullPath)
         case "thmanyah":
             result = ThmanyahRoutes.respond(path: rest, query: query, totalPages: configuration.thmanyahTotalPages ?? ThmanyahRoutes.recordedTotalPages, fullPath: fullPath)
         case "artic":

@@ -27,13 +27,37 @@ public enum BrastlewarkDataVersion: String, Sendable, Codable, CaseIterable {
     case v2
 }
 
+public enum ViaplayDataVersion: String, Sendable, Codable, CaseIterable {
+    /// ios-se-root-2022.json: the content.viaplay.se root (the default).
+    case v2022 = "2022"
+    /// ios-se-root-2024.json: the content.viaplay.com root, byte for byte.
+    case v2024 = "2024"
+}
+
 public struct DataVersions: Sendable, Equatable, Codable {
     public var tvmaze: TVMazeDataVersion
     public var brastlewark: BrastlewarkDataVersion
+    public var viaplay: ViaplayDataVersion
 
-    public init(tvmaze: TVMazeDataVersion = .v2024, brastlewark: BrastlewarkDataVersion = .v1) {
+    public init(tvmaze: TVMazeDataVersion = .v2024, brastlewark: BrastlewarkDataVersion = .v1, viaplay: ViaplayDataVersion = .v2022) {
         self.tvmaze = tvmaze
         self.brastlewark = brastlewark
+        self.viaplay = viaplay
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case tvmaze, brastlewark, viaplay
+    }
+
+    /// A missing key means that source's default, so JSON written before a source became
+    /// versioned still decodes.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            tvmaze: try c.decodeIfPresent(TVMazeDataVersion.self, forKey: .tvmaze) ?? .v2024,
+            brastlewark: try c.decodeIfPresent(BrastlewarkDataVersion.self, forKey: .brastlewark) ?? .v1,
+            viaplay: try c.decodeIfPresent(ViaplayDataVersion.self, forKey: .viaplay) ?? .v2022
+        )
     }
 }
 

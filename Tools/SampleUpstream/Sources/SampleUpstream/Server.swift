@@ -18,6 +18,9 @@ public actor SampleUpstream {
         guard configuration.tvmazePages >= 0, (configuration.thmanyahTotalPages ?? 1) >= 1 else {
             throw SampleUpstreamError.invalidConfiguration("page counts must be positive")
         }
+        if let size = configuration.tvmazePageSize, !(1...TVMazeRoutes.maxPageSize).contains(size) {
+            throw SampleUpstreamError.invalidConfiguration("tvmazePageSize \(size) out of range 1...\(TVMazeRoutes.maxPageSize)")
+        }
         self.configuration = configuration
         self.state = UpstreamState(faults: configuration.faults, versions: configuration.versions, echoToStderr: configuration.logRequestsToStderr)
     }
@@ -96,8 +99,8 @@ public actor SampleUpstream {
     }
 
     /// Switches data versions; nil leaves a source unchanged.
-    public func setVersion(tvmaze: TVMazeDataVersion? = nil, brastlewark: BrastlewarkDataVersion? = nil) async {
-        await state.setVersions(tvmaze: tvmaze, brastlewark: brastlewark)
+    public func setVersion(tvmaze: TVMazeDataVersion? = nil, brastlewark: BrastlewarkDataVersion? = nil, viaplay: ViaplayDataVersion? = nil) async {
+        await state.setVersions(tvmaze: tvmaze, brastlewark: brastlewark, viaplay: viaplay)
     }
 }
 

@@ -20,7 +20,7 @@ actor UpstreamState {
     func setFaults(_ faults: [Fault]) { plan.set(faults) }
     func decide(path: String) -> FaultDecision { plan.decide(path: path) }
 
-    func setVersions(tvmaze: TVMazeDataVersion?, brastlewark: BrastlewarkDataVersion?) {
+    func setVersions(tvmaze: TVMazeDataVersion?, brastlewark: BrastlewarkDataVersion?, viaplay: ViaplayDataVersion? = nil) {
         if let tvmaze, tvmaze != versions.tvmaze {
             versions.tvmaze = tvmaze
             switches["tvmaze", default: 0] += 1
@@ -28,6 +28,10 @@ actor UpstreamState {
         if let brastlewark, brastlewark != versions.brastlewark {
             versions.brastlewark = brastlewark
             switches["brastlewark", default: 0] += 1
+        }
+        if let viaplay, viaplay != versions.viaplay {
+            versions.viaplay = viaplay
+            switches["viaplay", default: 0] += 1
         }
     }
 

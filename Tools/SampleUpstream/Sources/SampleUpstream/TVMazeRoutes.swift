@@ -8,6 +8,8 @@ enum TVMazeRoutes {
     /// Page 1 holds ids 250...499; generated page k (k >= 2) is page 1 with every id + 250*(k-1),
     /// so ids stay unique and every page stays ordered by id, as the real index is.
     static let pageStride = 250
+    /// The real index's page size, and the most `SampleUpstreamConfiguration.tvmazePageSize` allows.
+    static let maxPageSize = 250
 
     static func page0File(_ version: TVMazeDataVersion) -> String {
         version == .v2019 ? "tvmaze/shows-page-0-2019.json" : "tvmaze/shows-page-0-2024.json"
@@ -18,21 +20,25 @@ enum TVMazeRoutes {
     nonisolated(unsafe) static let page0Shows2019 = Fixtures.json(page0File(.v2019)) as! [[String: Any]]
     nonisolated(unsafe) static let page0Shows2024 = Fixtures.json(page0File(.v2024)) as! [[String: Any]]
     nonisolated(unsafe) static let page1Shows = Fixtures.json(page1File) as! [[String: Any]]
+    /// Templates for sized pages (`tvmazePageSize`): the version's page 0, then page 1 (485 records).
+    nonisolated(unsafe) static let sizedTemplates2019 = page0Shows2019 + page1Shows
+    nonisolated(unsafe) static let sizedTemplates2024 = page0Shows2024 + page1Shows
 
-    static func respond(path: String, query: [String: String], version: TVMazeDataVersion, pages: Int, fullPath: String) -> RouteResult {
+    /// `pageSize` nil serves the recorded pages; N serves pages of exactly N generated shows.
+    static func respond(path: String, query: [String: String], version: TVMazeDataVersion, pages: Int, pageSize: Int? = nil, fullPath: String) -> RouteResult {
         let parts = path.split(separator: "/").map(String.init)
         switch parts.count {
         case 1 where parts[0] == "shows":
-            return showsPage(query["page"], version: version, pages: pages)
+            return showsPage(query["page"], version: version, pages: pages, pageSize: pageSize)
         case 2 where parts[0] == "search" && parts[1] == "shows":
-            return search(query["q"] ?? "", version: version, pages: pages)
+            return search(query["q"] ?? "", version: version, pages: pages, pageSize: pageSize)
         case 2 where parts[0] == "shows":
             guard let id = Int(parts[1]) else { return .error(404, notFound) }
-            if id == 1 { return .ok(Fixtures.data("tvmaze/show-1.json")) }
-            guard let show = show(id: id, version: version, pages: pages) else { return .error(404, notFound) }
+            if id == 1, pageSize == nil { return .ok(Fixtures.data("tvmaze/show-1.json")) }
+            guard let show = show(id: id, version: version, pages: pages, pageSize: pageSize) else { return .error(404, notFound) }
             return .ok(JSONBody.encode(show))
         case 3 where parts[0] == "shows" && parts[2] == "images":
-            guard let id = Int(parts[1]), let show = show(id: id, version: version, pages: pages) else { return .error(404, notFound) }
+            guard let id = Int(parts[1]), let show = show(id: id, version: version, pages: pages, pageSize: pageSize) else { return .error(404, notFound) }
             return .ok(JSONBody.encode(images(for: show)))
         case 3 where parts[0] == "shows" && parts[2] == "episodes":
             guard let id = Int(parts[1]) else { return .error(404, notFound) }
@@ -41,17 +47,18 @@ enum TVMazeRoutes {
             case 43: return .ok(Fixtures.data("tvmaze/show-43-episodes.json"))
             default:
                 // Only two episode lists were recorded; other known shows answer an empty list.
-                return show(id: id, version: version, pages: pages) == nil ? .error(404, notFound) : .ok(Data("[]".utf8))
+                return show(id: id, version: version, pages: pages, pageSize: pageSize) == nil ? .error(404, notFound) : .ok(Data("[]".utf8))
             }
         default:
             return .notFoundRoute(fullPath)
         }
     }
 
-    static func showsPage(_ pageParam: String?, version: TVMazeDataVersion, pages: Int) -> RouteResult {
+    static func showsPage(_ pageParam: String?, version: TVMazeDataVersion, pages: Int, pageSize: Int? = nil) -> RouteResult {
         // The real API treats a missing page as page 0.
         guard let page = Int(pageParam ?? "0"), page >= 0 else { return .error(404, pageNotFound) }
         guard page < pages else { return .error(404, pageNotFound) }
+        if let pageSize { return .ok(JSONBody.encode(sizedPage(page, size: pageSize, version: version))) }
         switch page {
         case 0: return .ok(Fixtures.data(page0File(version)))
         case 1: return .ok(Fixtures.data(page1File))
@@ -83,15 +90,38 @@ enum TVMazeRoutes {
         version == .v2019 ? page0Shows2019 : page0Shows2024
     }
 
+    /// Sized page k: ids k*size+1 ... k*size+size, each a generated show (see `sizedShow`).
+    static func sizedPage(_ page: Int, size: Int, version: TVMazeDataVersion) -> [[String: Any]] {
+        (page * size + 1...page * size + size).map { sizedShow(id: $0, version: version) }
+    }
+
+    /// Show `id` (1-based) of a sized index: recorded record number (id−1) mod 485 of the version's
+    /// page 0 followed by page 1, with `id`, `url` and `_links.self.href` moved to the new id and
+    /// ` #<id>` appended to the name; everything else (images included) stays as recorded.
+    static func sizedShow(id: Int, version: TVMazeDataVersion) -> [String: Any] {
+        let templates = version == .v2019 ? sizedTemplates2019 : sizedTemplates2024
+        let template = templates[(id - 1) % templates.count]
+        var show = renumber(template, by: id - (template["id"] as? Int ?? id))
+        show["id"] = id
+        if let name = template["name"] as? String { show["name"] = "\(name) #\(id)" }
+        return show
+    }
+
     /// Every show the index currently serves, in page order.
-    static func servedShows(version: TVMazeDataVersion, pages: Int) -> [[String: Any]] {
+    static func servedShows(version: TVMazeDataVersion, pages: Int, pageSize: Int? = nil) -> [[String: Any]] {
+        if let pageSize {
+            return pages > 0 ? (1...pages * pageSize).map { sizedShow(id: $0, version: version) } : []
+        }
         var all = pages > 0 ? page0Shows(version) : []
         if pages > 1 { all += page1Shows }
         if pages > 2 { for k in 2..<pages { all += generatedPage(k) } }
         return all
     }
 
-    static func show(id: Int, version: TVMazeDataVersion, pages: Int) -> [String: Any]? {
+    static func show(id: Int, version: TVMazeDataVersion, pages: Int, pageSize: Int? = nil) -> [String: Any]? {
+        if let pageSize {
+            return id >= 1 && id <= pages * pageSize ? sizedShow(id: id, version: version) : nil
+        }
         if id == 1 { return Fixtures.json("tvmaze/show-1.json") as? [String: Any] }
         if id < pageStride {
             return pages > 0 ? page0Shows(version).first { $0["id"] as? Int == id } : nil
@@ -133,14 +163,14 @@ enum TVMazeRoutes {
         ]
     }
 
-    static func search(_ q: String, version: TVMazeDataVersion, pages: Int) -> RouteResult {
+    static func search(_ q: String, version: TVMazeDataVersion, pages: Int, pageSize: Int? = nil) -> RouteResult {
         let text = q.trimmingCharacters(in: .whitespaces).lowercased()
         if text == "girls" { return .ok(Fixtures.data("tvmaze/search-shows-q-girls.json")) }
         if text == "terminator" { return .ok(Fixtures.data("tvmaze/search-shows-q-terminator.json")) }
         guard !text.isEmpty else { return .ok(Data("[]".utf8)) }
         // Score: the share of the name the query covers, so exact names rank first; ties by id.
         var hits: [(score: Double, id: Int, show: [String: Any])] = []
-        for show in servedShows(version: version, pages: pages) {
+        for show in servedShows(version: version, pages: pages, pageSize: pageSize) {
             guard let name = (show["name"] as? String)?.lowercased(), name.contains(text), let id = show["id"] as? Int else { continue }
             let score = (Double(text.count) / Double(name.count) * 10_000).rounded() / 10_000
             hits.append((score, id, show))

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Where a fetch's events go.
+public enum Recording: Sendable {
+    /// The durable log (the default).
+    case durable
+    /// This session's memory only: for data outside the durable window (TVmaze items past
+    /// the first 1,000). Gone at restart by design.
+    case session(SessionLog)
+}
+
+/// Events of this session that are not written to the log. Their seq is 0.
+public final class SessionLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Event] = []
+    private var onAppend: [@Sendable () -> Void] = []
+
+    public init() {}
+
+    public var events: [Event] { lock.withLock { stored } }
+
+    func append(_ event: Event) {
+        var event = event
+        event.seq = 0
+        let observers = lock.withLock { () -> [@Sendable () -> Void] in
+            stored.append(event)
+            return onAppend
+        }
+        for observer in observers { observer() }
+    }
+
+    /// Called after every append (the store re-folds its overlay).
+    public func observe(_ body: @escaping @Sendable () -> Void) { lock.withLock { onAppend.append(body) } }
+}
+
+/// One task per resource being fetched; later callers share it.
+final class InFlight: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tasks: [Resource: Task<FetchReport, any Error>] = [:]
+
+    /// The running task for `resource`, or a new one from `make`. `shared` is true when
+    /// an existing task was returned.
+    func task(for resource: Resource, make: () -> Task<FetchReport, any Error>) -> (Task<FetchReport, any Error>, shared: Bool) {
+        lock.withLock {
+            if let running = tasks[resource] { return (running, true) }
+            let task = make()
+            tasks[resource] = task
+            return (task, false)
+        }
+    }
+
+    func finish(_ resource: Resource) { _ = lock.withLock { tasks.removeValue(forKey: resource) } }
+}

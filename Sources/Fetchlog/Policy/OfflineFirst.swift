@@ -1,0 +1,209 @@
+import Foundation
+
+/// The offline-first policy: reads answer from the snapshot at once, and what needs
+/// refreshing is fetched in the background, decided from the log and the injected clock.
+///
+/// - A fresh body is served as it is (and, for TVmaze, opening renews its time to live).
+/// - A stale or missing one is served as it is while a revalidation runs; a failure never
+///   removes it, and the view says how old it is and why it could not be refreshed.
+/// - TVmaze items past the first `durableWindow` (by item index) are kept for the session
+///   only: their pages are fetched with session recording, never written to the log.
+/// - Paging near the end of what is held fetches the next page in the background, once.
+public final class OfflineFirst: @unchecked Sendable {
+    public let store: Store
+    public let fetcher: Fetcher
+    public let policy: FreshnessPolicy
+    public let clock: any Clock
+    /// TVmaze items (by index across pages) that survive a restart.
+    public var durableWindow = 1000
+    /// Prefetch the next page when the user is this many items from the end of what is held.
+    public var prefetchDistance = 20
+
+    private let lock = NSLock()
+    private var running: [Resource: Task<Void, Never>] = [:]
+    private var prefetched: Set<Resource> = []
+    private let showSearch = Debouncer()
+    private let podcastSearch = Debouncer()
+
+    public init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy = FreshnessPolicy(), clock: any Clock = SystemClock()) {
+        self.store = store
+        self.fetcher = fetcher
+        self.policy = policy
+        self.clock = clock
+    }
+
+    /// What opening a view gives: the snapshot now, and whether a refresh started.
+    public struct Opened: Sendable {
+        public let snapshot: Snapshot
+        public let freshness: Freshness
+        public let revalidating: Bool
+    }
+
+    /// Opens the view whose primary resource is `resource`. Never waits on the network.
+    @discardableResult
+    public func open(_ resource: Resource, force: Bool = false) async throws -> Opened {
+        let snapshot = store.snapshot
+        let now = clock.now()
+        let key = ResourceKey(resource)
+        let freshness = policy.evaluate(key, in: snapshot.state, now: now)
+        var refresh = force
+        switch freshness.level {
+        case .fresh:
+            if case .timeToLive(_, true) = policy.rule(for: key.source), !force {
+                try await store.send(.renew(key, at: now))
+            }
+        case .stale, .missing:
+            refresh = true
+        }
+        if refresh { startFetch(resource) }
+        return Opened(snapshot: store.snapshot, freshness: policy.evaluate(key, in: store.snapshot.state, now: now),
+                      revalidating: isRevalidating(resource))
+    }
+
+    /// The freshness of a resource now, from the latest snapshot.
+    public func freshness(of resource: Resource) -> Freshness {
+        policy.evaluate(ResourceKey(resource), in: store.snapshot.state, now: clock.now())
+    }
+
+    public func isRevalidating(_ resource: Resource) -> Bool { lock.withLock { running[resource] != nil } }
+
+    /// Waits until every background fetch started so far has finished (one-shot commands
+    /// call this before exiting, so the outcome is in the log).
+    public func waitForBackgroundWork() async {
+        while true {
+            let tasks = lock.withLock { Array(running.values) }
+            if tasks.isEmpty { return }
+            for task in tasks { await task.value }
+        }
+    }
+
+    /// The line to show under a result, or nil when the data is fresh.
+    /// `offline: connection refused — shows last updated 2h 14m ago`.
+    public func warning(for resource: Resource, named name: String) -> String? {
+        let f = freshness(of: resource)
+        let now = clock.now()
+        switch f.level {
+        case .fresh:
+            return nil
+        case .missing:
+            if fetcher.configuration.offline { return "offline (--offline) — no \(name) held" }
+            if f.isFailing { return "offline: \(f.status.lastError ?? "the last fetch failed") — no \(name) held yet" }
+            return isRevalidating(resource) ? "no \(name) held yet — fetching" : "no \(name) held yet"
+        case .stale:
+            let age = AgeText.describe(milliseconds: now.milliseconds - (f.lastUpdated?.milliseconds ?? now.milliseconds))
+            if fetcher.configuration.offline { return "offline (--offline) — \(name) last updated \(age) ago" }
+            if f.isFailing {
+                return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago"
+            }
+            let since = f.validUntil.map { " (stale since \($0.iso8601))" } ?? ""
+            return "\(name) last updated \(age) ago\(since)" + (isRevalidating(resource) ? " — revalidating" : "")
+        }
+    }
+
+    // MARK: Paged lists
+
+    /// Fetches TVmaze page `page`, durably when it starts inside the durable window,
+    /// for this session only when it starts past it.
+    @discardableResult
+    public func fetchShowsPage(_ page: Int) async throws -> FetchReport {
+        let resource = Resource.tvmazeShowsPage(page)
+        let durable = itemsBefore(page: page, in: store.snapshot.state) < durableWindow
+        let report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
+        if durable { try await store.catchUp() }
+        return report
+    }
+
+    /// Shows held on pages before `page` (the item index of its first show).
+    func itemsBefore(page: Int, in state: LogState) -> Int {
+        var count = 0
+        for p in 0 ..< page {
+            if case .tvmazeShowsPage(let shows)? = state.document(.tvmazeShowsPage(p))?.document { count += shows.count }
+        }
+        return count
+    }
+
+    public enum PagedList: Sendable, Equatable {
+        case shows
+        case podcastSections
+        case artworks(limit: Int)
+    }
+
+    /// The user is looking at item `index` of `list`: when that is within
+    /// `prefetchDistance` of the end of what is held, the next page is fetched in the
+    /// background (once). Returns the page it started, if any.
+    @discardableResult
+    public func didShow(itemIndex index: Int, of list: PagedList) -> Resource? {
+        let state = store.snapshot.state
+        let next: Resource?
+        let held: Int
+        switch list {
+        case .shows:
+            let view = ShowsView(state: state)
+            held = view.count
+            let page = (view.pagesHeld.max() ?? -1) + 1
+            next = view.endOfListPage.map { page >= $0 } == true ? nil : .tvmazeShowsPage(page)
+        case .podcastSections:
+            let view = SectionsView(state: state)
+            held = view.sections.count
+            let page = (view.pages.max() ?? 0) + 1
+            next = view.totalPages.map { page > $0 } == true ? nil : .thmanyahHome(page)
+        case .artworks(let limit):
+            held = ArtworksView(state: state).count
+            var pages: [Int] = []
+            var total: Int?
+            for (key, doc) in state.documents where key.source == "artic" && key.path.hasPrefix("/api/v1/artworks?") && key.path.hasSuffix("&limit=\(limit)") {
+                if case .articArtworks(let page) = doc.document {
+                    pages.append(page.pagination.currentPage)
+                    total = page.pagination.totalPages
+                }
+            }
+            let page = (pages.max() ?? 0) + 1
+            next = total.map { page > $0 } == true ? nil : .articArtworks(page: page, limit: limit)
+        }
+        guard let next, index >= held - prefetchDistance else { return nil }
+        let start = lock.withLock { prefetched.insert(next).inserted }
+        guard start else { return nil }
+        if next.document == .tvmazeShowsPage {
+            let page = Int(next.path.split(separator: "=").last ?? "") ?? 0
+            startTask(next) { try await self.fetchShowsPage(page) }
+        } else {
+            startFetch(next)
+        }
+        return next
+    }
+
+    // MARK: Search
+
+    /// A TVmaze show search, debounced: superseded within 200 ms, it sends nothing and
+    /// returns nil.
+    public func searchShows(_ text: String) async throws -> FetchReport? {
+        try await showSearch.submit { try await self.fetchNow(.tvmazeSearch(text)) }
+    }
+
+    /// A Thmanyah search, debounced like `searchShows`.
+    public func searchPodcasts(_ text: String) async throws -> FetchReport? {
+        try await podcastSearch.submit { try await self.fetchNow(.thmanyahSearch(text)) }
+    }
+
+    // MARK: Background work
+
+    private func fetchNow(_ resource: Resource) async throws -> FetchReport {
+        let report = try await fetcher.fetch(resource)
+        try await store.catchUp()
+        return report
+    }
+
+    private func startFetch(_ resource: Resource) {
+        startTask(resource) { _ = try await self.fetchNow(resource) }
+    }
+
+    private func startTask(_ resource: Resource, _ body: @escaping @Sendable () async throws -> Void) {
+        lock.withLock {
+            guard running[resource] == nil else { return }
+            running[resource] = Task {
+                try? await body()
+                _ = self.lock.withLock { self.running.removeValue(forKey: resource) }
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Fetchlog
+import Foundation
+
+/// The clock the CLI runs on: `$FETCHLOG_NOW` (ISO 8601) when set, else the system clock.
+func cliClock() -> any Clock {
+    if let now = ProcessInfo.processInfo.environment["FETCHLOG_NOW"], let time = Timestamp(iso8601: now) {
+        return FixedClock(time)
+    }
+    return SystemClock()
+}
+
+/// The resource whose freshness stands for a view, and the word for it in warnings.
+func primaryResource(ofView view: String) -> (Resource, String)? {
+    switch view {
+    case "shows": return (.tvmazeShowsPage(0), "shows")
+    case "gnomes", "filters", "friends": return (.brastlewarkCensus, "the census")
+    case "pages": return (.viaplayRoot, "pages")
+    case "sections": return (.thmanyahHome(1), "sections")
+    case "artworks": return (.articArtworks(page: 1, limit: 12), "artworks")
+    default:
+        if view.hasPrefix("show/"), let id = Int(view.dropFirst(5)) { return (.tvmazeShow(id), "show \(id)") }
+        if view.hasPrefix("artist/"), let id = Int(view.dropFirst(7)) { return (.articAgent(id), "artist \(id)") }
+        return nil
+    }
+}
+
+/// `fetchlog query VIEW`: the view at once from what is held, a warning when it is stale
+/// or offline, and any revalidation it started finished before exiting.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Answer a view from held data at once; revalidate in the background as the freshness policy says.",
+        discussion: """
+        Views: \(ViewCatalog.exportNames.joined(separator: ", ")). The answer is the view's canonical JSON on stdout; \
+        a line on stderr says when it is stale or offline and how old it is. A revalidation the query starts is \
+        finished (within the timeouts) before it exits, so its outcome is in the log. With nothing held, the query \
+        waits for the fetch; if that fails too it exits 1 saying what to do.
+        """)
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var network: NetworkOptions
+    @Argument(help: "The view.") var view: String
+    @Flag(help: "Refresh even when fresh (brastlewark is held until refreshed).") var force = false
+
+    func run() async throws {
+        let log = try reportingErrors { try storeOptions.open() }
+        let clock = cliClock()
+        var configuration = network.configuration()
+        configuration.clock = clock
+        let fetcher = Fetcher(log: log, configuration: configuration)
+        let store = try await openLiveStore(log, fetcher: fetcher, clock: clock)
+        let policy = OfflineFirst(store: store, fetcher: fetcher, clock: clock)
+        var primary: (Resource, String)?
+        if let (resource, name) = primaryResource(ofView: view) {
+            primary = (resource, name)
+            let opened = try await policy.open(resource, force: force)
+            if opened.freshness.level == .missing {
+                await policy.waitForBackgroundWork()
+                if policy.freshness(of: resource).level == .missing {
+                    let reason = policy.freshness(of: resource).status.lastError ?? (network.offline ? "--offline forbids the network" : "nothing came back")
+                    printError("no \(name) held yet, and fetching failed: \(reason). Check the network or --upstream (or drop --offline), then run the query again.")
+                    await fetcher.shutdown()
+                    throw ExitCode(ExitStatus.failure)
+                }
+            }
+        }
+        let json: JSONValue
+        do { json = try ViewCatalog.export(view, state: store.snapshot.state) } catch {
+            printError(error.description)
+            await fetcher.shutdown()
+            throw ExitCode(ExitStatus.failure)
+        }
+        writeOut(Data((json.canonicalText() + "\n").utf8))
+        // The answer is out; the revalidation it started finishes before the warning, so
+        // the warning says how that ended (and the outcome is in the log before exit).
+        await policy.waitForBackgroundWork()
+        if let (resource, name) = primary, let warning = policy.warning(for: resource, named: name) {
+            writeErr(Data("⚠ \(warning)\n".utf8))
+        }
+        await fetcher.shutdown()
+    }
+}
+
+/// `fetchlog status`: every resource with its freshness, last success and last error.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Every resource: freshness (fresh, stale, missing; failing), last success, last error.")
+    @OptionGroup var storeOptions: StoreOptions
+    @Flag(help: "Print canonical JSON.") var json = false
+
+    func run() async throws {
+        let log = try reportingErrors { try storeOptions.open() }
+        let clock = cliClock()
+        let store = try await openLiveStore(log, fetcher: nil, clock: clock)
+        let state = store.snapshot.state
+        let policy = FreshnessPolicy()
+        let now = clock.now()
+        let rows = StatusView(state: state).rows
+        if json {
+            let items: [JSONValue] = rows.map { row in
+                let f = policy.evaluate(row.key, in: state, now: now)
+                return .object([
+                    ("source", .string(row.key.source)), ("path", .string(row.key.path)),
+                    ("freshness", .string(f.level.rawValue)), ("failing", .bool(f.isFailing)),
+                    ("lastUpdated", .optional(f.lastUpdated?.iso8601)), ("validUntil", .optional(f.validUntil?.iso8601)),
+                    ("lastSuccess", .optional(row.status.lastSuccess?.iso8601)), ("lastError", .optional(row.status.lastError)),
+                ])
+            }
+            say(JSONValue.object([("now", .string(now.iso8601)), ("resources", .array(items))]).canonicalText())
+            return
+        }
+        let out = OutputBuffer()
+        out.line(Format.padRight("resource", 44) + Format.padRight("freshness", 18) + Format.padRight("last success", 40) + "last error")
+        for row in rows {
+            let f = policy.evaluate(row.key, in: state, now: now)
+            var level = f.level.rawValue
+            if f.isFailing { level += " (failing)" }
+            let success = row.status.lastSuccess.map { "\($0.iso8601) (\(AgeText.describe(milliseconds: now.milliseconds - $0.milliseconds)) ago)" } ?? "never"
+            let error = f.isFailing ? (row.status.lastError ?? "-") : "-"
+            out.line(Format.padRight(row.key.description, 44) + Format.padRight(level, 18) + Format.padRight(success, 40) + error)
+        }
+        out.flush()
+    }
+}
