@@ -3,7 +3,7 @@ import Testing
 @testable import Fetchlog
 
 /// A fresh directory under the system temp dir, removed when the test ends.
-final class TemporaryDirectory {
+final class TemporaryDirectory: @unchecked Sendable {
     let path: String
 
     init(_ name: String = "store") {
