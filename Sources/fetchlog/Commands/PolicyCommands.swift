@@ -14,7 +14,7 @@ func cliClock() -> any Clock {
 func primaryResource(ofView view: String) -> (Resource, String)? {
     switch view {
     case "shows": return (.tvmazeShowsPage(0), "shows")
-    case "gnomes", "filters", "friends": return (.brastlewarkCensus, "the census")
+    case "gnomes", "filters", "friends": return (.brastlewarkCensus, "census")
     case "pages": return (.viaplayRoot, "pages")
     case "sections": return (.thmanyahHome(1), "sections")
     case "artworks": return (.articArtworks(page: 1, limit: 12), "artworks")
