@@ -30,6 +30,11 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
         .target(
             name: "CFetchlogSupport",
             // Checksums run over every body byte; keep them optimised in debug builds too.
@@ -66,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "fetchlog",
             dependencies: [
-                "Fetchlog", "SampleUpstream",
+                "Fetchlog", "SampleUpstream", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             resources: [.copy("Resources/sample-log.ndjson")]

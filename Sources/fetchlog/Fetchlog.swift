@@ -15,7 +15,8 @@ struct FetchlogCommand: AsyncParsableCommand {
         3 the store directory was refused (not a store, newer format, truncated); 64 usage error.
         """,
         version: FetchlogVersion.string,
-        subcommands: [LogCommand.self, FetchCommand.self, QueryCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, UpstreamCommand.self, TourCommand.self, DevCommand.self]
+        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, UpstreamCommand.self, TourCommand.self, DevCommand.self],
+        defaultSubcommand: ReplCommand.self
     )
 
     static func main() async {

@@ -91,6 +91,10 @@ public final class OfflineFirst: @unchecked Sendable {
             return isRevalidating(resource) ? "no \(name) held yet — fetching" : "no \(name) held yet"
         case .stale:
             let age = AgeText.describe(milliseconds: now.milliseconds - (f.lastUpdated?.milliseconds ?? now.milliseconds))
+            // Revalidated on every open: current unless that revalidation is failing.
+            if policy.rule(for: ResourceKey(resource).source) == .alwaysRevalidate && !f.isFailing && !fetcher.configuration.offline {
+                return nil
+            }
             if fetcher.configuration.offline { return "offline (--offline) — \(name) last updated \(age) ago" }
             if f.isFailing {
                 return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago"

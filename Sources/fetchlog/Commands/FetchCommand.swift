@@ -55,7 +55,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func perform(_ fetcher: Fetcher, _ printer: FetchPrinter) async throws -> [FetchReport] {
+    func perform(_ fetcher: Fetcher, _ printer: FetchPrinter) async throws -> [FetchReport] {
         guard let source = Source(rawValue: source) else {
             throw ValidationError("unknown source '\(self.source)'\(suggestion(self.source, Source.allCases.map(\.rawValue))): use tvmaze, brastlewark, viaplay, thmanyah or artic")
         }
@@ -158,6 +158,8 @@ func suggestion(_ word: String, _ options: [String]) -> String { Suggest.didYouM
 
 /// Prints one line per attempt, a progress bar on a terminal, and a summary.
 final class FetchPrinter: @unchecked Sendable {
+    /// Where lines go (the REPL sends them through its output).
+    var write: (String) -> Void = { say($0) }
     private var expected = 0
     private var done = 0
     private let showProgress = isatty(STDERR_FILENO) == 1
@@ -174,9 +176,16 @@ final class FetchPrinter: @unchecked Sendable {
             if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
             if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
             if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)) s" }
-            say(line)
+            write(line)
         }
         drawProgress(report.resource.description)
+    }
+
+    /// Only the progress bar (the demo's quiet loading).
+    func progress(_ report: FetchReport) {
+        done += 1
+        drawProgress(report.resource.description)
+        if done == expected { clearProgress() }
     }
 
     func summary(_ reports: [FetchReport]) {
@@ -189,7 +198,7 @@ final class FetchPrinter: @unchecked Sendable {
         let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
         let bytes = attempts.reduce(0) { $0 + $1.bodyBytes }
         let n = attempts.count
-        say("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
+        write("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
     }
 
     private func drawProgress(_ label: String) {

@@ -25,62 +25,6 @@ func primaryResource(ofView view: String) -> (Resource, String)? {
     }
 }
 
-/// `fetchlog query VIEW`: the view at once from what is held, a warning when it is stale
-/// or offline, and any revalidation it started finished before exiting.
-struct QueryCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "query",
-        abstract: "Answer a view from held data at once; revalidate in the background as the freshness policy says.",
-        discussion: """
-        Views: \(ViewCatalog.exportNames.joined(separator: ", ")). The answer is the view's canonical JSON on stdout; \
-        a line on stderr says when it is stale or offline and how old it is. A revalidation the query starts is \
-        finished (within the timeouts) before it exits, so its outcome is in the log. With nothing held, the query \
-        waits for the fetch; if that fails too it exits 1 saying what to do.
-        """)
-    @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var network: NetworkOptions
-    @Argument(help: "The view.") var view: String
-    @Flag(help: "Refresh even when fresh (brastlewark is held until refreshed).") var force = false
-
-    func run() async throws {
-        let log = try reportingErrors { try storeOptions.open() }
-        let clock = cliClock()
-        var configuration = network.configuration()
-        configuration.clock = clock
-        let fetcher = Fetcher(log: log, configuration: configuration)
-        let store = try await openLiveStore(log, fetcher: fetcher, clock: clock)
-        let policy = OfflineFirst(store: store, fetcher: fetcher, clock: clock)
-        var primary: (Resource, String)?
-        if let (resource, name) = primaryResource(ofView: view) {
-            primary = (resource, name)
-            let opened = try await policy.open(resource, force: force)
-            if opened.freshness.level == .missing {
-                await policy.waitForBackgroundWork()
-                if policy.freshness(of: resource).level == .missing {
-                    let reason = policy.freshness(of: resource).status.lastError ?? (network.offline ? "--offline forbids the network" : "nothing came back")
-                    printError("no \(name) held yet, and fetching failed: \(reason). Check the network or --upstream (or drop --offline), then run the query again.")
-                    await fetcher.shutdown()
-                    throw ExitCode(ExitStatus.failure)
-                }
-            }
-        }
-        let json: JSONValue
-        do { json = try ViewCatalog.export(view, state: store.snapshot.state) } catch {
-            printError(error.description)
-            await fetcher.shutdown()
-            throw ExitCode(ExitStatus.failure)
-        }
-        writeOut(Data((json.canonicalText() + "\n").utf8))
-        // The answer is out; the revalidation it started finishes before the warning, so
-        // the warning says how that ended (and the outcome is in the log before exit).
-        await policy.waitForBackgroundWork()
-        if let (resource, name) = primary, let warning = policy.warning(for: resource, named: name) {
-            writeErr(Data("⚠ \(warning)\n".utf8))
-        }
-        await fetcher.shutdown()
-    }
-}
-
 /// `fetchlog status`: every resource with its freshness, last success and last error.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

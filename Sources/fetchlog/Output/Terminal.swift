@@ -6,21 +6,27 @@ import Foundation
 final class OutputBuffer {
     private var buffer: [UInt8] = []
     private let handle: FileHandle
+    /// Keep everything (for the REPL, which renders it itself) instead of writing it.
+    private let collect: Bool
 
-    init(handle: FileHandle = .standardOutput) {
+    init(handle: FileHandle = .standardOutput, collect: Bool = false) {
         self.handle = handle
+        self.collect = collect
         buffer.reserveCapacity(1 << 16)
     }
 
     func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        if !collect && buffer.count >= 1 << 16 { flush() }
     }
+
+    /// What was written, when collecting.
+    var collected: String { String(decoding: buffer, as: UTF8.self) }
 
     func line(_ text: String = "") { write(text + "\n") }
 
     func flush() {
-        guard !buffer.isEmpty else { return }
+        guard !collect, !buffer.isEmpty else { return }
         writeAll(Data(buffer), to: handle)
         buffer.removeAll(keepingCapacity: true)
     }

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Fetchlog
+import Foundation
+import SampleUpstream
+
+/// Presentation options shared by the REPL entry points.
+struct SessionOptions: ParsableArguments {
+    @Option(help: "Output mode: table, json, ndjson or line.") var format: String?
+    @Flag(help: "In a script, go on after a failing command.") var keepGoing = false
+
+    func mode() throws -> OutputMode? {
+        guard let format else { return nil }
+        guard let mode = OutputMode(rawValue: format) else { throw ValidationError("--format takes table, json, ndjson or line, not '\(format)'") }
+        return mode
+    }
+}
+
+/// `fetchlog` / `fetchlog repl`: the query shell. Interactive on a terminal (line
+/// editing, history, completion); with stdin not a terminal, a script: one command a
+/// line, no prompt, stopping at the first failing command with its exit status.
+struct ReplCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repl",
+        abstract: "The query shell (the default command).",
+        discussion: "Type help inside for every command with an example. Exit status in scripts: 1 a command failed, 64 a command is malformed or unknown.")
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var network: NetworkOptions
+    @OptionGroup var sessionOptions: SessionOptions
+
+    func run() async throws {
+        let log = try reportingErrors { try storeOptions.open() }
+        let status = try await runShell(log: log, network: network.configuration(), options: sessionOptions, banner: nil)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// `fetchlog query "<command>"`: runs one REPL command and exits with its status.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Run one REPL command, e.g. fetchlog query \"shows --page 2\".",
+        discussion: "Reads never wait on the network when data is held; a revalidation the command starts is finished before exiting, and a line on stderr says when the answer is stale or offline.")
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var network: NetworkOptions
+    @OptionGroup var sessionOptions: SessionOptions
+    @Argument(help: "The command, quoted when it has options of its own: fetchlog query \"shows --page 2\".") var command: [String]
+
+    func run() async throws {
+        let log = try reportingErrors { try storeOptions.open() }
+        let session = try makeSession(log: log, configuration: network.configuration(), options: sessionOptions)
+        session.finishBackgroundWork = true
+        let line = command.count == 1 ? command[0] : command.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+        let error = await session.execute(line)
+        await session.policy.waitForBackgroundWork()
+        await session.fetcher.shutdown()
+        session.close()
+        if let error { throw ExitCode(error.status) }
+    }
+}
+
+/// `fetchlog demo`: the bundled sample upstream in-process, a fresh demo store, the
+/// first pages of every source fetched, then the shell.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the sample upstream, fetch the first pages of all five sources into a demo store, open the shell.")
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var sessionOptions: SessionOptions
+
+    static let firstPages: [Resource] = [
+        .tvmazeShowsPage(0), .tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1), .brastlewarkCensus,
+        .viaplayRoot, .thmanyahHome(1), .articArtworks(page: 1, limit: 12),
+    ]
+
+    func run() async throws {
+        let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-demo-" + String(UUID().uuidString.prefix(8))
+        let log = try reportingErrors { try EventLog.open(at: path) }
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        var configuration = FetchConfiguration()
+        configuration.upstream = Upstream(base: base)
+        configuration.clock = cliClock()
+        let fetcher = Fetcher(log: log, configuration: configuration)
+        let printer = FetchPrinter()
+        printer.write = { writeErr(Data(($0 + "\n").utf8)) }
+        printer.expect(Self.firstPages.count)
+        var loaded: Set<String> = []
+        for resource in Self.firstPages {
+            let report = try await fetcher.fetch(resource)
+            printer.progress(report)
+            if report.isUsable { loaded.insert(resource.source.rawValue) }
+        }
+        await fetcher.shutdown()
+        let missing = Source.allCases.map(\.rawValue).filter { !loaded.contains($0) }
+        let banner = "Fetchlog demo — store \(path), sample upstream \(base)\n"
+            + (missing.isEmpty ? "all five sources loaded" : "not loaded: \(missing.joined(separator: ", "))")
+            + " · type help for the commands, quit to leave"
+        let status = try await runShell(log: log, network: configuration, options: sessionOptions, banner: banner)
+        await upstream.stop()
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) throws -> Session {
+    var configuration = configuration
+    configuration.clock = cliClock()
+    let fetcher = Fetcher(log: log, configuration: configuration)
+    let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
+    if let mode = try options.mode() { session.renderer.mode = mode }
+    return session
+}
+
+/// Runs the shell on stdin: interactive on a terminal, a script otherwise. Returns the
+/// exit status.
+func runShell(log: EventLog, network: FetchConfiguration, options: SessionOptions, banner: String?) async throws -> Int32 {
+    let session = try makeSession(log: log, configuration: network, options: options)
+    defer { session.close() }
+    let watcher = session.store.watch()
+    defer { watcher.cancel() }
+    var status: Int32 = 0
+    if isatty(STDIN_FILENO) == 1 {
+        if let banner { say(banner) }
+        // LINE-EDITOR-PENDING: replaced by LineEditor once it lands.
+        while true {
+            writeOut(Data("fetchlog> ".utf8))
+            guard let line = Swift.readLine(strippingNewline: true) else { break }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed == "quit" || trimmed == "exit" { break }
+            await session.execute(trimmed)
+        }
+    } else {
+        session.finishBackgroundWork = true
+        if let banner { writeErr(Data((banner + "\n").utf8)) }
+        while let line = Swift.readLine(strippingNewline: true) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed == "quit" || trimmed == "exit" { break }
+            if let error = await session.execute(trimmed), !options.keepGoing {
+                status = error.status
+                break
+            }
+        }
+    }
+    await session.policy.waitForBackgroundWork()
+    await session.fetcher.shutdown()
+    return status
+}
+
+/// Tab completion: commands, sources, view names, gnome names and show ids.
+enum Completion {
+    static func candidates(for line: String, session: Session) -> [String] {
+        let words = (try? Tokenizer.words(line)) ?? line.split(separator: " ").map(String.init)
+        let endsWithSpace = line.hasSuffix(" ")
+        let index = endsWithSpace ? words.count : max(0, words.count - 1)
+        let prefix = endsWithSpace ? "" : (words.last ?? "")
+        func match(_ options: [String]) -> [String] { options.filter { $0.lowercased().hasPrefix(prefix.lowercased()) }.sorted() }
+        if index == 0 { return match(CommandTable.names) }
+        let state = session.store.snapshot.state
+        switch (words[0], index) {
+        case ("fetch", 1): return match(Source.allCases.map(\.rawValue))
+        case ("fetch", 2):
+            let whats = ["tvmaze": ["shows", "show", "search"], "brastlewark": ["census"], "viaplay": ["root", "page"],
+                         "thmanyah": ["home", "search"], "artic": ["artworks", "artwork", "artist"]]
+            return match(whats[words[1]] ?? [])
+        case ("export", 1), ("diff", 3): return match(ViewCatalog.exportNames)
+        case ("search", 1): return match(["shows", "podcasts"])
+        case ("log", 1): return match(["tail", "show", "stats", "verify"])
+        case ("filter", 1): return match(["show", "set", "reset"])
+        case (".mode", 1): return match(OutputMode.allCases.map(\.rawValue))
+        case ("help", 1): return match(CommandTable.names)
+        case ("show", 1), ("episodes", 1): return match(ShowsView(state: state).shows.map { String($0.id) })
+        case ("gnome", _), ("friends", _), ("path", 1), ("path", 2):
+            return match(GnomesView(state: state).gnomes.map { $0.name.contains(" ") ? "\"\($0.name)\"" : $0.name })
+                + match(GnomesView(state: state).gnomes.map(\.name)).filter { !$0.contains(" ") && prefix.hasPrefix("\"") }
+        default: return []
+        }
+    }
+}

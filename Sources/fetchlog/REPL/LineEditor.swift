@@ -1,0 +1,355 @@
+import CEditLine
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The REPL's line editor: libedit's native API (histedit.h) in emacs mode, with history
+/// kept in a file, tab completion of the word at the cursor, and messages printed above
+/// the line being typed.
+///
+/// Design
+/// - Native `el_*` / `history` API rather than the readline layer: it keeps all state per
+///   instance (the readline layer is one set of globals), lets a completion command be
+///   bound to TAB with `EL_ADDFN` + `EL_BIND`, and lets us replace the character reader
+///   (`EL_GETCFN`), which is what makes asynchronous printing safe (below).
+/// - C callbacks (prompt, reader, completion) find this object through `EL_CLIENTDATA`,
+///   an unretained pointer to `self` (the editor never outlives `self`: `el_end` is in deinit).
+/// - `printAbove` from another thread never touches libedit. While `readLine` is blocked it
+///   queues the message and writes a byte to a self-pipe; the reader (running inside
+///   `el_gets` on the reading thread) polls stdin and that pipe, and on a wake-up clears the
+///   input line(s) (`\r`, cursor up, `ESC[J`), prints the messages, and has libedit redraw
+///   prompt, buffer and cursor from scratch (`EL_REFRESH`). So all terminal output happens
+///   on the reading thread, between keystrokes, and libedit's idea of the screen stays right.
+///   When no line is being read the message is printed directly.
+/// - The ambiguous-completion list is printed the same way, followed by `EL_REFRESH`.
+///
+/// Limitations: widths are counted in Unicode scalars (double-width characters in a line
+/// that wraps make the clear-above-the-line step miss a row); a message that arrives in the
+/// middle of a multi-byte character or escape sequence waits for the next key boundary the
+/// reader sees; `~/.editrc` is not read; with `EL_SIGNAL` on, Ctrl-C at the prompt restores
+/// the terminal and then takes the process's SIGINT disposition (by default: exit).
+/// When stdin or stdout is not a terminal, libedit reads plain lines (no prompt, no
+/// editing) and `printAbove` prints directly.
+final class LineEditor: @unchecked Sendable {
+    private let editLine: OpaquePointer
+    private let historyHandle: OpaquePointer
+    private let promptCString: UnsafeMutablePointer<CChar>
+    private let promptWidth: Int
+    private let historyPath: String?
+    private let completer: (String) -> [String]
+    /// Whether libedit edits (both ends are terminals); otherwise it only reads lines.
+    private let editing: Bool
+    /// Self-pipe that wakes the reader when a message is queued.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var reading = false
+    /// Guarded by `lock`.
+    private var pending: [String] = []
+    /// The line (up to the cursor, and all of it) at the last TAB that could not make
+    /// progress: a second TAB on the same line lists the candidates, as in bash.
+    private var lastAmbiguousTab: String?
+
+    /// historyPath: file to load at start and save to (mode 0600, parent dirs created); nil = no history file.
+    /// completer: given the whole line up to the cursor, returns the candidate completions of the word at the cursor
+    /// (full words; the editor inserts the unique one or their common prefix and lists them when ambiguous, like bash).
+    init(prompt: String, historyPath: String?, completer: @escaping (String) -> [String]) {
+        _ = fl_ensure_utf8_ctype()
+        self.historyPath = historyPath
+        self.completer = completer
+        promptCString = strdup(prompt)!
+        promptWidth = prompt.unicodeScalars.count
+        editing = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+
+        historyHandle = history_init()
+        fl_history_setsize(historyHandle, 1000)
+        fl_history_setunique(historyHandle, 1)
+        if let historyPath, FileManager.default.fileExists(atPath: historyPath) {
+            _ = fl_history_load(historyHandle, historyPath)
+        }
+
+        var fds: [Int32] = [-1, -1]
+        if fl_nonblocking_pipe(&fds) != 0 { fds = [-1, -1] }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+
+        editLine = fl_el_init_stdio(CommandLine.arguments.first ?? "fetchlog")
+        fl_el_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
+        fl_el_set_editor(editLine, "emacs")
+        fl_el_set_signal(editLine, 1)
+        fl_el_set_hist(editLine, historyHandle)
+        fl_el_set_prompt(editLine) { el in
+            guard let el, let editor = LineEditor.instance(el) else { return nil }
+            return editor.promptCString
+        }
+        fl_el_set_getcfn(editLine) { el, out in
+            guard let el, let out, let editor = LineEditor.instance(el) else { return -1 }
+            return editor.readCharacter(into: out)
+        }
+        fl_el_addfn(editLine, "fetchlog-complete", "Complete the word at the cursor") { el, _ in
+            guard let el, let editor = LineEditor.instance(el) else { return UInt8(CC_ERROR) }
+            return editor.complete()
+        }
+        fl_el_bind(editLine, "^I", "fetchlog-complete")
+    }
+
+    deinit {
+        saveHistory()
+        el_end(editLine)
+        history_end(historyHandle)
+        free(promptCString)
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+    }
+
+    private static func instance(_ el: OpaquePointer) -> LineEditor? {
+        guard let data = fl_el_get_clientdata(el) else { return nil }
+        return Unmanaged<LineEditor>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    // MARK: Reading
+
+    /// Reads one line (without its newline); nil at end of input (Ctrl-D on an empty line). Non-empty lines are added to history.
+    func readLine() -> String? {
+        lock.lock()
+        reading = true
+        let early = pending
+        pending.removeAll()
+        lock.unlock()
+        if !early.isEmpty { fl_stdout_write(Self.format(early, terminal: editing)) }
+
+        var count: Int32 = 0
+        let raw = el_gets(editLine, &count)
+
+        lock.lock()
+        reading = false
+        let late = pending
+        pending.removeAll()
+        lock.unlock()
+        defer { if !late.isEmpty { fl_stdout_write(Self.format(late, terminal: false)) } }
+
+        guard let raw, count > 0 else {
+            // Ctrl-D leaves the cursor after the prompt: end that line.
+            if editing { fl_stdout_write("\n") }
+            return nil
+        }
+        var bytes = Array(UnsafeRawBufferPointer(start: raw, count: strlen(raw)))
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        let line = String(decoding: bytes, as: UTF8.self)
+        if !line.allSatisfy(\.isWhitespace) {
+            fl_history_enter(historyHandle, line)
+            // Saved after every line, so history survives a REPL that ends with exit().
+            saveHistory()
+        }
+        return line
+    }
+
+    /// The `EL_GETCFN` reader: one character from stdin (UTF-8 decoded), meanwhile
+    /// printing queued messages whenever the self-pipe says there are some.
+    /// Returns 1 (a character), 0 (end of input) or -1 (error), as libedit expects.
+    private func readCharacter(into out: UnsafeMutablePointer<wchar_t>) -> Int32 {
+        var bytes: [UInt8] = []
+        var needed = 1
+        while true {
+            if bytes.isEmpty { deliverPending() }
+            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, wakeRead >= 0 ? 2 : 1, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return -1
+            }
+            if wakeRead >= 0, fds[1].revents != 0 {
+                var sink = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &sink, sink.count) > 0 {}
+            }
+            guard fds[0].revents != 0 else { continue }
+            var byte: UInt8 = 0
+            let n = read(STDIN_FILENO, &byte, 1)
+            if n == 0 { return 0 }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return -1
+            }
+            if bytes.isEmpty {
+                switch byte {
+                case 0x00..<0x80: needed = 1
+                case 0xC0..<0xE0: needed = 2
+                case 0xE0..<0xF0: needed = 3
+                case 0xF0..<0xF8: needed = 4
+                default:
+                    out.pointee = 0xFFFD
+                    return 1
+                }
+            } else if byte & 0xC0 != 0x80 {
+                out.pointee = 0xFFFD  // a broken sequence; the byte that broke it is dropped
+                return 1
+            }
+            bytes.append(byte)
+            if bytes.count == needed {
+                let scalar = String(decoding: bytes, as: UTF8.self).unicodeScalars.first ?? "\u{FFFD}"
+                out.pointee = wchar_t(bitPattern: scalar.value)
+                return 1
+            }
+        }
+    }
+
+    // MARK: Printing above the line
+
+    /// Prints `message` (one or more lines) above the line being typed without garbling it: clear the current line, print, then redraw prompt + typed text + cursor. Safe to call from any thread while readLine() is blocked.
+    func printAbove(_ message: String) {
+        lock.lock()
+        if reading && editing && wakeWrite >= 0 {
+            pending.append(message)
+            lock.unlock()
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
+        } else {
+            lock.unlock()
+            fl_stdout_write(Self.format([message], terminal: false))
+        }
+    }
+
+    /// On the reading thread, inside `el_gets`: clear the input, print the queued
+    /// messages, redraw prompt + buffer + cursor.
+    private func deliverPending() {
+        lock.lock()
+        let messages = pending
+        pending.removeAll()
+        lock.unlock()
+        guard !messages.isEmpty else { return }
+        fl_stdout_write(clearInput() + Self.format(messages, terminal: true))
+        fl_el_refresh(editLine)
+    }
+
+    /// Escape codes that take the cursor from where libedit left it to the start of the
+    /// prompt's row, clearing from there to the end of the screen.
+    private func clearInput() -> String {
+        let columns = max(1, Int(fl_terminal_columns(STDOUT_FILENO)))
+        let beforeCursor = promptWidth + lineParts().beforeCursor.unicodeScalars.count
+        let row = beforeCursor / columns
+        return "\r" + (row > 0 ? "\u{1B}[\(row)A" : "") + "\u{1B}[J"
+    }
+
+    /// The messages as lines; in terminal (raw) mode each newline is "\r\n".
+    private static func format(_ messages: [String], terminal: Bool) -> String {
+        var text = ""
+        for message in messages {
+            text += message
+            if !message.hasSuffix("\n") { text += "\n" }
+        }
+        return terminal ? text.replacingOccurrences(of: "\n", with: "\r\n") : text
+    }
+
+    // MARK: Completion
+
+    private func lineParts() -> (beforeCursor: String, whole: String) {
+        guard let info = el_line(editLine)?.pointee, let buffer = info.buffer else { return ("", "") }
+        let cursor = info.cursor.map { $0 - buffer } ?? 0
+        let end = info.lastchar.map { $0 - buffer } ?? 0
+        let whole = Array(UnsafeRawBufferPointer(start: buffer, count: max(0, end)))
+        let before = Array(whole.prefix(max(0, cursor)))
+        return (String(decoding: before, as: UTF8.self), String(decoding: whole, as: UTF8.self))
+    }
+
+    /// The TAB command: inserts the unique candidate (and a space at the end of the line)
+    /// or the candidates' longest common prefix; with nothing to insert it beeps, and a
+    /// second TAB on the same line lists the candidates in columns.
+    private func complete() -> UInt8 {
+        let (beforeCursor, whole) = lineParts()
+        let word = beforeCursor.lastIndex(where: { $0 == " " || $0 == "\t" })
+            .map { String(beforeCursor[beforeCursor.index(after: $0)...]) } ?? beforeCursor
+        var seen = Set<String>()
+        let candidates = completer(beforeCursor).filter { seen.insert($0).inserted }
+        let state = beforeCursor + "\u{0}" + whole
+        let repeated = lastAmbiguousTab == state
+        lastAmbiguousTab = nil
+        guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
+
+        if candidates.count == 1, candidates[0].hasPrefix(word) {
+            var insertion = String(candidates[0].dropFirst(word.count))
+            if beforeCursor == whole { insertion += " " }
+            if !insertion.isEmpty { _ = el_insertstr(editLine, insertion) }
+            return UInt8(CC_REFRESH)
+        }
+        let common = Self.commonPrefix(candidates)
+        if common.count > word.count, common.hasPrefix(word) {
+            _ = el_insertstr(editLine, String(common.dropFirst(word.count)))
+            return UInt8(CC_REFRESH)
+        }
+        lastAmbiguousTab = state
+        guard repeated, editing else { return UInt8(CC_REFRESH_BEEP) }
+        let columns = max(1, Int(fl_terminal_columns(STDOUT_FILENO)))
+        fl_stdout_write(belowInput(columns: columns, whole: whole, beforeCursor: beforeCursor)
+                        + Self.columnsListing(candidates.sorted(), width: columns))
+        fl_el_refresh(editLine)
+        return UInt8(CC_REFRESH)
+    }
+
+    /// From the cursor to the start of a fresh line below the whole input.
+    private func belowInput(columns: Int, whole: String, beforeCursor: String) -> String {
+        let cursorRow = (promptWidth + beforeCursor.unicodeScalars.count) / columns
+        let lastRow = (promptWidth + whole.unicodeScalars.count) / columns
+        return (lastRow > cursorRow ? "\u{1B}[\(lastRow - cursorRow)B" : "") + "\r\n"
+    }
+
+    /// Candidates in columns, top to bottom then left to right (as bash lists them), "\r\n" lines.
+    static func columnsListing(_ items: [String], width: Int) -> String {
+        let cell = (items.map { $0.unicodeScalars.count }.max() ?? 0) + 2
+        let perRow = max(1, width / max(1, cell))
+        let rows = (items.count + perRow - 1) / perRow
+        var text = ""
+        for row in 0..<rows {
+            var line = ""
+            var column = 0
+            while row + column * rows < items.count {
+                let item = items[row + column * rows]
+                line += item + String(repeating: " ", count: max(0, cell - item.unicodeScalars.count))
+                column += 1
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            text += line + "\r\n"
+        }
+        return text
+    }
+
+    static func commonPrefix(_ words: [String]) -> String {
+        guard var prefix = words.first else { return "" }
+        for word in words.dropFirst() {
+            while !word.hasPrefix(prefix) { prefix.removeLast() }
+        }
+        return prefix
+    }
+
+    // MARK: History file
+
+    /// Saves the history file (0600). Also called on deinit.
+    func saveHistory() {
+        guard let historyPath else { return }
+        let parent = (historyPath as NSString).deletingLastPathComponent
+        if !parent.isEmpty {
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+        }
+        // Written beside the file and renamed over it, so a crash never leaves half a history.
+        let temporary = historyPath + ".tmp-\(getpid())"
+        guard fl_history_save(historyHandle, temporary) >= 0 else {
+            unlink(temporary)
+            return
+        }
+        chmod(temporary, 0o600)
+        if rename(temporary, historyPath) != 0 { unlink(temporary) }
+    }
+}
+
+/// The history file: $FETCHLOG_HISTORY, else $XDG_STATE_HOME/fetchlog/history, else ~/.local/state/fetchlog/history.
+func defaultHistoryPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if let path = environment["FETCHLOG_HISTORY"], !path.isEmpty { return path }
+    if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/fetchlog/history" }
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    return home + "/.local/state/fetchlog/history"
+}

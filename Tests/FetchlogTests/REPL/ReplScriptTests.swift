@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import Fetchlog
+
+/// The shell driven through stdin scripts on the demo store: exact output, the
+/// documented exit statuses, and nothing written to the log by a failing command.
+@Suite(.serialized) struct ReplScriptTests {
+    /// Every example that `help` shows runs, in order, and prints exactly what
+    /// Golden/help-examples.txt holds (set FETCHLOG_RECORD_GOLDEN=1 to rewrite it after
+    /// an intended change, then review the diff).
+    @Test func everyHelpExampleRunsAndPrintsItsGolden() async throws {
+        let dir = TemporaryDirectory("repl-help")
+        let examples = CommandTableExamples.all
+        #expect(examples.count == 28)
+        let result = try await runDemoScript(examples, store: dir.sub("demo"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("error:"), "\(result.stderr)")
+        let golden = Repo.root + "/Tests/FetchlogTests/REPL/Golden/help-examples.txt"
+        let output = normalized(result.stdout)
+        if ProcessInfo.processInfo.environment["FETCHLOG_RECORD_GOLDEN"] == "1" {
+            try output.write(toFile: golden, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOfFile: golden, encoding: .utf8)
+        #expect(output == expected)
+    }
+
+    @Test func theDemoLoadsAllFiveSources() async throws {
+        let dir = TemporaryDirectory("repl-demo")
+        let result = try await runDemoScript(["sources"], store: dir.sub("demo"))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("all five sources loaded · type help for the commands, quit to leave\n"))
+        #expect(result.stdout == """
+            source       base                                                     held  last success
+            ───────────  ───────────────────────────────────────────────────────  ────  ────────────────────────
+            tvmaze       https://api.tvmaze.com                                   4     2026-11-22T09:00:00.000Z
+            brastlewark  https://raw.githubusercontent.com/rrafols/mobile_test/…  1     2026-11-22T09:00:00.000Z
+            viaplay      https://content.viaplay.com                              1     2026-11-22T09:00:00.000Z
+            thmanyah     https://api-v2-b2sit6oh3a-uc.a.run.app                   1     2026-11-22T09:00:00.000Z
+            artic        https://api.artic.edu                                    1     2026-11-22T09:00:00.000Z
+
+            """)
+    }
+
+    @Test func aScriptStopsAtTheFirstFailingCommandWithItsStatusAndWritesNothing() async throws {
+        let dir = TemporaryDirectory("repl-errors")
+        let store = dir.sub("demo")
+        let cases: [(String, Int32, String)] = [
+            ("bogus", 64, "error: unknown command 'bogus'; type help for the list\n"),
+            ("gnoms", 64, "error: unknown command 'gnoms' (did you mean 'gnomes'?); type help for the list\n"),
+            ("gnome Nobody Atall", 1, "error: no gnome named 'Nobody Atall'\n"),
+            ("gnome 5000", 1, "error: no gnome with id 5000 (ids run 0…1336)\n"),
+            ("export bogus", 1, "error: no view named 'bogus': views are artists, artworks, filters, friends, gnomes, pages, search, sections, shows, status, show/ID, all\n"),
+            // Each run of the demo appends 8 events (fetches, then 304s): this is the 6th run.
+            ("at 999 shows", 1, "error: seq 999 is past the end of the log (the last is 48)\n"),
+            ("shows --pgae 2", 64, "error: unknown option --pgae (did you mean 'page'?)\n"),
+            ("filter set colour=red", 64, "error: no filter field 'colour'; type help filter\n"),
+            ("gnome \"unterminated", 64, "error: unterminated \" quote\n"),
+        ]
+        for (command, status, message) in cases {
+            let result = try await runDemoScript([command, "sources"], store: store)
+            #expect(result.status == status, "\(command)")
+            #expect(result.stderr.hasSuffix(message), "\(command): \(result.stderr)")
+            #expect(result.stdout == "", "\(command): the command after the failing one did not run")
+        }
+        // The demo fetched its 8 resources; every later run got 304s (8 each) and the
+        // failing commands appended nothing.
+        let log = try EventLog.open(at: store)
+        let kinds = try log.events(from: 1).map(\.kind)
+        #expect(kinds.count == 8 * cases.count)
+        #expect(kinds.filter { $0 == .intent }.isEmpty)
+    }
+
+    @Test func keepGoingRunsPastFailures() async throws {
+        let dir = TemporaryDirectory("repl-keep")
+        let result = try await runDemoScript(["bogus", "gnome 0", "nope"], store: dir.sub("demo"), extraArguments: ["--keep-going"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("id           0\nname         Tobus Quickwhistle\n"))
+        #expect(result.stderr.contains("error: unknown command 'bogus'"))
+        #expect(result.stderr.contains("error: unknown command 'nope'"))
+    }
+
+    @Test func outputModesAndRedirection() async throws {
+        let dir = TemporaryDirectory("repl-modes")
+        let file = dir.sub("tinkers.ndjson")
+        let result = try await runDemoScript([
+            ".mode json", "path 0 237", ".mode ndjson", ".output \(file)", "gnomes tinker", ".output stdout",
+            ".mode line", "artwork 4", ".mode table", ".timer on", "gnome 0",
+        ], store: dir.sub("demo"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == #"{"path":[0,654,605,967,855,237],"steps":5}"#)
+        #expect(lines[1] == "id      4")
+        #expect(lines[2] == "title   Priest and Boy")
+        #expect(result.stdout.contains("hair         Pink\n"))
+        #expect(result.stdout.range(of: #"time: [0-9]+\.[0-9]{3} s\n$"#, options: .regularExpression) != nil)
+        let records = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(records.count == 202)
+        #expect(try JSONValue.parse(String(records[0]))["name"] == .string("Tobus Quickwhistle"))
+    }
+
+    @Test func queryRunsOneCommand() async throws {
+        let dir = TemporaryDirectory("repl-query")
+        let store = dir.sub("demo")
+        #expect(try await runDemoScript([], store: store).status == 0)
+        let result = try await runFetchlog(["--store", store, "query", "path", "0", "237", "--format", "json"], environment: demoEnvironment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "{\"path\":[0,654,605,967,855,237],\"steps\":5}\n")
+        let one = try await runFetchlog(["--store", store, "query", "gnome 5000"], environment: demoEnvironment)
+        #expect(one.status == 1)
+        #expect(one.stderr == "error: no gnome with id 5000 (ids run 0…1336)\n")
+    }
+}
+
+/// The examples `help` shows, in the order it shows them (commands, then dot commands).
+enum CommandTableExamples {
+    static var all: [String] {
+        let source = (try? String(contentsOfFile: Repo.root + "/Sources/fetchlog/REPL/CommandTable.swift", encoding: .utf8)) ?? ""
+        let examples = matches(#"example: "([^"]*)""#, in: source)
+        let dots = matches(#"\("\.[a-z]+ [^"]*", "[^"]*", "([^"]*)"\)"#, in: source)
+        return (examples + dots).filter { $0 != "quit" }
+    }
+
+    private static func matches(_ pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+}
