@@ -270,15 +270,23 @@ final class LineEditor: @unchecked Sendable {
         lastAmbiguousTab = nil
         guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
 
-        if candidates.count == 1, candidates[0].hasPrefix(word) {
-            var insertion = String(candidates[0].dropFirst(word.count))
-            if beforeCursor == whole { insertion += " " }
-            if !insertion.isEmpty { _ = el_insertstr(editLine, insertion) }
+        /// Replaces the word before the cursor (only its missing end when the case matches).
+        func replaceWord(with text: String) {
+            if text.hasPrefix(word) {
+                let insertion = String(text.dropFirst(word.count))
+                if !insertion.isEmpty { _ = el_insertstr(editLine, insertion) }
+            } else {
+                el_deletestr(editLine, Int32(word.unicodeScalars.count))
+                _ = el_insertstr(editLine, text)
+            }
+        }
+        if candidates.count == 1, candidates[0].lowercased().hasPrefix(word.lowercased()) {
+            replaceWord(with: candidates[0] + (beforeCursor == whole ? " " : ""))
             return UInt8(CC_REFRESH)
         }
         let common = Self.commonPrefix(candidates)
-        if common.count > word.count, common.hasPrefix(word) {
-            _ = el_insertstr(editLine, String(common.dropFirst(word.count)))
+        if common.count > word.count, common.lowercased().hasPrefix(word.lowercased()) {
+            replaceWord(with: common)
             return UInt8(CC_REFRESH)
         }
         lastAmbiguousTab = state

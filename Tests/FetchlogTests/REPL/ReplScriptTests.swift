@@ -127,3 +127,24 @@ enum CommandTableExamples {
         }
     }
 }
+
+/// The README's shell transcript (the ```fetchlog-repl block) is real: its commands run on
+/// a demo store and print exactly what the README shows.
+@Suite struct ReadmeTranscriptTests {
+    @Test func theReadmeTranscriptIsWhatTheShellPrints() async throws {
+        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "```fetchlog-repl\n"))
+        let end = try #require(readme.range(of: "\n```", range: start.upperBound ..< readme.endIndex))
+        let block = readme[start.upperBound ..< end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+        var commands: [String] = []
+        var expected = ""
+        for line in block {
+            if line.hasPrefix("fetchlog> ") { commands.append(String(line.dropFirst(10))) } else { expected += line + "\n" }
+        }
+        #expect(commands.count == 8)
+        let dir = TemporaryDirectory("readme")
+        let result = try await runDemoScript(commands, store: dir.sub("demo"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == expected)
+    }
+}
