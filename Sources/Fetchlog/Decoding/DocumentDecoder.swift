@@ -14,6 +14,8 @@ public enum DecodedDocument: Sendable, Equatable {
     /// The `data` record and the answer's `config.iiif_url`.
     case articArtwork(ArticArtwork, iiifURL: String?)
     case articAgent(ArticAgent)
+    /// An image: its format (as its bytes say), size and SHA-256.
+    case asset(AssetInfo)
 }
 
 /// Turns raw bodies into `DecodedDocument`s. Pure: the same bytes always give the same
@@ -21,6 +23,7 @@ public enum DecodedDocument: Sendable, Equatable {
 /// it never traps.
 public enum DocumentDecoder {
     public static func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> DecodedDocument {
+        if kind == .asset { return .asset(try AssetInfo(body)) } // not JSON
         let root = JSONCursor(try parse(body))
         switch kind {
         case .tvmazeShowsPage: return .tvmazeShowsPage(try root.map(TVMazeShow.decode))
@@ -36,6 +39,7 @@ public enum DocumentDecoder {
         case .articArtwork:
             return .articArtwork(try ArticArtwork.decode(try root.field("data")), iiifURL: try ArticArtwork.iiifURL(in: root))
         case .articAgent: return .articAgent(try ArticAgent.decode(try root.field("data")))
+        case .asset: return .asset(try AssetInfo(body))
         }
     }
 

@@ -13,6 +13,7 @@ public enum DocumentKind: String, Sendable, CaseIterable {
     case articArtworks          // GET /api/v1/artworks?page=&limit=
     case articArtwork           // GET /api/v1/artworks/{id} → {"data": artwork, …}
     case articAgent             // GET /api/v1/agents/{id} → {"data": agent, …}
+    case asset                  // an image named by a body (JPEG, PNG, GIF, WebP)
 }
 
 /// A body that arrived but does not have the shape its endpoint promises. `path` names

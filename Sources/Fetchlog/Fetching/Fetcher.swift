@@ -73,7 +73,7 @@ public final class Fetcher: Sendable {
         var attempt = 1
         while true {
             let started = ContinuousClock.now
-            let result = await perform(url: url, headers: requestHeaders)
+            let result = await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json")
             let elapsed = ContinuousClock.now - started
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
@@ -119,11 +119,11 @@ public final class Fetcher: Sendable {
         case failure(FailureClass, String, status: UInt16?, headers: [Header], partialBody: [UInt8]?)
     }
 
-    private func perform(url: String, headers: [Header]) async -> AttemptResult {
+    private func perform(url: String, headers: [Header], accept: String) async -> AttemptResult {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Accept", value: accept)
         for header in headers { request.headers.add(name: header.name, value: header.value) }
         let response: HTTPClientResponse
         do {
@@ -175,9 +175,10 @@ public final class Fetcher: Sendable {
                 return false
             case 200 ..< 300:
                 event.body = body
-                if let type = event.response?.header("Content-Type"), !type.lowercased().contains("json") {
+                let expected = resource.document == .asset ? "image/" : "json"
+                if let type = event.response?.header("Content-Type"), !type.lowercased().contains(expected) {
                     event.kind = .fetchFailed
-                    event.failure = Event.Failure(.decode, "Content-Type \(type) is not JSON")
+                    event.failure = Event.Failure(.decode, "Content-Type \(type) is not \(resource.document == .asset ? "an image" : "JSON")")
                     return false
                 }
                 do {

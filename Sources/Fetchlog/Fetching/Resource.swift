@@ -57,6 +57,11 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     public static func articArtwork(_ id: Int) -> Resource { Resource(source: .artic, path: "/api/v1/artworks/\(id)", document: .articArtwork) }
     public static func articAgent(_ id: Int) -> Resource { Resource(source: .artic, path: "/api/v1/agents/\(id)", document: .articAgent) }
 
+    // MARK: assets
+
+    /// An image or other asset by its real URL (`https://static.tvmaze.com/…`); its key is the URL.
+    public static func asset(_ url: String) -> Resource { Resource(source: .assets, path: url, document: .asset) }
+
     /// Drops a URI template tail such as `{?dtg,productsPerPage}`.
     public static func stripTemplate(_ href: String) -> String {
         guard let brace = href.firstIndex(of: "{") else { return href }
@@ -93,6 +98,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
             if parts.count >= 3, parts[2] == "agents" { document = .articAgent }
             else if parts.count == 4 { document = .articArtwork }
             else { document = .articArtworks }
+        case .assets: document = .asset
         }
         return Resource(source: source, path: path, document: document)
     }

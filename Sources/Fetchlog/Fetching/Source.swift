@@ -1,6 +1,11 @@
 /// The five upstream sources and where they really live.
 public enum Source: String, Sendable, CaseIterable, CustomStringConvertible {
     case tvmaze, brastlewark, viaplay, thmanyah, artic
+    /// Images and other binary assets named by the sources' bodies, on their own hosts.
+    case assets
+
+    /// The five data sources (every source but `assets`).
+    public static let dataSources: [Source] = [.tvmaze, .brastlewark, .viaplay, .thmanyah, .artic]
 
     /// The base of every endpoint, as in sources.md. Paths of resources are relative to it.
     public var realBase: String {
@@ -10,6 +15,7 @@ public enum Source: String, Sendable, CaseIterable, CustomStringConvertible {
         case .viaplay: "https://content.viaplay.com"
         case .thmanyah: "https://api-v2-b2sit6oh3a-uc.a.run.app"
         case .artic: "https://api.artic.edu"
+        case .assets: ""
         }
     }
 
@@ -43,8 +49,17 @@ public struct Upstream: Sendable, Equatable {
 
     /// The URL to ask for `path` (path and query relative to the source's base).
     public func url(source: Source, path: String, realBase: String? = nil) -> String {
+        if source == .assets { return assetURL(path) }
         if let base { return base + "/" + source.rawValue + path }
         return (realBase ?? source.realBase) + path
+    }
+
+    /// An asset's URL: `https://HOST/PATH` itself, or `BASE/assets/HOST/PATH` under an upstream.
+    public func assetURL(_ real: String) -> String {
+        guard let base else { return real }
+        var rest = Substring(real)
+        for scheme in ["https://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
+        return base + "/assets/" + rest
     }
 
     /// The path of a full URL relative to the source's bases (or to this upstream's

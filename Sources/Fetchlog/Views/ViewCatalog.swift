@@ -1,15 +1,15 @@
 /// Every view by its export name: what `export VIEW` and `replay` know.
 public enum ViewCatalog {
     /// Views with a fixed name, in the order replay prints them.
-    public static let fixedNames = ["artists", "artworks", "filters", "friends", "gnomes", "pages", "search", "sections", "shows", "status"]
+    public static let fixedNames = ["artists", "artworks", "assets", "filters", "friends", "gnomes", "pages", "search", "sections", "shows", "status"]
     /// Everything `export` accepts.
     public static let exportNames = fixedNames + ["show/ID", "all"]
 
     /// The sources whose events feed each view (for replay's "events applied").
     public static let sources: [String: Set<String>] = [
-        "artists": ["artic"], "artworks": ["artic"], "filters": ["brastlewark"], "friends": ["brastlewark"],
+        "artists": ["artic"], "artworks": ["artic"], "assets": ["assets"], "filters": ["brastlewark"], "friends": ["brastlewark"],
         "gnomes": ["brastlewark"], "pages": ["viaplay"], "search": ["thmanyah", "tvmaze"], "sections": ["thmanyah"],
-        "shows": ["tvmaze"], "status": ["tvmaze", "brastlewark", "viaplay", "thmanyah", "artic"],
+        "shows": ["tvmaze"], "status": ["tvmaze", "brastlewark", "viaplay", "thmanyah", "artic", "assets"],
     ]
 
     /// The canonical export of `name` (`show/ID` for one show, `all` for every fixed view).
@@ -18,6 +18,7 @@ public enum ViewCatalog {
         switch name {
         case "artists": return ArtistsView(state: state).export(asOf: seq)
         case "artworks": return ArtworksView(state: state).export(asOf: seq)
+        case "assets": return AssetsView(state: state).export(asOf: seq)
         case "filters": return FiltersView(state: state).export(asOf: seq)
         case "friends": return FriendsView(state: state).export(asOf: seq)
         case "gnomes": return GnomesView(state: state).export(asOf: seq)

@@ -14,6 +14,9 @@ struct FetchCommand: AsyncParsableCommand {
         thmanyah home [--pages all|1-3]      thmanyah search TEXT
         artic artworks [--pages 1-3] [--limit 12]
         artic artwork ID                     artic artist ID
+        assets shows [--first N]             assets show ID
+        assets gnomes                        assets artworks
+        asset URL
 
         Exit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason.
         """)
@@ -26,6 +29,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Pages: N, A-B or all.") var pages: String?
     @Option(help: "Items per page (artic).") var limit: Int = 12
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
+    @Option(help: "How many shows' images (assets shows).") var first: Int = 100
 
     func run() async throws {
         let log = try reportingErrors { try storeOptions.open() }
@@ -35,7 +39,8 @@ struct FetchCommand: AsyncParsableCommand {
             let reports = try await perform(fetcher, printer)
             await fetcher.shutdown()
             printer.summary(reports)
-            if !reports.contains(where: \.isUsable) {
+            // No report at all: every asset asked for was held already.
+            if !reports.isEmpty && !reports.contains(where: \.isUsable) {
                 let reason = reports.last.map { report -> String in
                     if case .failed(let failureClass, let message) = report.outcome { return "\(failureClass): \(message)" }
                     return "no answer"
@@ -55,9 +60,16 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    func perform(_ fetcher: Fetcher, _ printer: FetchPrinter) async throws -> [FetchReport] {
-        guard let source = Source(rawValue: source) else {
-            throw ValidationError("unknown source '\(self.source)'\(suggestion(self.source, Source.allCases.map(\.rawValue))): use tvmaze, brastlewark, viaplay, thmanyah or artic")
+    func perform(_ fetcher: Fetcher, _ printer: FetchPrinter, policy: OfflineFirst? = nil) async throws -> [FetchReport] {
+        if source == "asset" || source == "assets" {
+            let policy = try policy ?? OfflineFirst(store: Store(log: fetcher.log, fetcher: fetcher, clock: fetcher.configuration.clock),
+                                                    fetcher: fetcher, clock: fetcher.configuration.clock)
+            let reports = try await fetchAssets(policy)
+            for report in reports { printer.report(report) }
+            return reports
+        }
+        guard let source = Source(rawValue: source), source != .assets else {
+            throw ValidationError("unknown source '\(self.source)'\(suggestion(self.source, Source.dataSources.map(\.rawValue) + ["assets"])): use tvmaze, brastlewark, viaplay, thmanyah, artic, assets or asset")
         }
         let report: (FetchReport) -> Void = { printer.report($0) }
         func one(_ resource: Resource) async throws -> [FetchReport] {
@@ -114,6 +126,22 @@ struct FetchCommand: AsyncParsableCommand {
                                              .thmanyah: ["home", "search"], .artic: ["artworks", "artwork", "artist"]]
             let options = known[source] ?? []
             throw ValidationError("\(source) has no '\(what)'\(suggestion(what, options)): use \(options.joined(separator: ", "))")
+        }
+    }
+
+    /// `fetch asset URL`, `fetch assets shows|show ID|gnomes|artworks`.
+    private func fetchAssets(_ policy: OfflineFirst) async throws -> [FetchReport] {
+        if source == "asset" {
+            guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
+            return [try await policy.fetchAsset(what)]
+        }
+        switch what {
+        case "shows": return try await policy.fetchShowListImages(first: first)
+        case "show": return try await policy.fetchShowDetailImage(id: try intValue("a show id"))
+        case "gnomes": return try await policy.fetchGnomeThumbnails()
+        case "artworks": return try await policy.fetchArtworkImages()
+        default:
+            throw ValidationError("assets has no '\(what)'\(suggestion(what, ["shows", "show", "gnomes", "artworks"])): use shows, show, gnomes, artworks")
         }
     }
 

@@ -91,7 +91,7 @@ struct DemoCommand: AsyncParsableCommand {
             if report.isUsable { loaded.insert(resource.source.rawValue) }
         }
         await fetcher.shutdown()
-        let missing = Source.allCases.map(\.rawValue).filter { !loaded.contains($0) }
+        let missing = Source.dataSources.map(\.rawValue).filter { !loaded.contains($0) }
         let banner = "Fetchlog demo — store \(path), sample upstream \(base)\n"
             + (missing.isEmpty ? "all five sources loaded" : "not loaded: \(missing.joined(separator: ", "))")
             + " · type help for the commands, quit to leave"

@@ -73,7 +73,7 @@ enum Commands {
         let state = session.state
         var rows: [[String]] = []
         var records: [JSONValue] = []
-        for source in Source.allCases {
+        for source in Source.dataSources {
             let keys = state.status.keys.filter { $0.source == source.rawValue }
             let held = keys.filter { state.documents[$0] != nil }.count
             let last = keys.compactMap { state.status[$0]?.lastSuccess }.max()
@@ -95,7 +95,7 @@ enum Commands {
         let printer = FetchPrinter()
         printer.write = { session.emit($0 + "\n") }
         let reports: [FetchReport]
-        do { reports = try await command.perform(session.fetcher, printer) } catch let error as ValidationError {
+        do { reports = try await command.perform(session.fetcher, printer, policy: session.policy) } catch let error as ValidationError {
             throw CommandError.usage(error.message)
         }
         printer.summary(reports)
@@ -146,11 +146,67 @@ enum Commands {
         let pairs: [(String, String)] = [
             ("id", String(show.id)), ("name", show.name), ("premiered", text(show.premiered)), ("status", text(show.status)),
             ("rating", text(show.rating)), ("genres", show.genres.joined(separator: ", ")),
-            ("image", "\(text(view.image.url)) (\(view.image.kind.rawValue))"),
+            ("image", imageLine(detailChoice(session, id: id))),
             ("episodes", view.episodes.map { String($0.count) } ?? "not fetched (fetch tvmaze show \(id) --with episodes)"),
             ("summary", show.summaryHTML.map(HTMLText.clean) ?? "-"),
         ]
         return .record(pairs: pairs, json: view.export(asOf: session.state.seq))
+    }
+
+    /// The detail image as the fallback rule and the downloads so far choose it.
+    static func detailChoice(_ session: Session, id: Int) -> ImageChoice {
+        let state = session.state
+        if case .tvmazeImages(let images)? = state.document(.tvmazeImages(id))?.document {
+            return ImageChoice.showDetailImage(images, in: state)
+        }
+        var links: TVMazeImageLinks?
+        if case .tvmazeShow(let show)? = state.document(.tvmazeShow(id))?.document { links = show.image }
+        return ImageChoice.showListImage(links, in: state)
+    }
+
+    /// `, bytes held` when the store holds the asset's bytes.
+    static func heldNote(_ session: Session, _ url: String) -> String {
+        AssetsView(state: session.state).asset(url)?.info != nil ? ", bytes held" : ""
+    }
+
+    static func imageLine(_ choice: ImageChoice) -> String {
+        (choice.url ?? "placeholder") + " — " + choice.reason + (choice.url == nil ? "" : choice.held ? ", bytes held" : ", bytes not held")
+    }
+
+    static func asset(_ session: Session, _ args: [String]) async throws -> Output? {
+        guard let verb = args.first, args.count >= 2 else { throw CommandError.usage("usage: asset show URL | asset save URL FILE") }
+        let url = args[1]
+        let row = AssetsView(state: session.state).asset(url)
+        switch verb {
+        case "show":
+            guard args.count == 2 else { throw CommandError.usage("usage: asset show URL") }
+            guard let row else { return .text("\(url): never fetched (fetch asset \(url))") }
+            guard let info = row.info else {
+                return .text("\(url): not held; \(row.failuresSince) failed attempts, last: \(row.lastError ?? "-")")
+            }
+            return .record(pairs: [("url", url), ("type", info.format.contentType), ("size", "\(info.size) bytes"), ("sha256", info.sha256),
+                                   ("seq", row.seq.map { $0 == 0 ? "this session only" : String($0) } ?? "-")],
+                           json: AssetsView(state: session.state).export(asOf: session.state.seq))
+        case "save":
+            guard args.count == 3 else { throw CommandError.usage("usage: asset save URL FILE") }
+            guard let row, row.info != nil, let seq = row.seq else { throw CommandError.failed("the bytes of \(url) are not held: fetch asset \(url)") }
+            let bytes: [UInt8]
+            if seq == 0 {
+                guard let event = session.store.session.events.last(where: { $0.label == url && $0.kind == .fetched }), let body = event.body else {
+                    throw CommandError.failed("the bytes of \(url) are not held")
+                }
+                bytes = body
+            } else {
+                guard let body = try session.log.event(at: seq)?.body else { throw CommandError.failed("event \(seq) has no body") }
+                bytes = body
+            }
+            do { try Data(bytes).write(to: URL(fileURLWithPath: args[2])) } catch {
+                throw CommandError.failed("cannot write \(args[2]): \(error.localizedDescription)")
+            }
+            return .text("wrote \(bytes.count) bytes (sha256 \(SHA256.hex(bytes))) to \(args[2])")
+        default:
+            throw CommandError.usage("usage: asset show URL | asset save URL FILE")
+        }
     }
 
     static func episodes(_ session: Session, _ args: [String]) async throws -> Output? {
@@ -235,7 +291,7 @@ enum Commands {
         return .record(pairs: [
             ("id", String(g.id)), ("name", g.name), ("age", String(g.age)), ("weight", CanonicalNumber.text(g.weight)),
             ("height", CanonicalNumber.text(g.height)), ("hair", g.hairColor), ("professions", g.professions.joined(separator: ", ")),
-            ("friends", g.friends.joined(separator: ", ")), ("thumbnail", g.thumbnail),
+            ("friends", g.friends.joined(separator: ", ")), ("thumbnail", g.thumbnail + heldNote(session, g.thumbnail)),
         ], json: gnomeRecord(g))
     }
 
@@ -438,7 +494,7 @@ enum Commands {
         if ArtworksView(state: session.state).artwork(id: id) == nil { try await session.open(.articArtwork(id)) }
         guard let a = ArtworksView(state: session.state).artwork(id: id) else { throw CommandError.failed("no artwork \(id) is held, and it could not be fetched") }
         return .record(pairs: [("id", String(a.id)), ("title", a.title), ("artist", text(a.artistDisplay?.replacingOccurrences(of: "\n", with: " "))),
-                               ("date", text(a.dateDisplay)), ("image", text(a.imageURL) + " (\(a.imageKind.rawValue))")],
+                               ("date", text(a.dateDisplay)), ("image", text(a.imageURL) + " (\(a.imageKind.rawValue))" + (a.imageURL.map { heldNote(session, $0) } ?? ""))],
                        json: .object([("id", .number(a.id)), ("title", .string(a.title)), ("artistId", .optional(a.artistId)),
                                       ("date", .optional(a.dateDisplay)), ("image", .optional(a.imageURL))]))
     }

@@ -82,7 +82,7 @@ final class LineEditor: @unchecked Sendable {
         fl_el_set_signal(editLine, 1)
         fl_el_set_hist(editLine, historyHandle)
         fl_el_set_prompt(editLine) { el in
-            guard let el, let editor = LineEditor.instance(el) else { return nil }
+            guard let el, let editor = LineEditor.instance(el) else { return LineEditor.emptyPrompt }
             return editor.promptCString
         }
         fl_el_set_getcfn(editLine) { el, out in
@@ -104,6 +104,9 @@ final class LineEditor: @unchecked Sendable {
         if wakeRead >= 0 { close(wakeRead) }
         if wakeWrite >= 0 { close(wakeWrite) }
     }
+
+    /// What the prompt callback answers if it cannot find the editor (libedit never takes NULL).
+    nonisolated(unsafe) private static let emptyPrompt: UnsafeMutablePointer<CChar> = strdup("")!
 
     private static func instance(_ el: OpaquePointer) -> LineEditor? {
         guard let data = fl_el_get_clientdata(el) else { return nil }

@@ -11,7 +11,7 @@ import Testing
     @Test func everyHelpExampleRunsAndPrintsItsGolden() async throws {
         let dir = TemporaryDirectory("repl-help")
         let examples = CommandTableExamples.all
-        #expect(examples.count == 28)
+        #expect(examples.count == 29)
         let result = try await runDemoScript(examples, store: dir.sub("demo"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("error:"), "\(result.stderr)")
@@ -49,7 +49,7 @@ import Testing
             ("gnoms", 64, "error: unknown command 'gnoms' (did you mean 'gnomes'?); type help for the list\n"),
             ("gnome Nobody Atall", 1, "error: no gnome named 'Nobody Atall'\n"),
             ("gnome 5000", 1, "error: no gnome with id 5000 (ids run 0…1336)\n"),
-            ("export bogus", 1, "error: no view named 'bogus': views are artists, artworks, filters, friends, gnomes, pages, search, sections, shows, status, show/ID, all\n"),
+            ("export bogus", 1, "error: no view named 'bogus': views are artists, artworks, assets, filters, friends, gnomes, pages, search, sections, shows, status, show/ID, all\n"),
             // Each run of the demo appends 8 events (fetches, then 304s): this is the 6th run.
             ("at 999 shows", 1, "error: seq 999 is past the end of the log (the last is 48)\n"),
             ("shows --pgae 2", 64, "error: unknown option --pgae (did you mean 'page'?)\n"),

@@ -47,6 +47,8 @@ public struct SampleUpstreamConfiguration: Sendable {
 /// Per-source response metadata.
 enum SourceMetadata {
     static let sources = ["tvmaze", "brastlewark", "viaplay", "thmanyah", "artic"]
+    /// The first path component of the asset routes (`/assets/HOST/PATH`), not a data source.
+    static let assets = "assets"
 
     /// Cache-Control as each real host sends it (tvmaze and thmanyah send none).
     static func cacheControl(_ source: String) -> String? {
@@ -54,6 +56,8 @@ enum SourceMetadata {
         case "brastlewark": "max-age=300"
         case "viaplay": "max-age=60"
         case "artic": "max-age=3600"
+        // Image CDNs let clients keep an image for a day or more.
+        case "assets": "max-age=86400"
         default: nil
         }
     }
@@ -80,7 +84,7 @@ enum SourceMetadata {
         case "viaplay":
             let (v2022, v2024) = (1_643_673_600, 1_704_067_200) // 2022-02-01 / 2024-01-01
             return (versions.viaplay == .v2022 ? v2022 : v2024, v2024)
-        case "thmanyah": return (1_755_907_200, 1_755_907_200) // 2025-08-23
+        case "thmanyah", "assets": return (1_755_907_200, 1_755_907_200) // 2025-08-23
         default: return (1_739_664_000, 1_739_664_000) // artic dump, 2025-02-16
         }
     }

@@ -46,6 +46,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case "truncated": kind = .truncated
         case "malformedJSON": kind = .malformedJSON
         case "wrongContentType": kind = .wrongContentType
+        case "htmlBody": kind = .htmlBody
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown fault kind \(name)")
         }
@@ -87,6 +88,8 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
     case malformedJSON
     /// The real body, labelled `Content-Type: text/html`.
     case wrongContentType
+    /// 200 with `Content-Type: text/html` and a small HTML error page instead of the real body.
+    case htmlBody
 
     var jsonName: String {
         switch self {
@@ -98,6 +101,7 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case .truncated: "truncated"
         case .malformedJSON: "malformedJSON"
         case .wrongContentType: "wrongContentType"
+        case .htmlBody: "htmlBody"
         }
     }
 
@@ -112,6 +116,7 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case "truncated", "truncate": "truncated"
         case "malformedjson", "malformed": "malformedJSON"
         case "wrongcontenttype": "wrongContentType"
+        case "htmlbody", "html": "htmlBody"
         default: nil
         }
     }
@@ -127,6 +132,7 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case .truncated: "truncated"
         case .malformedJSON: "malformed-json"
         case .wrongContentType: "wrong-content-type"
+        case .htmlBody: "html-body"
         }
     }
 }
@@ -143,7 +149,7 @@ public struct FaultSpecError: Error, CustomStringConvertible, Equatable {
 ///
 ///     status=503@tvmaze/shows   status=429:5 (Retry-After 5 s)   fail-next=2   fail-next=2:500
 ///     latency=200ms  latency=1.5s  latency=200   no-answer   reset-mid-body (or reset)
-///     truncated   malformed-json   wrong-content-type
+///     truncated   malformed-json   wrong-content-type   html-body
 ///
 /// MATCH is a path prefix (leading slash optional) or `*`; without `@MATCH` the fault applies to all.
 public enum FaultSpec {
@@ -193,6 +199,7 @@ public enum FaultSpec {
         case "resetMidBody": kind = .resetMidBody
         case "truncated": kind = .truncated
         case "malformedJSON": kind = .malformedJSON
+        case "htmlBody": kind = .htmlBody
         default: kind = .wrongContentType
         }
         if value != nil && !["status", "failNext", "latency"].contains(canonical) {
@@ -243,7 +250,7 @@ struct FaultPlan: Sendable {
                 guard decision.failure == nil else { continue }
                 decision.failure = fault.kind
                 decision.applied.append(fault.description)
-            case .noAnswer, .resetMidBody, .truncated, .malformedJSON, .wrongContentType:
+            case .noAnswer, .resetMidBody, .truncated, .malformedJSON, .wrongContentType, .htmlBody:
                 guard decision.failure == nil else { continue }
                 decision.failure = fault.kind
                 decision.applied.append(fault.description)

@@ -62,6 +62,13 @@ struct UpstreamResponder: HTTPResponder {
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
             let body = JSONBody.encode(["error": "injected fault", "status": code] as [String: Any])
             return Response(status: .init(code: code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        case .htmlBody:
+            // What a captive portal or a misconfigured CDN sends: 200, but an HTML page instead of the data.
+            await record(200, decision.summary)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html"
+            let response = Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: htmlErrorPage)))
+            return method == .head ? headHeaders(response) : response
         default:
             break
         }
@@ -88,6 +95,8 @@ struct UpstreamResponder: HTTPResponder {
             result = ThmanyahRoutes.respond(path: rest, query: query, totalPages: configuration.thmanyahTotalPages ?? ThmanyahRoutes.recordedTotalPages, fullPath: fullPath)
         case "artic":
             result = ArticRoutes.respond(path: rest, query: query, fullPath: fullPath)
+        case SourceMetadata.assets:
+            result = SampleAssets.respond(path: path, fullPath: fullPath)
         default:
             result = .notFoundRoute(fullPath)
         }
@@ -96,7 +105,7 @@ struct UpstreamResponder: HTTPResponder {
         switch result {
         case .error(let status, let body):
             response = jsonResponse(status, body)
-        case .ok(let body):
+        case .ok(let body, let contentType):
             let etag = Validators.etag(for: body)
             let lastModified = SourceMetadata.lastModified(source, versions: versions, switches: switches)
             var headers = HTTPFields()
@@ -110,7 +119,7 @@ struct UpstreamResponder: HTTPResponder {
                 // A 304 has no body; a Content-Length of 0 would misstate the representation's length.
                 response.headers[.contentLength] = nil
             } else {
-                headers[.contentType] = "application/json; charset=utf-8"
+                headers[.contentType] = contentType
                 response = Response(status: .ok, headers: headers, body: faultyBody(body, decision.failure, channel: context.channel))
             }
         }
@@ -156,6 +165,14 @@ struct UpstreamResponder: HTTPResponder {
         }
     }
 }
+
+/// The body of the `htmlBody` fault.
+let htmlErrorPage = Data("""
+    <!DOCTYPE html>
+    <html><head><title>503 Service Unavailable</title></head>
+    <body><h1>Service Unavailable</h1><p>The server is temporarily unable to service your request.</p></body></html>
+
+    """.utf8)
 
 func jsonResponse(_ status: Int, _ body: Data) -> Response {
     var headers = HTTPFields()

@@ -2,10 +2,13 @@ import Foundation
 
 /// What a source route answers before HTTP semantics (validators, faults) are applied.
 enum RouteResult: Sendable {
-    /// 200 with a JSON body; validators and caching headers are added by the server.
-    case ok(Data)
+    /// 200 with a body (JSON unless the content type says otherwise); validators and caching
+    /// headers are added by the server.
+    case ok(Data, contentType: String = RouteResult.jsonContentType)
     /// An error status with the source's own JSON error body (no validators).
     case error(Int, Data)
+
+    static let jsonContentType = "application/json; charset=utf-8"
 
     static func notFoundRoute(_ fullPath: String) -> RouteResult {
         .error(404, JSONBody.encode(["error": "no such route", "path": fullPath]))

@@ -1,0 +1,62 @@
+/// Which image to show, given what the log says about downloading each candidate:
+/// the first candidate whose bytes are held (or not yet tried) wins; a candidate whose
+/// download failed after its retries is passed over, and the reason says so
+/// (`original (medium failed: 503 ×4)`); the placeholder only when every one failed.
+public struct ImageChoice: Sendable, Equatable {
+    /// nil for the placeholder.
+    public let url: String?
+    /// `medium`, `original`, `main-poster`, `first-poster`, `thumbnail`, `iiif` or `placeholder`.
+    public let kind: String
+    /// The bytes are in the store.
+    public let held: Bool
+    public let reason: String
+
+    public static func choose(_ candidates: [(kind: String, url: String)], in state: LogState) -> ImageChoice {
+        var failed: [String] = []
+        for candidate in candidates where !candidate.url.isEmpty {
+            let key = ResourceKey(source: Source.assets.rawValue, path: candidate.url)
+            let held = state.documents[key] != nil
+            let status = state.status[key]
+            let note = failed.isEmpty ? "" : " (\(failed.joined(separator: "; ")))"
+            if held { return ImageChoice(url: candidate.url, kind: candidate.kind, held: true, reason: candidate.kind + note) }
+            guard let status, status.failuresSince > 0 else {
+                return ImageChoice(url: candidate.url, kind: candidate.kind, held: false, reason: candidate.kind + " (not downloaded yet)" + note)
+            }
+            failed.append("\(candidate.kind) failed: \(shortError(status)) ×\(status.failuresSince)")
+        }
+        let why = failed.isEmpty ? "no image named" : failed.joined(separator: "; ")
+        return ImageChoice(url: nil, kind: "placeholder", held: false, reason: "placeholder (\(why))")
+    }
+
+    /// `503` for an HTTP status, else the failure class (`timeout`, `decode`, …).
+    static func shortError(_ status: ResourceStatus) -> String {
+        if status.lastErrorClass == .httpStatus, let message = status.lastError,
+           let code = message.split(separator: " ").dropFirst().first { return String(code) }
+        return status.lastErrorClass?.name ?? "failed"
+    }
+
+    /// The list image of a show: medium, else original, else the placeholder.
+    public static func showListImage(_ links: TVMazeImageLinks?, in state: LogState) -> ImageChoice {
+        choose(listCandidates(links), in: state)
+    }
+
+    public static func listCandidates(_ links: TVMazeImageLinks?) -> [(kind: String, url: String)] {
+        [("medium", links?.medium ?? ""), ("original", links?.original ?? "")].filter { !$0.1.isEmpty }
+    }
+
+    /// The detail image: the main poster, else the first poster, else the placeholder;
+    /// each poster's original, then its medium rendition.
+    public static func showDetailImage(_ images: [TVMazeImage], in state: LogState) -> ImageChoice {
+        choose(detailCandidates(images), in: state)
+    }
+
+    public static func detailCandidates(_ images: [TVMazeImage]) -> [(kind: String, url: String)] {
+        let posters = images.filter { $0.type == "poster" }
+        var ordered: [(String, TVMazeImage)] = []
+        if let main = posters.first(where: { $0.main }) { ordered.append(("main-poster", main)) }
+        if let first = posters.first(where: { !$0.main }) { ordered.append(("first-poster", first)) }
+        return ordered.flatMap { kind, image in
+            [(kind, image.original?.url ?? ""), (kind + " medium", image.medium?.url ?? "")].filter { !$0.1.isEmpty }
+        }
+    }
+}
