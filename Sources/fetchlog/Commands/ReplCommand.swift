@@ -120,14 +120,17 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
     var status: Int32 = 0
     if isatty(STDIN_FILENO) == 1 {
         if let banner { say(banner) }
-        // LINE-EDITOR-PENDING: replaced by LineEditor once it lands.
-        while true {
-            writeOut(Data("fetchlog> ".utf8))
-            guard let line = Swift.readLine(strippingNewline: true) else { break }
+        let editor = LineEditor(prompt: "fetchlog> ", historyPath: defaultHistoryPath(),
+                                completer: { Completion.candidates(for: $0, session: session) })
+        session.notify = { editor.printAbove($0) }
+        // libedit blocks its thread while a line is typed: read on a thread of its own so the
+        // cooperative pool keeps running background fetches (whose messages print above).
+        while let line = await readOffPool(editor) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed == "quit" || trimmed == "exit" { break }
             await session.execute(trimmed)
         }
+        editor.saveHistory()
     } else {
         session.finishBackgroundWork = true
         if let banner { writeErr(Data((banner + "\n").utf8)) }
@@ -144,6 +147,19 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
     await session.policy.waitForBackgroundWork()
     await session.fetcher.shutdown()
     return status
+}
+
+/// One line from the editor, read on a dedicated thread.
+func readOffPool(_ editor: LineEditor) async -> String? {
+    await withCheckedContinuation { continuation in
+        let box = UncheckedBox(editor)
+        Thread { continuation.resume(returning: box.value.readLine()) }.start()
+    }
+}
+
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 /// Tab completion: commands, sources, view names, gnome names and show ids.
