@@ -93,16 +93,8 @@ import Testing
         try await log.append(failure)
         let file = dir.sub("export.ndjson")
         try export(log).write(toFile: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repo.root + "/Tools/validate-json.py", Repo.root + "/Schemas/event.schema.json", "--ndjson", file]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let (ok, output) = try await validateFile(file, schema: "event", ndjson: true)
+        #expect(ok, "\(output)")
         #expect(output == "valid: 16 of 16 documents against event.schema.json\n")
     }
 }

@@ -123,7 +123,7 @@ enum Commands {
         guard rest.isEmpty else { throw CommandError.usage("usage: shows [--page N] [--genre G]") }
         let page = try options["page"].map { try int($0, "--page") } ?? 1
         guard page >= 1 else { throw CommandError.usage("--page counts from 1") }
-        try await session.open(.tvmazeShowsPage(0))
+        try await session.open(.tvmazeShowsPage(0), "shows")
         let view = ShowsView(state: session.state)
         let list = options["genre"].map { view.withGenre($0) } ?? view.shows
         let slice = Array(list.dropFirst((page - 1) * pageSize).prefix(pageSize))
@@ -257,7 +257,7 @@ enum Commands {
     }
 
     static func gnomes(_ session: Session, _ args: [String]) async throws -> Output? {
-        try await session.open(.brastlewarkCensus)
+        try await session.open(.brastlewarkCensus, "census")
         let view = FiltersView(state: session.state)
         let text = args.joined(separator: " ")
         let list = view.filtered(search: text.isEmpty ? nil : text)
@@ -286,7 +286,7 @@ enum Commands {
 
     static func gnome(_ session: Session, _ args: [String]) async throws -> Output? {
         guard !args.isEmpty else { throw CommandError.usage("usage: gnome NAME|ID") }
-        try await session.open(.brastlewarkCensus)
+        try await session.open(.brastlewarkCensus, "census")
         let g = try findGnome(session, args.joined(separator: " "))
         return .record(pairs: [
             ("id", String(g.id)), ("name", g.name), ("age", String(g.age)), ("weight", CanonicalNumber.text(g.weight)),
@@ -363,7 +363,7 @@ enum Commands {
 
     static func friends(_ session: Session, _ args: [String]) async throws -> Output? {
         guard !args.isEmpty else { throw CommandError.usage("usage: friends NAME|ID") }
-        try await session.open(.brastlewarkCensus)
+        try await session.open(.brastlewarkCensus, "census")
         let g = try findGnome(session, args.joined(separator: " "))
         let view = FriendsView(state: session.state)
         let names = Dictionary(uniqueKeysWithValues: GnomesView(state: session.state).gnomes.map { ($0.id, $0.name) })
@@ -387,7 +387,7 @@ enum Commands {
 
     static func path(_ session: Session, _ args: [String]) async throws -> Output? {
         guard args.count == 2 else { throw CommandError.usage("usage: path A B (names with spaces in quotes)") }
-        try await session.open(.brastlewarkCensus)
+        try await session.open(.brastlewarkCensus, "census")
         let a = try findGnome(session, args[0]), b = try findGnome(session, args[1])
         let names = Dictionary(uniqueKeysWithValues: GnomesView(state: session.state).gnomes.map { ($0.id, $0.name) })
         guard let chain = FriendsView(state: session.state).path(from: a.id, to: b.id) else {
@@ -402,7 +402,7 @@ enum Commands {
     // MARK: Viaplay, Thmanyah
 
     static func pages(_ session: Session, _ args: [String]) async throws -> Output? {
-        try await session.open(.viaplayRoot)
+        try await session.open(.viaplayRoot, "pages")
         let view = PagesView(state: session.state)
         let rows = view.pages.map { [$0.path, text($0.title), text($0.pageType), String($0.sections.count), String($0.blocks.count)] }
         let records: [JSONValue] = view.pages.map {
@@ -434,7 +434,7 @@ enum Commands {
     }
 
     static func sections(_ session: Session, _ args: [String]) async throws -> Output? {
-        try await session.open(.thmanyahHome(1))
+        try await session.open(.thmanyahHome(1), "sections")
         let view = SectionsView(state: session.state)
         let rows = view.sections.map { s -> [String] in
             let (type, rawType) = SectionsView.typeNames(s.type)
@@ -451,7 +451,7 @@ enum Commands {
     }
 
     static func home(_ session: Session, _ args: [String]) async throws -> Output? {
-        try await session.open(.thmanyahHome(1))
+        try await session.open(.thmanyahHome(1), "sections")
         var rows: [[String]] = []
         var records: [JSONValue] = []
         for section in SectionsView(state: session.state).sections {
@@ -473,7 +473,7 @@ enum Commands {
         guard rest.isEmpty else { throw CommandError.usage("usage: artworks [--page N]") }
         let page = try options["page"].map { try int($0, "--page") } ?? 1
         guard page >= 1 else { throw CommandError.usage("--page counts from 1") }
-        try await session.open(.articArtworks(page: 1, limit: 12))
+        try await session.open(.articArtworks(page: 1, limit: 12), "artworks")
         let view = ArtworksView(state: session.state)
         let slice = Array(view.artworks.dropFirst((page - 1) * pageSize).prefix(pageSize))
         if let last = slice.last, let index = view.artworks.firstIndex(of: last), !session.isPinned {

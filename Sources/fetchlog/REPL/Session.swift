@@ -102,10 +102,16 @@ final class Session: @unchecked Sendable {
 
     /// Opens a view's primary resource: never waits when data is held; with nothing held,
     /// waits for the fetch so the command has something to show.
-    func open(_ resource: Resource) async throws {
+    func open(_ resource: Resource, _ name: String? = nil) async throws {
         guard !isPinned else { return }
         let opened = try await policy.open(resource)
-        if opened.freshness.level == .missing { await policy.waitForBackgroundWork() }
+        guard opened.freshness.level == .missing else { return }
+        await policy.waitForBackgroundWork()
+        let after = policy.freshness(of: resource)
+        if let name, after.level == .missing {
+            let reason = fetcher.configuration.offline ? "--offline forbids the network" : (after.status.lastError ?? "nothing came back")
+            throw CommandError.failed("no \(name) held yet, and fetching failed: \(reason). Check the network or --upstream (or drop --offline), then try again.")
+        }
     }
 
     // MARK: Dispatch

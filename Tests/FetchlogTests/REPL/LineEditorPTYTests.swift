@@ -42,7 +42,7 @@ import Testing
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps.map(\.json)), as: UTF8.self)
         var arguments = [Repo.root + "/Tools/pty-drive.py"]
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["--env", "\(name)=\(value)"] }
-        arguments += ["--steps", stepsJSON, "--", "/tmp/le-harness/.build/debug/harness", "repl", "--store", store]
+        arguments += ["--steps", stepsJSON, "--", Repo.executable, "repl", "--store", store]
         let finalArguments = arguments
         return try await offPool {
             let process = Process()

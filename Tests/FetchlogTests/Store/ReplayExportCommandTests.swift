@@ -82,7 +82,7 @@ import Testing
             let result = try await runFetchlog(["--store", store, "export", view, "--out", file])
             #expect(result.status == 0)
             let schema = view.hasPrefix("show/") ? "show" : view
-            let validation = try validate(try JSONValue.parse(String(contentsOfFile: file, encoding: .utf8)), schema: schema)
+            let validation = try await validate(try JSONValue.parse(String(contentsOfFile: file, encoding: .utf8)), schema: schema)
             #expect(validation.ok, "\(view): \(validation.output)")
         }
         let ndjson = dir.sub("log.ndjson")

@@ -37,7 +37,7 @@ import Testing
         let end = try #require(status.row(.tvmazeShowsPage(2)))
         #expect(end.status.endOfList)
         let export = status.export(asOf: state.seq)
-        let result = try validate(export, schema: "status")
+        let result = try await validate(export, schema: "status")
         #expect(result.ok, "\(result.output)")
     }
 

@@ -61,7 +61,7 @@ private enum CatalogBodies {
         return b
     }
 
-    @Test func listsEveryShowOnceInIDOrder() throws {
+    @Test func listsEveryShowOnceInIDOrder() async throws {
         let view = ShowsView(state: try Self.twoPages().state)
         // 240 + 245 shows, no id on both pages.
         #expect(view.count == 485)
@@ -75,12 +75,12 @@ private enum CatalogBodies {
         #expect(view.shows.map(\.id) == view.shows.map(\.id).sorted())
     }
 
-    @Test func rowOfShowOneIsExact() throws {
+    @Test func rowOfShowOneIsExact() async throws {
         let row = try #require(ShowsView(state: try Self.twoPages().state).show(id: 1))
         #expect(row.json.canonicalText() == #"{"genres":["Drama","Science-Fiction","Thriller"],"id":1,"image":{"kind":"medium","url":"https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg"},"itemIndex":0,"name":"Under the Dome","premiereYear":2013,"rating":6.5,"status":"Ended","summary":"Under the Dome is the story of a small town that is suddenly and inexplicably sealed off from the rest of the world by an enormous transparent dome. The town's inhabitants must deal with surviving the post-apocalyptic conditions while searching for answers about the dome, where it came from and if and when it will go away."}"#)
     }
 
-    @Test func nullRatingAndQueries() throws {
+    @Test func nullRatingAndQueries() async throws {
         let view = ShowsView(state: try Self.twoPages().state)
         let utopia = try #require(view.show(id: 153))
         #expect(utopia.name == "Utopia")
@@ -99,7 +99,7 @@ private enum CatalogBodies {
         #expect(view.page(0, size: 0).isEmpty)
     }
 
-    @Test func listImageRuleAndLaterFetchWins() throws {
+    @Test func listImageRuleAndLaterFetchWins() async throws {
         var b = try Self.twoPages()
         // Page 2, fetched last, repeats show 1 under a new name and holds the image variants
         // the recordings lack (every recorded show has a medium image).
@@ -120,7 +120,7 @@ private enum CatalogBodies {
         #expect(view.show(id: 902)?.itemIndex == 487)
     }
 
-    @Test func endOfListPageFromStatus() throws {
+    @Test func endOfListPageFromStatus() async throws {
         var b = try Self.twoPages()
         b.append(Event(recordedAt: fixedTime, kind: .endOfList, source: "tvmaze", label: "/shows?page=2"))
         let view = ShowsView(state: b.state)
@@ -129,13 +129,13 @@ private enum CatalogBodies {
         #expect(view.export(asOf: 3)["endOfListPage"] == .number(2))
     }
 
-    @Test func exportValidates() throws {
+    @Test func exportValidates() async throws {
         var b = try Self.twoPages()
         b.fetched(.tvmazeShowsPage(2), body: Array(#"[{"id":901,"name":"No Image","image":null,"rating":{"average":8}}]"#.utf8))
         b.append(Event(recordedAt: fixedTime, kind: .endOfList, source: "tvmaze", label: "/shows?page=3"))
         let export = ShowsView(state: b.state).export(asOf: 4)
         #expect(export["count"] == .number(486))
-        let result = try validate(export, schema: "shows")
+        let result = try await validate(export, schema: "shows")
         #expect(result.ok, "\(result.output)")
     }
 }
@@ -149,7 +149,7 @@ private enum CatalogBodies {
         return b
     }
 
-    @Test func mainPosterIsChosenOverAnEarlierPoster() throws {
+    @Test func mainPosterIsChosenOverAnEarlierPoster() async throws {
         let b = try Self.detail(images: [(10, "background", true), (11, "poster", false), (12, "poster", true), (13, "poster", true)])
         let view = ShowDetailView(state: b.state, id: 1)
         #expect(view.found)
@@ -158,14 +158,14 @@ private enum CatalogBodies {
         #expect(view.image.json.canonicalText() == #"{"imageId":12,"kind":"main-poster","url":"https://static.tvmaze.com/uploads/images/original_untouched/0/12.jpg"}"#)
     }
 
-    @Test func firstPosterWithoutAMainOne() throws {
+    @Test func firstPosterWithoutAMainOne() async throws {
         let view = ShowDetailView(state: try Self.detail(images: [(20, "banner", true), (21, "poster", false), (22, "poster", false)]).state, id: 1)
         #expect(view.image.kind == .firstPoster)
         #expect(view.image.imageId == 21)
         #expect(view.image.url == "https://static.tvmaze.com/uploads/images/original_untouched/0/21.jpg")
     }
 
-    @Test func placeholderWithoutAPoster() throws {
+    @Test func placeholderWithoutAPoster() async throws {
         let view = ShowDetailView(state: try Self.detail(images: [(30, "background", true), (31, nil, false)]).state, id: 1)
         #expect(view.imagesHeld)
         #expect(view.image.json.canonicalText() == #"{"imageId":null,"kind":"placeholder","url":null}"#)
@@ -174,7 +174,7 @@ private enum CatalogBodies {
         #expect(unheld.image.kind == .placeholder)
     }
 
-    @Test func mediumURLWhenNoOriginal() throws {
+    @Test func mediumURLWhenNoOriginal() async throws {
         var b = try Self.detail(images: nil)
         b.fetched(.tvmazeImages(1), body: Array(#"[{"id":40,"type":"poster","main":true,"resolutions":{"medium":{"url":"https://example.org/m40.jpg"}}}]"#.utf8))
         let view = ShowDetailView(state: b.state, id: 1)
@@ -183,7 +183,7 @@ private enum CatalogBodies {
         #expect(view.image.url == "https://example.org/m40.jpg")
     }
 
-    @Test func episodesInSeasonNumberOrder() throws {
+    @Test func episodesInSeasonNumberOrder() async throws {
         var b = try Self.detail(images: nil)
         // Refetch the episodes reversed: the view, not the body, sets the order.
         let episodes = try CatalogBodies.json("tvmaze/show-1-episodes.json")
@@ -199,7 +199,7 @@ private enum CatalogBodies {
         #expect(list.last?.name == "The Enemy Within")
     }
 
-    @Test func fromTheListWhenNoDetailIsHeld() throws {
+    @Test func fromTheListWhenNoDetailIsHeld() async throws {
         var b = StateBuilder()
         try b.fetched(.tvmazeShowsPage(0), fixture: "tvmaze/shows-page-0-2024.json")
         let view = ShowDetailView(state: b.state, id: 153)
@@ -209,24 +209,24 @@ private enum CatalogBodies {
         let export = view.export(asOf: 1)
         #expect(export["rating"] == .null)
         #expect(export["heldFrom"] == .string("list"))
-        let result = try validate(export, schema: "show")
+        let result = try await validate(export, schema: "show")
         #expect(result.ok, "\(result.output)")
     }
 
-    @Test func unknownShowIsNullFilled() throws {
+    @Test func unknownShowIsNullFilled() async throws {
         let view = ShowDetailView(state: try Self.detail(images: nil).state, id: 7)
         #expect(!view.found)
         let export = view.export(asOf: 2)
         #expect(export.canonicalText() == #"{"asOf":2,"episodes":null,"found":false,"genres":null,"heldFrom":null,"id":7,"image":null,"imagesHeld":null,"name":null,"premiereYear":null,"rating":null,"status":null,"summary":null,"view":"show"}"#)
-        let result = try validate(export, schema: "show")
+        let result = try await validate(export, schema: "show")
         #expect(result.ok, "\(result.output)")
     }
 
-    @Test func exportValidates() throws {
+    @Test func exportValidates() async throws {
         let export = ShowDetailView(state: try Self.detail(images: [(11, "poster", false), (12, "poster", true)]).state, id: 1).export(asOf: 3)
         #expect(export["episodes"]?.arrayValue?.count == 39)
         #expect(export["image"]?["imageId"] == .number(12))
-        let result = try validate(export, schema: "show")
+        let result = try await validate(export, schema: "show")
         #expect(result.ok, "\(result.output)")
     }
 }
@@ -247,7 +247,7 @@ private enum CatalogBodies {
         return b
     }
 
-    @Test func firstSeenOrderWithoutRepeats() throws {
+    @Test func firstSeenOrderWithoutRepeats() async throws {
         let view = ArtworksView(state: try Self.artworks().state)
         #expect(view.artworks.map(\.id) == [4, 9, 11, 16, 19, 24, 25])
         #expect(view.count == 7)
@@ -258,7 +258,7 @@ private enum CatalogBodies {
         #expect(view.artwork(id: 22) == nil)
     }
 
-    @Test func iiifURLAndPlaceholder() throws {
+    @Test func iiifURLAndPlaceholder() async throws {
         let view = ArtworksView(state: try Self.artworks().state)
         let selfPortrait = try #require(view.artwork(id: 11))
         #expect(selfPortrait.json.canonicalText() == #"{"artistDisplay":"Walter Shirlaw\nAmerican, 1838–1909","artistId":36656,"artistTitle":"Walter Shirlaw","dateDisplay":"1878","id":11,"imageId":"7b7a6f39-1cd8-ea2f-9811-18b0e23edac0","imageKind":"iiif","imageURL":"https://www.artic.edu/iiif/2/7b7a6f39-1cd8-ea2f-9811-18b0e23edac0/full/843,/0/default.jpg","title":"Self-Portrait"}"#)
@@ -270,10 +270,10 @@ private enum CatalogBodies {
         #expect(molé.imageKind == .placeholder)
     }
 
-    @Test func artworksExportValidates() throws {
+    @Test func artworksExportValidates() async throws {
         let export = ArtworksView(state: try Self.artworks().state).export(asOf: 5)
         #expect(export["count"] == .number(7))
-        let result = try validate(export, schema: "artworks")
+        let result = try await validate(export, schema: "artworks")
         #expect(result.ok, "\(result.output)")
     }
 
@@ -288,7 +288,7 @@ private enum CatalogBodies {
         return b
     }
 
-    @Test func artistsByIDWithTheirArtworks() throws {
+    @Test func artistsByIDWithTheirArtworks() async throws {
         let view = ArtistsView(state: try Self.artists().state)
         #expect(view.artists.map(\.id) == Self.agentIDs + [36210])
         #expect(view.count == 11)
@@ -298,7 +298,7 @@ private enum CatalogBodies {
         #expect(view.artist(id: 130)?.deathDate == nil)
     }
 
-    @Test func descriptionIsCleaned() throws {
+    @Test func descriptionIsCleaned() async throws {
         let text = try #require(ArtistsView(state: try Self.artists().state).artist(id: 135)?.description)
         #expect(text.hasPrefix("A leading figure of Chicago’s Hyde Park arts scene in the mid-20th century, Gertrude Abercrombie"))
         #expect(text.contains("It becomes my own dream.” Although born in Texas"))
@@ -307,10 +307,10 @@ private enum CatalogBodies {
         #expect(!text.contains("<"))
     }
 
-    @Test func artistsExportValidates() throws {
+    @Test func artistsExportValidates() async throws {
         let export = ArtistsView(state: try Self.artists().state).export(asOf: 17)
         #expect(export["count"] == .number(11))
-        let result = try validate(export, schema: "artists")
+        let result = try await validate(export, schema: "artists")
         #expect(result.ok, "\(result.output)")
     }
 }

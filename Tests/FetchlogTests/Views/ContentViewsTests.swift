@@ -54,7 +54,7 @@ struct ContentViewsTests {
 
     // MARK: pages
 
-    @Test func pagesRootSections() throws {
+    @Test func pagesRootSections() async throws {
         let view = PagesView(state: try Self.viaplayState())
         let root = try #require(view.root)
         #expect(root.path == "/ios-se")
@@ -68,7 +68,7 @@ struct ContentViewsTests {
         #expect(first.contains(#""sections":[{"href":"https://content.viaplay.se/ios-se/serier","id":"35bb8a90-d40e-11e2-8b8b-0800200c9a66","name":"series","title":"Serier","type":"vod"},"#))
     }
 
-    @Test func pagesSectionPageBlocks() throws {
+    @Test func pagesSectionPageBlocks() async throws {
         let page = try #require(PagesView(state: try Self.viaplayState()).page(path: "/ios-se/serier"))
         #expect(page.pageType == "section")
         #expect(page.blocks.count == 10)
@@ -85,7 +85,7 @@ struct ContentViewsTests {
         #expect(page.nextHref == nil)
     }
 
-    @Test func pagesCategoryPage() throws {
+    @Test func pagesCategoryPage() async throws {
         let page = try #require(PagesView(state: try Self.viaplayState()).page(path: "/pc-se/serier/samtliga"))
         #expect(page.pageType == "category")
         #expect(page.blocks.count == 1)
@@ -101,7 +101,7 @@ struct ContentViewsTests {
             #"{"id":"6dd481845f73b596b7a95456c2d918e0","pageCount":61,"products":[{"href":"https://content.viaplay.se/pc-se/serier/2-12-man","synopsis":"Charlie har mycket pengar"#))
     }
 
-    @Test func pagesOrderAndExport() throws {
+    @Test func pagesOrderAndExport() async throws {
         let state = try Self.viaplayState()
         let view = PagesView(state: state)
         #expect(view.pages.map(\.path) == ["/ios-se", "/ios-se/serier", "/pc-se/serier/samtliga"])
@@ -111,13 +111,13 @@ struct ContentViewsTests {
         #expect(export["view"] == .string("pages"))
         #expect(export["asOf"] == .number(4))
         #expect(export["count"] == .number(3))
-        let check = try validate(export, schema: "pages")
+        let check = try await validate(export, schema: "pages")
         #expect(check.ok, "\(check.output)")
     }
 
     // MARK: sections
 
-    @Test func sectionsMergedOrder() throws {
+    @Test func sectionsMergedOrder() async throws {
         let view = SectionsView(state: try Self.thmanyahState())
         #expect(view.sections.map(\.name) == [
             "Live Now", "Top Podcasts", "Trending Episodes", "Zeta Mix", "Alpha Queue", "Bestselling Audiobooks",
@@ -130,7 +130,7 @@ struct ContentViewsTests {
         #expect(view.totalPages == 10)
     }
 
-    @Test func sectionsUnknownsKeptWithRawNames() throws {
+    @Test func sectionsUnknownsKeptWithRawNames() async throws {
         let view = SectionsView(state: try Self.thmanyahState())
         let zeta = try #require(view.section(named: "Zeta Mix"))
         #expect(zeta.type == .unknown("carousel_3d"))
@@ -145,7 +145,7 @@ struct ContentViewsTests {
         #expect(view.section(named: "top podcasts") == nil)
     }
 
-    @Test func sectionsItemsNotDedupedAndCleaned() throws {
+    @Test func sectionsItemsNotDedupedAndCleaned() async throws {
         let view = SectionsView(state: try Self.thmanyahState())
         let books = try #require(view.section(named: "Bestselling Audiobooks"))
         #expect(books.items.map(\.id) == Array(repeating: "audiobook_001", count: 6))
@@ -160,13 +160,13 @@ struct ContentViewsTests {
         #expect(podcast.description?.contains("Every afternoon. Political wonks") == true)
     }
 
-    @Test func sectionsExportAndPageCounts() throws {
+    @Test func sectionsExportAndPageCounts() async throws {
         let state = try Self.thmanyahState()
         let export = SectionsView(state: state).export(asOf: state.seq)
         #expect(export["count"] == .number(10))
         #expect(export["pagesHeld"] == .number(2))
         #expect(export["totalPages"] == .number(10))
-        let check = try validate(export, schema: "sections")
+        let check = try await validate(export, schema: "sections")
         #expect(check.ok, "\(check.output)")
         // Without page 1 there is no total to report.
         let only2 = SectionsView(state: try Self.thmanyahState(page1: false))
@@ -185,7 +185,7 @@ struct ContentViewsTests {
 
     // MARK: search
 
-    @Test func searchThmanyahLenientSections() throws {
+    @Test func searchThmanyahLenientSections() async throws {
         let view = SearchView(state: try Self.searchState())
         #expect(view.podcastSearches.map(\.query) == ["lorem"])
         let lorem = try #require(view.podcasts("  LOREM "))
@@ -194,7 +194,7 @@ struct ContentViewsTests {
         #expect(view.podcasts("lore") == nil)
     }
 
-    @Test func searchTVmazeResults() throws {
+    @Test func searchTVmazeResults() async throws {
         let view = SearchView(state: try Self.searchState())
         let girls = try #require(view.shows(" Girls "))
         #expect(girls.query == "girls")
@@ -210,7 +210,7 @@ struct ContentViewsTests {
         #expect(view.shows("girl") == nil)
     }
 
-    @Test func searchQueriesDecodedAndSorted() throws {
+    @Test func searchQueriesDecodedAndSorted() async throws {
         let state = try Self.searchState()
         let view = SearchView(state: state)
         #expect(view.showSearches.map(\.query) == ["girls", "girls & boys", "new girl"])
@@ -220,7 +220,7 @@ struct ContentViewsTests {
         let export = view.export(asOf: state.seq)
         #expect(export["thmanyah"]?.arrayValue?.map { $0["query"] } == [.string("lorem")])
         #expect(export["tvmaze"]?.arrayValue?.map { $0["results"]?.arrayValue?.count } == [10, 10, 10])
-        let check = try validate(export, schema: "search")
+        let check = try await validate(export, schema: "search")
         #expect(check.ok, "\(check.output)")
     }
 }

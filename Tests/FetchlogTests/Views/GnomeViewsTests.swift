@@ -32,7 +32,7 @@ private let diamond: [(Int, String, [String])] = [
 
 @Suite("GnomeViews: gnomes")
 struct GnomeViewsGnomesTests {
-    @Test func censusInIDOrderWithTrimmedProfessions() throws {
+    @Test func censusInIDOrderWithTrimmedProfessions() async throws {
         let view = GnomesView(state: try censusState())
         #expect(view.count == 1337)
         #expect(view.gnomes.first?.id == 0 && view.gnomes.last?.id == 1336)
@@ -46,13 +46,13 @@ struct GnomeViewsGnomesTests {
         #expect(!view.gnomes.contains { $0.professions.contains(" Tinker") })
     }
 
-    @Test func lookUpByNameIsCaseInsensitiveAndTrimmed() throws {
+    @Test func lookUpByNameIsCaseInsensitiveAndTrimmed() async throws {
         let view = GnomesView(state: try censusState())
         #expect(view.gnome(named: "  tinadette MYSTTINK ")?.id == 1336)
         #expect(view.gnome(named: "Tinadette") == nil)
     }
 
-    @Test func searchMatchesNameHairOrProfession() throws {
+    @Test func searchMatchesNameHairOrProfession() async throws {
         let view = GnomesView(state: try censusState())
         let tinkers = view.search("tinker")
         #expect(tinkers.count == 202)
@@ -65,24 +65,24 @@ struct GnomeViewsGnomesTests {
         #expect(view.search("  ").count == 1337)
     }
 
-    @Test func exportOfOneGnomeAndSchema() throws {
+    @Test func exportOfOneGnomeAndSchema() async throws {
         let view = GnomesView(state: try censusState())
         let export = view.export(asOf: 1)
         let gnomes = try #require(export["gnomes"]?.arrayValue)
         #expect(gnomes[1].canonicalText() == #"{"age":288,"friends":[],"hairColor":"Green","height":110.43628,"id":1,"name":"Fizkin Voidbuster","#
             + #""professions":["Brewer","Medic","Prospector","Gemcutter","Mason","Tailor"],"thumbnail":"http://www.publicdomainpictures.net/pictures/120000/nahled/white-hen.jpg","weight":35.279167}"#)
         #expect(export["count"] == .number(1337))
-        let result = try validate(export, schema: "gnomes")
+        let result = try await validate(export, schema: "gnomes")
         #expect(result.ok, "\(result.output)")
         let empty = GnomesView(state: LogState()).export(asOf: 0)
         #expect(empty.canonicalText() == #"{"asOf":0,"count":0,"gnomes":[],"view":"gnomes"}"#)
-        #expect(try validate(empty, schema: "gnomes").ok)
+        #expect(try await validate(empty, schema: "gnomes").ok)
     }
 }
 
 @Suite("GnomeViews: filters")
 struct GnomeViewsFiltersTests {
-    @Test func availableFilterFromTheCensus() throws {
+    @Test func availableFilterFromTheCensus() async throws {
         let view = FiltersView(state: try censusState())
         let a = view.available
         #expect(a.age.min == 30 && a.age.max == 379)
@@ -99,7 +99,7 @@ struct GnomeViewsFiltersTests {
             + #""hairColor":null,"heightMax":null,"heightMin":null,"name":null,"profession":null,"setAtSeq":0,"weightMax":null,"weightMin":null}"#)
     }
 
-    @Test func activeFilterFromIntentCombinesWithSearch() throws {
+    @Test func activeFilterFromIntentCombinesWithSearch() async throws {
         let view = FiltersView(state: try censusState([("filter.set", #"{"hair_color":"Pink","profession":"Tinker"}"#)]))
         #expect(view.active.hairColor == "Pink" && view.active.profession == "Tinker" && view.activeSetAtSeq == 2)
         #expect(view.matching.count == 38)
@@ -109,11 +109,11 @@ struct GnomeViewsFiltersTests {
         let export = view.export(asOf: 2)
         #expect(export["matchingCount"] == .number(38))
         #expect(export["active"]?["setAtSeq"] == .number(2) && export["active"]?["hairColor"] == .string("Pink"))
-        let result = try validate(export, schema: "filters")
+        let result = try await validate(export, schema: "filters")
         #expect(result.ok, "\(result.output)")
     }
 
-    @Test func matchingIsTrimmedAndCaseInsensitiveAndRangesInclusive() throws {
+    @Test func matchingIsTrimmedAndCaseInsensitiveAndRangesInclusive() async throws {
         let loose = FiltersView(state: try censusState([("filter.set", #"{"hair_color":" pink ","profession":"TINKER"}"#)]))
         #expect(loose.matching.count == 38)
         let ranges = FiltersView(state: try censusState([("filter.set",
@@ -127,24 +127,24 @@ struct GnomeViewsFiltersTests {
         #expect(lightest.matching == [550])
     }
 
-    @Test func resetClearsTheActiveFilter() throws {
+    @Test func resetClearsTheActiveFilter() async throws {
         let view = FiltersView(state: try censusState([("filter.set", #"{"hair_color":"Pink"}"#), ("filter.reset", "{}")]))
         #expect(view.active.isEmpty && view.activeSetAtSeq == 3)
         #expect(view.matching.count == 1337)
         #expect(view.export(asOf: 3)["active"]?["hairColor"] == .null)
     }
 
-    @Test func emptyStateExportsNullRanges() throws {
+    @Test func emptyStateExportsNullRanges() async throws {
         let export = FiltersView(state: LogState()).export(asOf: 0)
         #expect(export["available"]?.canonicalText() == #"{"age":{"max":null,"min":null},"friends":{"max":null,"min":null},"#
             + #""hairColors":[],"height":{"max":null,"min":null},"professions":[],"weight":{"max":null,"min":null}}"#)
-        #expect(try validate(export, schema: "filters").ok)
+        #expect(try await validate(export, schema: "filters").ok)
     }
 }
 
 @Suite("GnomeViews: friends")
 struct GnomeViewsFriendsTests {
-    @Test func friendsAndListedByInTheCensus() throws {
+    @Test func friendsAndListedByInTheCensus() async throws {
         let view = FriendsView(state: try censusState())
         #expect(view.entries.count == 1337)
         #expect(view.entry(id: 0) == FriendsView.Entry(id: 0, friends: [273, 654], listedBy: [], unknownFriends: []))
@@ -153,12 +153,12 @@ struct GnomeViewsFriendsTests {
         #expect(view.entry(id: 45) == FriendsView.Entry(id: 45, friends: [573],
                                                          listedBy: [662, 747, 752, 771, 900, 1050, 1167, 1294], unknownFriends: []))
         #expect(view.listingCount == 2660 && view.linkCount == 2660 && view.unknownNames.isEmpty)
-        let result = try validate(view.export(asOf: 1), schema: "friends")
+        let result = try await validate(view.export(asOf: 1), schema: "friends")
         #expect(result.ok, "\(result.output)")
         #expect(view.export(asOf: 1)["totals"]?.canonicalText() == #"{"links":2660,"listings":2660,"unknownNames":0}"#)
     }
 
-    @Test func shortestPathsInTheCensus() throws {
+    @Test func shortestPathsInTheCensus() async throws {
         let view = FriendsView(state: try censusState())
         #expect(view.path(from: 0, to: 1336) == [0, 273, 4, 1336])
         #expect(view.path(from: 5, to: 700) == [5, 1141, 1057, 516, 466, 700])
@@ -172,7 +172,7 @@ struct GnomeViewsFriendsTests {
         #expect(view.path(from: 0, to: 5000) == nil)
     }
 
-    @Test func tieBreakAndUnknownNamesOnATinyCensus() throws {
+    @Test func tieBreakAndUnknownNamesOnATinyCensus() async throws {
         let view = FriendsView(state: tinyState(diamond))
         #expect(view.entries.map(\.id) == [0, 1, 2, 3, 4, 5, 6, 7, 8])
         #expect(view.path(from: 0, to: 7) == [0, 1, 5, 7])
@@ -187,12 +187,12 @@ struct GnomeViewsFriendsTests {
         let export = view.export(asOf: 1)
         #expect(export["totals"]?.canonicalText() == #"{"links":9,"listings":9,"unknownNames":1}"#)
         #expect(export["gnomes"]?.arrayValue?[4].canonicalText() == #"{"friends":[0],"id":4,"listedBy":[],"unknownFriends":["Nobody"]}"#)
-        #expect(try validate(export, schema: "friends").ok)
+        #expect(try await validate(export, schema: "friends").ok)
         // The same census seen by the other views: ids in order, " Tinker" trimmed.
         #expect(GnomesView(state: tinyState(diamond)).search("tinker").count == 9)
     }
 
-    @Test func everyPathFromOneGnomeIsShortAndLinked() throws {
+    @Test func everyPathFromOneGnomeIsShortAndLinked() async throws {
         let view = FriendsView(state: try censusState())
         var reached = 0, longest = 0
         for id in 0...1336 {

@@ -36,18 +36,27 @@ struct StateBuilder {
 
 /// Validates one JSON document against Schemas/<name>.schema.json with Python's
 /// jsonschema (Tools/validate-json.py); returns the validator's output line.
-func validate(_ json: JSONValue, schema name: String) throws -> (ok: Bool, output: String) {
+func validate(_ json: JSONValue, schema name: String) async throws -> (ok: Bool, output: String) {
     let file = NSTemporaryDirectory() + "fetchlog-schema-\(UUID().uuidString.prefix(8)).json"
     try (json.canonicalText() + "\n").write(toFile: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", Repo.root + "/Tools/validate-json.py", Repo.root + "/Schemas/\(name).schema.json", file]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus == 0, output)
+    return try await validateFile(file, schema: name)
+}
+
+/// Runs Tools/validate-json.py on a file (each line a document with `ndjson`), off the
+/// cooperative pool.
+func validateFile(_ file: String, schema name: String, ndjson: Bool = false) async throws -> (ok: Bool, output: String) {
+    try await offPool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Repo.root + "/Tools/validate-json.py", Repo.root + "/Schemas/\(name).schema.json"]
+            + (ndjson ? ["--ndjson"] : []) + [file]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus == 0, output)
+    }
 }
