@@ -68,6 +68,8 @@ static inline int fl_el_set_signal(EditLine *el, int on) { return el_set(el, EL_
 static inline int fl_el_set_hist(EditLine *el, History *h) { return el_set(el, EL_HIST, history, h); }
 static inline int fl_el_set_clientdata(EditLine *el, void *data) { return el_set(el, EL_CLIENTDATA, data); }
 static inline int fl_el_set_getcfn(EditLine *el, fl_getc_fn fn) { return el_set(el, EL_GETCFN, fn); }
+/// 1: puts the terminal in libedit's edit (raw) mode now; 0: back to cooked mode.
+static inline int fl_el_prep_term(EditLine *el, int raw) { return el_set(el, EL_PREP_TERM, raw); }
 /// Redraws prompt and line from scratch, assuming the cursor is at the start of an empty line.
 static inline int fl_el_refresh(EditLine *el) { return el_set(el, EL_REFRESH); }
 /// Adds a named editor command.

@@ -124,6 +124,10 @@ final class LineEditor: @unchecked Sendable {
         lock.unlock()
         if !early.isEmpty { fl_stdout_write(Self.format(early, terminal: editing)) }
 
+        // libedit prints the prompt in cooked mode and makes the terminal raw only at the
+        // first key it reads: a key typed in between (as soon as the prompt shows) would be
+        // cooked by the kernel (echoed; Ctrl-D turned into a NUL). Raw mode first, then prompt.
+        if editing { fl_el_prep_term(editLine, 1) }
         var count: Int32 = 0
         let raw = el_gets(editLine, &count)
 
