@@ -89,7 +89,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            // Golden outputs are read from the source tree by path, not bundled.
+            exclude: ["REPL/Golden"]
         ),
         .testTarget(
             name: "SampleUpstreamTests",
