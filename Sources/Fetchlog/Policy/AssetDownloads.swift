@@ -31,6 +31,11 @@ extension OfflineFirst {
 
     /// The list images of the first `count` shows (by item index).
     public func fetchShowListImages(first count: Int) async throws -> [FetchReport] {
+        try await fetchShowListImages(items: 0 ..< max(0, count))
+    }
+
+    /// The list images of the shows whose item index lies in `items`.
+    public func fetchShowListImages(items: Range<Int>) async throws -> [FetchReport] {
         let state = store.snapshot.state
         var linksByID: [Int: TVMazeImageLinks] = [:]
         for (_, held) in state.documents {
@@ -38,7 +43,7 @@ extension OfflineFirst {
         }
         var tried: [String: Bool] = [:]
         var reports: [FetchReport] = []
-        for row in ShowsView(state: state).shows.prefix(count) {
+        for row in ShowsView(state: state).shows where items.contains(row.itemIndex) {
             let candidates = ImageChoice.listCandidates(linksByID[row.id] ?? nil)
             reports += try await download(candidates, durable: row.itemIndex < durableWindow, tried: &tried)
         }

@@ -123,6 +123,30 @@ import Testing
         await rig.stop()
     }
 
+    /// The images of the first 1,000 items survive a restart like their data; item 1,001's
+    /// is kept for the session only (page sizes 250 and 100; every generated show has its
+    /// own image on the sample upstream).
+    @Test(arguments: [250, 100])
+    func imagesOfItems1000And1001AcrossARestart(pageSize: Int) async throws {
+        let pages = pageSize == 250 ? 5 : 11
+        let rig = try await PolicyRig.start { $0.tvmazePageSize = pageSize; $0.tvmazePages = pages }
+        for page in 0 ..< pages { try await rig.policy.fetchShowsPage(page) }
+        let reports = try await rig.policy.fetchShowListImages(items: 998 ..< 1001)
+        #expect(reports.count == 3)
+        #expect(reports.allSatisfy { $0.outcome == .fetched })
+        let item1000 = "https://static.tvmaze.com/uploads/images/medium_portrait/sized/1000.jpg"
+        let item1001 = "https://static.tvmaze.com/uploads/images/medium_portrait/sized/1001.jpg"
+        let session = AssetsView(state: rig.store.snapshot.state)
+        #expect(session.asset(item1000)?.info != nil)
+        #expect(session.asset(item1001)?.info != nil)
+        #expect(session.asset(item1001)?.seq == 0, "held for this session only")
+        let restarted = AssetsView(state: try Store(log: rig.log).snapshot.state)
+        #expect(restarted.asset(item1000)?.info != nil)
+        #expect(restarted.asset(item1001) == nil)
+        #expect(restarted.heldCount == 2)
+        await rig.stop()
+    }
+
     @Test func aNonImageWithAnImageContentTypeIsADecodeFailure() throws {
         #expect(throws: DecodeError(path: "$", reason: "not an image (it starts “<html><body>503</body></”)")) {
             try ImageFormat.check(Array("<html><body>503</body></html>".utf8))

@@ -28,7 +28,7 @@ public enum SampleAssets {
         for candidate in [rest, rest.removingPercentEncoding].compactMap({ $0 }) {
             guard let slash = candidate.firstIndex(of: "/") else { continue }
             let key = AssetKey(host: candidate[..<slash].lowercased(), path: String(candidate[slash...]))
-            if catalog.keys.contains(key) { return key.url }
+            if catalog.keys.contains(key) || TVMazeRoutes.isSizedImage(host: key.host, path: key.path) { return key.url }
         }
         return nil
     }

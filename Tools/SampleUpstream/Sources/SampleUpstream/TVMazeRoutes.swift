@@ -104,7 +104,26 @@ enum TVMazeRoutes {
         var show = renumber(template, by: id - (template["id"] as? Int ?? id))
         show["id"] = id
         if let name = template["name"] as? String { show["name"] = "\(name) #\(id)" }
+        // Each generated show has images of its own (served by the assets route), so the
+        // images of item 1,000 and item 1,001 are different downloads.
+        if show["image"] is [String: Any] {
+            show["image"] = ["medium": sizedImageURL(id: id, rendition: "medium_portrait"),
+                             "original": sizedImageURL(id: id, rendition: "original_untouched")]
+        }
         return show
+    }
+
+    static func sizedImageURL(id: Int, rendition: String) -> String {
+        "https://static.tvmaze.com/uploads/images/\(rendition)/sized/\(id).jpg"
+    }
+
+    /// Whether an asset path is a generated show's image (`/uploads/images/…/sized/N.jpg`).
+    static func isSizedImage(host: String, path: String) -> Bool {
+        guard host == "static.tvmaze.com" else { return false }
+        let parts = path.split(separator: "/")
+        return parts.count == 5 && parts[0] == "uploads" && parts[1] == "images"
+            && ["medium_portrait", "original_untouched"].contains(String(parts[2])) && parts[3] == "sized"
+            && parts[4].hasSuffix(".jpg") && Int(parts[4].dropLast(4)) != nil
     }
 
     /// Every show the index currently serves, in page order.
