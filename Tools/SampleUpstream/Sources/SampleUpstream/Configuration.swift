@@ -20,6 +20,8 @@ public struct SampleUpstreamConfiguration: Sendable {
     public var noAnswerLimit: Duration
     /// One line per served request on stderr (the CLI turns this on).
     public var logRequestsToStderr: Bool
+    /// How long `stop()` waits for a graceful shutdown before cancelling the server.
+    public var stopTimeout: Duration = .seconds(5)
 
     public init(
         host: String = "127.0.0.1",

@@ -69,7 +69,7 @@ public actor SampleUpstream {
         await running.group.triggerGracefulShutdown()
         let task = running.task
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: self.configuration.stopTimeout)
             task.cancel()
         }
         _ = await task.result
