@@ -65,8 +65,13 @@ func runFetchlog(_ arguments: [String], environment: [String: String] = [:], std
 }
 
 func runFetchlogBlocking(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CommandResult {
+    try runProcessBlocking(Repo.executable, arguments, environment: environment, stdin: stdin)
+}
+
+/// Runs a program to its end, feeding `stdin` and collecting both output streams.
+func runProcessBlocking(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CommandResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Repo.executable)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     for (key, value) in environment { env[key] = value }

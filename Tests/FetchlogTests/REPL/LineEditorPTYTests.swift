@@ -45,26 +45,8 @@ import Testing
         arguments += ["--steps", stepsJSON, "--", Repo.executable, "repl", "--store", store]
         let finalArguments = arguments
         return try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3"] + finalArguments
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            nonisolated(unsafe) var errData = Data()
-            let group = DispatchGroup()
-            group.enter()
-            DispatchQueue.global().async {
-                errData = err.fileHandleForReading.readDataToEndOfFile()
-                group.leave()
-            }
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            group.wait()
-            process.waitUntilExit()
-            return Run(status: process.terminationStatus, raw: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
+            let result = try runProcessBlocking("/usr/bin/env", ["python3"] + finalArguments)
+            return Run(status: result.status, raw: result.stdout, stderr: result.stderr)
         }
     }
 
