@@ -22,6 +22,8 @@ public final class OfflineFirst: @unchecked Sendable {
     private let lock = NSLock()
     private var running: [Resource: Task<Void, Never>] = [:]
     private var prefetched: Set<Resource> = []
+    /// Called when a background fetch ends (the shell prints it above the line being typed).
+    public var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
     private let showSearch = Debouncer()
     private let podcastSearch = Debouncer()
 
@@ -198,7 +200,10 @@ public final class OfflineFirst: @unchecked Sendable {
     }
 
     private func startFetch(_ resource: Resource) {
-        startTask(resource) { _ = try await self.fetchNow(resource) }
+        startTask(resource) {
+            let report = try await self.fetchNow(resource)
+            self.onBackgroundReport?(report)
+        }
     }
 
     private func startTask(_ resource: Resource, _ body: @escaping @Sendable () async throws -> Void) {

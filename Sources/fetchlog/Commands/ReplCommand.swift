@@ -123,6 +123,15 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
         let editor = LineEditor(prompt: "fetchlog> ", historyPath: defaultHistoryPath(),
                                 completer: { Completion.candidates(for: $0, session: session) })
         session.notify = { editor.printAbove($0) }
+        session.policy.onBackgroundReport = { report in
+            let outcome: String = switch report.outcome {
+            case .fetched: "updated"
+            case .notModified: "still current (304)"
+            case .endOfList: "end of list"
+            case .failed(let failureClass, let message): "not refreshed: \(failureClass): \(message)"
+            }
+            editor.printAbove("↻ \(report.resource): \(outcome)")
+        }
         // libedit blocks its thread while a line is typed: read on a thread of its own so the
         // cooperative pool keeps running background fetches (whose messages print above).
         while let line = await readOffPool(editor) {
@@ -145,6 +154,9 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
         }
     }
     await session.policy.waitForBackgroundWork()
+    // Next time the shell (or any command) opens this store, it replays only what
+    // came after this point.
+    if session.store.durableState.seq > 0 { try? await session.store.saveCheckpoint() }
     await session.fetcher.shutdown()
     return status
 }

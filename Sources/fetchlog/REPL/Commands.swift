@@ -518,7 +518,10 @@ enum Commands {
         var records: [JSONValue] = []
         for row in StatusView(state: state).rows {
             let f = session.policy.policy.evaluate(row.key, in: state, now: now)
-            let level = f.level.rawValue + (f.isFailing ? " (failing)" : "")
+            var level = f.level.rawValue + (f.isFailing ? " (failing)" : "")
+            if let resource = Resource.from(source: row.key.source, label: row.key.path), session.policy.isRevalidating(resource) {
+                level += ", revalidating"
+            }
             let success = row.status.lastSuccess.map { AgeText.describe(milliseconds: now.milliseconds - $0.milliseconds) + " ago" } ?? "never"
             let error = f.isFailing ? (row.status.lastError ?? "-") : "-"
             rows.append([row.key.description, level, success, error])
