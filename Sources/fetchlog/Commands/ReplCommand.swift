@@ -175,32 +175,58 @@ struct UncheckedBox<T>: @unchecked Sendable {
 }
 
 /// Tab completion: commands, sources, view names, gnome names and show ids.
+///
+/// Gnome names have spaces: they complete with the spaces escaped (`Tobus\ Quickwhistle`),
+/// which the tokenizer reads back as one word. The line editor replaces only the text after
+/// the last space, so each candidate is cut to that part.
 enum Completion {
     static func candidates(for line: String, session: Session) -> [String] {
-        let words = (try? Tokenizer.words(line)) ?? line.split(separator: " ").map(String.init)
-        let endsWithSpace = line.hasSuffix(" ")
-        let index = endsWithSpace ? words.count : max(0, words.count - 1)
-        let prefix = endsWithSpace ? "" : (words.last ?? "")
-        func match(_ options: [String]) -> [String] { options.filter { $0.lowercased().hasPrefix(prefix.lowercased()) }.sorted() }
-        if index == 0 { return match(CommandTable.names) }
+        // The words before the current one, and the current one as typed (raw) and as meant.
+        var words: [String] = []
+        var current = ""
+        var raw = ""
+        var escaped = false
+        for c in line {
+            if escaped { current.append(c); raw.append(c); escaped = false; continue }
+            if c == "\\" { escaped = true; raw.append(c); continue }
+            if c == " " || c == "\t" {
+                if !raw.isEmpty { words.append(current) }
+                current = ""
+                raw = ""
+                continue
+            }
+            current.append(c)
+            raw.append(c)
+        }
+        let editorWord = line.split(separator: " ", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let index = words.count
         let state = session.store.snapshot.state
-        switch (words[0], index) {
-        case ("fetch", 1): return match(Source.allCases.map(\.rawValue))
+        var options: [String]
+        switch (words.first ?? "", index) {
+        case (_, 0): options = CommandTable.names
+        case ("fetch", 1): options = Source.dataSources.map(\.rawValue) + ["assets", "asset"]
         case ("fetch", 2):
             let whats = ["tvmaze": ["shows", "show", "search"], "brastlewark": ["census"], "viaplay": ["root", "page"],
-                         "thmanyah": ["home", "search"], "artic": ["artworks", "artwork", "artist"]]
-            return match(whats[words[1]] ?? [])
-        case ("export", 1), ("diff", 3): return match(ViewCatalog.exportNames)
-        case ("search", 1): return match(["shows", "podcasts"])
-        case ("log", 1): return match(["tail", "show", "stats", "verify"])
-        case ("filter", 1): return match(["show", "set", "reset"])
-        case (".mode", 1): return match(OutputMode.allCases.map(\.rawValue))
-        case ("help", 1): return match(CommandTable.names)
-        case ("show", 1), ("episodes", 1): return match(ShowsView(state: state).shows.map { String($0.id) })
-        case ("gnome", _), ("friends", _), ("path", 1), ("path", 2):
-            return match(GnomesView(state: state).gnomes.map { $0.name.contains(" ") ? "\"\($0.name)\"" : $0.name })
-                + match(GnomesView(state: state).gnomes.map(\.name)).filter { !$0.contains(" ") && prefix.hasPrefix("\"") }
-        default: return []
+                         "thmanyah": ["home", "search"], "artic": ["artworks", "artwork", "artist"],
+                         "assets": ["shows", "show", "gnomes", "artworks"]]
+            options = whats[words[1]] ?? []
+        case ("export", 1), ("diff", 3): options = ViewCatalog.exportNames
+        case ("search", 1): options = ["shows", "podcasts"]
+        case ("log", 1): options = ["tail", "show", "stats", "verify"]
+        case ("filter", 1): options = ["show", "set", "reset"]
+        case ("asset", 1): options = ["show", "save"]
+        case (".mode", 1): options = OutputMode.allCases.map(\.rawValue)
+        case ("help", 1): options = CommandTable.names
+        case ("show", 1), ("episodes", 1): options = ShowsView(state: state).shows.map { String($0.id) }
+        case ("gnome", 1), ("friends", 1), ("path", 1), ("path", 2): options = GnomesView(state: state).gnomes.map(\.name)
+        default: options = []
         }
+        return options
+            .filter { $0.lowercased().hasPrefix(current.lowercased()) }
+            .sorted()
+            .map { $0.replacingOccurrences(of: " ", with: "\\ ") }
+            // Keep what was typed as typed (matching ignores case), so the editor only appends.
+            .map { raw + $0.dropFirst(raw.count) }
+            .map { String($0.dropFirst(max(0, raw.count - editorWord.count))) }
     }
 }

@@ -79,6 +79,20 @@ import Testing
         #expect(rest.contains("fetchlog> ^D"), "\(run.report)")
     }
 
+    /// Gnome names have spaces: they complete with escaped spaces, keeping what was typed.
+    @Test func gnomeNamesCompleteWithEscapedSpaces() async throws {
+        let dir = TemporaryDirectory("line-editor-gnomes")
+        let store = dir.sub("store")
+        #expect(try await runFetchlog(["--store", store, "log", "import", Repo.sampleLog]).status == 0)
+        let run = try await repl(store: store, environment: environment(dir), steps: [
+            .wait("fetchlog> "), .send("gnome tob\t"), .sleep(0.2), .send("qu\t"), .sleep(0.2), .send("w\t"), .sleep(0.2),
+            .send("\r"), .wait("thumbnail"), .wait("fetchlog> "), .send("\u{4}"),
+        ])
+        #expect(run.status == 0, "\(run.report)")
+        #expect(run.lines.contains("fetchlog> gnome tobus\\ quickwhistle "), "\(run.report)")
+        #expect(run.lines.contains("name         Tobus Quickwhistle"), "\(run.report)")
+    }
+
     @Test func historyIsSavedPrivatelyAndUpRecallsTheLastCommand() async throws {
         let dir = TemporaryDirectory("line-editor-history")
         let env = environment(dir)
