@@ -80,9 +80,10 @@ extension GnomeFilter {
     /// case-insensitive. A blank string member constrains nothing (it names nothing).
     public func matches(_ row: GnomeRow) -> Bool {
         if let key = name.map(GnomeText.key), !key.isEmpty, !GnomeText.key(row.name).contains(key) { return false }
-        if let key = hairColor.map(GnomeText.key), !key.isEmpty, GnomeText.key(row.hairColor) != key { return false }
+        // Like search: case-insensitive, partial, trimmed ("tink" finds " Tinker").
+        if let key = hairColor.map(GnomeText.key), !key.isEmpty, !GnomeText.key(row.hairColor).contains(key) { return false }
         if let key = profession.map(GnomeText.key), !key.isEmpty,
-           !row.professions.contains(where: { GnomeText.key($0) == key }) { return false }
+           !row.professions.contains(where: { GnomeText.key($0).contains(key) }) { return false }
         func within<T: Comparable>(_ value: T, _ low: T?, _ high: T?) -> Bool {
             (low.map { value >= $0 } ?? true) && (high.map { value <= $0 } ?? true)
         }
