@@ -95,3 +95,26 @@ import Testing
         #expect(a.hasPrefix("replayed 20 events (seq 1…20)\n"))
     }
 }
+
+/// Time travel across a real data change: the sample upstream switches TVmaze from its
+/// 2019 snapshot to 2024; `--at` the earlier seq answers with the 2019 data.
+@Suite struct TimeTravelTests {
+    @Test func atASeqBeforeThe2024RefreshAnswersWith2019Data() async throws {
+        let h = try await FetchHarness.start()
+        await h.upstream.setVersion(tvmaze: .v2019)
+        #expect(try await h.fetcher.fetch(.tvmazeShowsPage(0)).outcome == .fetched)
+        await h.upstream.setVersion(tvmaze: .v2024)
+        #expect(try await h.fetcher.fetch(.tvmazeShowsPage(0)).outcome == .fetched)
+        await h.fetcher.shutdown()
+        let then = try await runFetchlog(["--store", h.log.path, "export", "shows", "--at", "1"])
+        let now = try await runFetchlog(["--store", h.log.path, "export", "shows"])
+        func firstImage(_ text: String) throws -> String? {
+            try JSONValue.parse(text)["shows"]?.arrayValue?.first?["image"]?["url"]?.stringValue
+        }
+        // The 2019 capture still used http image URLs; 2024 uses https.
+        #expect(try firstImage(then.stdout) == "http://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg")
+        #expect(try firstImage(now.stdout) == "https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg")
+        #expect(try JSONValue.parse(then.stdout)["asOf"] == .number(1))
+        await h.upstream.stop()
+    }
+}
