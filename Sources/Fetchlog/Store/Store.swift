@@ -180,16 +180,48 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The state as of `seq` (or the end), folded from the log alone.
+    ///
+    /// Replay speed is decode speed, so a body that a later response of the same resource
+    /// supersedes is not decoded at all: a first pass reads only record headers (seq, kind,
+    /// source, label) to find each resource's last `fetched` event, and the second pass
+    /// skips the earlier ones, whose every effect on the final state the last one
+    /// overwrites. (Should a kept body not decode, the replay is redone in full.)
     public static func replay(_ log: EventLog, to seq: UInt64? = nil) throws -> (state: LogState, events: [String: Int]) {
-        var state = LogState()
+        var lastFetched: [ResourceKey: UInt64] = [:]
         var perSource: [String: Int] = [:]
+        try log.scanStored(batchSize: 1024) { stored in
+            if let seq, stored.seq > seq { return false }
+            perSource[stored.source, default: 0] += 1
+            if stored.kind == .fetched { lastFetched[ResourceKey(source: stored.source, path: stored.label)] = stored.seq }
+            return true
+        }
+        let kept = Set(lastFetched.values)
+        var state = LogState()
+        try log.scanStored(batchSize: 256) { stored in
+            if let seq, stored.seq > seq { return false }
+            if stored.kind == .fetched && !kept.contains(stored.seq) {
+                state.seq = stored.seq
+                return true
+            }
+            do { LogReducer.apply(try stored.decode(), to: &state) } catch let error as EnvelopeError {
+                throw StoreError.damagedRecord(seq: stored.seq, reason: error)
+            }
+            return true
+        }
+        let complete = lastFetched.allSatisfy { key, seq in state.status[key]?.lastSuccessSeq == seq }
+        if !complete { return (try fullReplay(log, to: seq), perSource) }
+        return (state, perSource)
+    }
+
+    /// Every event applied, every body decoded: the reference the fast replay must equal.
+    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil) throws -> LogState {
+        var state = LogState()
         try log.scan(batchSize: 256) { event in
             if let seq, event.seq > seq { return false }
             LogReducer.apply(event, to: &state)
-            perSource[event.source, default: 0] += 1
             return true
         }
-        return (state, perSource)
+        return state
     }
 }
 
