@@ -13,6 +13,13 @@ import FetchlogLMDB
 import Foundation
 
 let quick = CommandLine.arguments.contains("--quick")
+if CommandLine.arguments.contains("--views") {
+    runViewBenchmarks(quick: quick)
+    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        .filter { $0.hasPrefix("fetchlog-bench-") }
+        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+    exit(0)
+}
 let bodySize = 4096
 
 func tempDir(_ name: String) -> String {

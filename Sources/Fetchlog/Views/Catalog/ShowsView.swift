@@ -69,7 +69,23 @@ public struct ShowsView: ExportableView, Equatable {
         endOfListPage = state.status.compactMap { key, status in
             status.endOfList ? CatalogPaths.tvmazeShowsPage(key) : nil
         }.min()
-        shows = ShowsView.heldShows(pages.map { ($0.1.seq, $0.2) }).enumerated().map { ShowRow($1, itemIndex: $0) }
+        let ordered = pages.sorted { $0.0 < $1.0 }
+        let documents = ordered.map { ($0.1.seq, $0.2) }
+        // Rows depend only on the held pages; snapshots share their storage, so the key
+        // compares as pointers until a page changes.
+        let key = MemoKey(seqs: ordered.map(\.1.seq), pages: ordered.map(\.2))
+        shows = ShowsView.memo.value(for: key) { ShowsView.rows(documents) }
+    }
+
+    private struct MemoKey: Equatable {
+        let seqs: [UInt64]
+        let pages: [[TVMazeShow]]
+    }
+
+    private static let memo = LastValueMemo<MemoKey, [ShowRow]>()
+
+    private static func rows(_ documents: [(UInt64, [TVMazeShow])]) -> [ShowRow] {
+        heldShows(documents.map { (seq: $0.0, shows: $0.1) }).enumerated().map { ShowRow($1, itemIndex: $0) }
     }
 
     /// The held shows, once per id, sorted by id. When two documents hold the same id (pages

@@ -15,6 +15,8 @@ public struct GnomeRow: Sendable, Equatable, Identifiable {
     public let professions: [String]
     /// Friend names as listed.
     public let friends: [String]
+    /// Name, hair colour and professions folded for matching, computed once.
+    let searchKeys: [String]
 
     public init(_ gnome: Gnome) {
         id = gnome.id
@@ -27,6 +29,7 @@ public struct GnomeRow: Sendable, Equatable, Identifiable {
         var seen = Set<String>()
         professions = gnome.professions.map(GnomeText.trimmed).filter { seen.insert($0).inserted }
         friends = gnome.friends
+        searchKeys = ([name, hairColor] + professions).map { $0.lowercased() }
     }
 
     public var friendCount: Int { friends.count }
@@ -34,8 +37,7 @@ public struct GnomeRow: Sendable, Equatable, Identifiable {
     /// True when `key` (already `GnomeText.key`-folded, non-empty) is part of the
     /// name, the hair colour or a profession.
     func matchesSearch(key: String) -> Bool {
-        GnomeText.key(name).contains(key) || GnomeText.key(hairColor).contains(key)
-            || professions.contains { GnomeText.key($0).contains(key) }
+        searchKeys.contains { $0.contains(key) }
     }
 
     var json: JSONValue {
@@ -58,8 +60,16 @@ enum GnomeText {
 
 /// The census held in the state, as rows in id order.
 public enum GnomeCensus {
+    /// Rows depend only on the held census. Snapshots share its storage, so comparing
+    /// the key is a pointer check until the census changes.
+    private static let memo = LastValueMemo<[Gnome], [GnomeRow]>()
+
     public static func rows(in state: LogState) -> [GnomeRow] {
         guard case .brastlewarkCensus(let gnomes)? = state.document(.brastlewarkCensus)?.document else { return [] }
+        return memo.value(for: gnomes) { rows(gnomes) }
+    }
+
+    private static func rows(_ gnomes: [Gnome]) -> [GnomeRow] {
         // Stable sort by id: the census is already in id order, but the views promise it.
         return gnomes.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }
             .map { GnomeRow($0.element) }
@@ -79,11 +89,11 @@ extension GnomeFilter {
     /// partial match, `hairColor` and `profession` whole matches, all trimmed and
     /// case-insensitive. A blank string member constrains nothing (it names nothing).
     public func matches(_ row: GnomeRow) -> Bool {
-        if let key = name.map(GnomeText.key), !key.isEmpty, !GnomeText.key(row.name).contains(key) { return false }
+        if let key = name.map(GnomeText.key), !key.isEmpty, !row.searchKeys[0].contains(key) { return false }
         // Like search: case-insensitive, partial, trimmed ("tink" finds " Tinker").
-        if let key = hairColor.map(GnomeText.key), !key.isEmpty, !GnomeText.key(row.hairColor).contains(key) { return false }
+        if let key = hairColor.map(GnomeText.key), !key.isEmpty, !row.searchKeys[1].contains(key) { return false }
         if let key = profession.map(GnomeText.key), !key.isEmpty,
-           !row.professions.contains(where: { GnomeText.key($0).contains(key) }) { return false }
+           !row.searchKeys.dropFirst(2).contains(where: { $0.contains(key) }) { return false }
         func within<T: Comparable>(_ value: T, _ low: T?, _ high: T?) -> Bool {
             (low.map { value >= $0 } ?? true) && (high.map { value <= $0 } ?? true)
         }

@@ -1,0 +1,147 @@
+import Fetchlog
+import FetchlogLMDB
+import Foundation
+
+/// `fetchlog-bench --views`: decode throughput, replay throughput (full, superseded bodies
+/// skipped, from a checkpoint), open time with a checkpoint as the log grows, and query
+/// latency at ten times the census. Reads the recorded responses from the sample
+/// upstream's fixtures, so run it from the repository root.
+func runViewBenchmarks(quick: Bool) {
+    let fixtures = "Tools/SampleUpstream/Sources/SampleUpstream/Fixtures/"
+    func bytes(_ name: String) -> [UInt8] { [UInt8](try! Data(contentsOf: URL(fileURLWithPath: fixtures + name))) }
+    func time(_ body: () throws -> Void) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try! body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+    func fmt(_ v: Double, _ digits: Int = 0) -> String { String(format: "%.\(digits)f", v) }
+
+    // 1. Body decoding.
+    print("## Body decoding (MB/s; higher is better)\n")
+    print("| body | size | DocumentDecoder | JSONValue.parse only | JSONSerialization |")
+    print("|---|---:|---:|---:|---:|")
+    for (name, kind) in [("brastlewark/census.json", DocumentKind.brastlewarkCensus), ("tvmaze/shows-page-0-2024.json", .tvmazeShowsPage)] {
+        let body = bytes(name)
+        let rounds = quick ? 5 : 40
+        let mb = Double(body.count * rounds) / 1e6
+        let ours = time { for _ in 0 ..< rounds { _ = try DocumentDecoder.decode(kind, body: body) } }
+        let parse = time { for _ in 0 ..< rounds { _ = try JSONValue.parse(bytes: body) } }
+        let data = Data(body)
+        let foundation = time { for _ in 0 ..< rounds { _ = try JSONSerialization.jsonObject(with: data) } }
+        print("| \(name) | \(body.count) B | \(fmt(mb / ours)) | \(fmt(mb / parse)) | \(fmt(mb / foundation)) |")
+    }
+
+    // 2. Replay throughput over fetch events of many resources (most superseded).
+    let events = quick ? 2_000 : 10_000
+    let bodies: [(Resource, [UInt8])] = [
+        (.tvmazeShow(1), bytes("tvmaze/show-1.json")), (.tvmazeEpisodes(1), bytes("tvmaze/show-1-episodes.json")),
+        (.viaplayRoot, bytes("viaplay/ios-se-root-2022.json")), (.thmanyahHome(1), bytes("thmanyah/home-sections-page-1.json")),
+        (.articAgent(2), Array(("{\"data\":" + String(decoding: bytes("artic/api-data/agents/2.json"), as: UTF8.self) + "}").utf8)),
+    ]
+    let dir = tempDir("replay")
+    var options = EventLog.Options()
+    options.initialMapSize = 4 << 30
+    let log = try! EventLog.open(at: dir, options: options)
+    var batch: [Event] = []
+    var bodyBytes = 0
+    for i in 0 ..< events {
+        let (resource, body) = bodies[i % bodies.count]
+        // 20 resources of each shape: every body is superseded 99 times out of 100.
+        let path = resource.path + (resource.path.contains("?") ? "&" : "?") + "v=\(i / bodies.count % 20)"
+        bodyBytes += body.count
+        batch.append(Event(recordedAt: Timestamp(milliseconds: Int64(i)), kind: .fetched, source: resource.source.rawValue,
+                           label: path, request: Event.Request(url: "http://x/\(path)"),
+                           response: Event.Response(status: 200, headers: [Header("ETag", "\"\(i)\"")]), body: body))
+        if batch.count == 500 { try! log.appendBlocking(contentsOf: batch); batch.removeAll() }
+    }
+    if !batch.isEmpty { try! log.appendBlocking(contentsOf: batch) }
+    let mb = Double(bodyBytes) / 1e6
+    var full = LogState(), fast = LogState()
+    let fullTime = time { full = try Store.fullReplay(log) }
+    let fastTime = time { fast = try Store.replay(log).state }
+    precondition(full == fast)
+    let store = try! Store(log: log)
+    let saved = DispatchSemaphore(value: 0)
+    Task { try! await store.saveCheckpoint(); saved.signal() }
+    saved.wait()
+    let openTime = time { _ = try Store(log: log) }
+    print("\n## Replay of \(events) fetch events (\(fmt(mb, 1)) MB of bodies, 100 resources, each body superseded 99×)\n")
+    print("| replay | time | events/s | MB/s of body |")
+    print("|---|---:|---:|---:|")
+    print("| full: every body decoded | \(fmt(fullTime * 1000)) ms | \(fmt(Double(events) / fullTime)) | \(fmt(mb / fullTime)) |")
+    print("| superseded bodies skipped (`replay`, `export --at`) | \(fmt(fastTime * 1000)) ms | \(fmt(Double(events) / fastTime)) | \(fmt(mb / fastTime)) |")
+    print("| open from a checkpoint (tail 0) | \(fmt(openTime * 1000, 1)) ms | \(fmt(Double(events) / openTime)) | \(fmt(mb / openTime)) |")
+
+    // 3. Open time with a checkpoint as the log grows.
+    print("\n## Opening a store with a checkpoint as its log grows\n")
+    print("| events in the log | open (checkpoint + empty tail) | open without a checkpoint |")
+    print("|---:|---:|---:|")
+    let agent = bodies[4].1
+    let growDir = tempDir("grow")
+    let grow = try! EventLog.open(at: growDir, options: options)
+    var appended = 0
+    for target in quick ? [1_000, 10_000] : [1_000, 10_000, 100_000] {
+        while appended < target {
+            let n = min(1_000, target - appended)
+            try! grow.appendBlocking(contentsOf: (0 ..< n).map { j in
+                let id = (appended + j) % 100
+                return Event(recordedAt: Timestamp(milliseconds: Int64(appended + j)), kind: .fetched, source: "artic",
+                             label: "/api/v1/agents/\(id)", response: Event.Response(status: 200), body: agent)
+            })
+            appended += n
+        }
+        let done = DispatchSemaphore(value: 0)
+        let s = try! Store(log: grow)
+        Task { try! await s.saveCheckpoint(); done.signal() }
+        done.wait()
+        let withCheckpoint = time { _ = try Store(log: grow) }
+        let without = time { _ = try Store.replay(grow) }
+        print("| \(target) | \(fmt(withCheckpoint * 1000, 1)) ms | \(fmt(without * 1000, 1)) ms |")
+    }
+
+    // 4. Query latency at 10× the census.
+    let census = try! JSONValue.parse(bytes: bytes("brastlewark/census.json"))
+    var gnomes: [JSONValue] = []
+    for copy in 0 ..< 10 {
+        for g in census["Brastlewark"]?.arrayValue ?? [] {
+            guard case .object(let members) = g else { continue }
+            gnomes.append(.object(members.map { key, value in
+                switch key {
+                case "id": return (key, .number((value.intValue ?? 0) + copy * 1337))
+                case "name": return (key, .string((value.stringValue ?? "") + (copy == 0 ? "" : " \(copy)")))
+                default: return (key, value)
+                }
+            }))
+        }
+    }
+    let big = Array(JSONValue.object([("Brastlewark", .array(gnomes))]).canonicalText().utf8)
+    var state = LogState()
+    var seq: UInt64 = 0
+    func feed(_ resource: Resource, _ body: [UInt8]) {
+        seq += 1
+        LogReducer.apply(Event(seq: seq, recordedAt: Timestamp(milliseconds: 0), kind: .fetched, source: resource.source.rawValue,
+                               label: resource.path, response: Event.Response(status: 200), body: body), to: &state)
+    }
+    feed(.brastlewarkCensus, big)
+    feed(.tvmazeShowsPage(0), bytes("tvmaze/shows-page-0-2024.json"))
+    feed(.tvmazeShowsPage(1), bytes("tvmaze/shows-page-1-2025-04-18.json"))
+    seq += 1
+    LogReducer.apply(Event(seq: seq, recordedAt: Timestamp(milliseconds: 0), kind: .intent, source: "brastlewark", label: "filter.set",
+                           body: Array(#"{"hair_color":"pink","age_min":100,"age_max":300}"#.utf8)), to: &state)
+    func latency(_ body: () -> Int) -> (Double, Double, Int) {
+        var samples: [Double] = []
+        var result = 0
+        for _ in 0 ..< (quick ? 20 : 200) { samples.append(time { result = body() }) }
+        samples.sort()
+        return (samples[samples.count / 2] * 1000, samples[samples.count * 99 / 100] * 1000, result)
+    }
+    print("\n## Query latency, each query building its view from the snapshot (\(gnomes.count) gnomes)\n")
+    print("| query | p50 | p99 | rows |")
+    print("|---|---:|---:|---:|")
+    let search = latency { GnomesView(state: state).search("tink").count }
+    print("| gnome search `tink` | \(fmt(search.0, 2)) ms | \(fmt(search.1, 2)) ms | \(search.2) |")
+    let filtered = latency { FiltersView(state: state).filtered(search: "fiz").count }
+    print("| filtered list (pink, age 100–300) ∧ search `fiz` | \(fmt(filtered.0, 2)) ms | \(fmt(filtered.1, 2)) ms | \(filtered.2) |")
+    let page = latency { ShowsView(state: state).page(5, size: 20).count }
+    print("| show page 6 of 20 (485 shows held) | \(fmt(page.0, 2)) ms | \(fmt(page.1, 2)) ms | \(page.2) |")
+}
