@@ -9,17 +9,21 @@ public struct GnomesView: ExportableView, Equatable {
     private let indexByName: [String: Int]
 
     public init(state: LogState) {
-        gnomes = GnomeCensus.rows(in: state)
-        var byID: [Int: Int] = [:], byName: [String: Int] = [:]
-        // Rows are in id order, so on a repeated id or name the smallest id wins.
-        for (i, row) in gnomes.enumerated() {
-            if byID[row.id] == nil { byID[row.id] = i }
-            let key = GnomeText.key(row.name)
-            if byName[key] == nil { byName[key] = i }
+        let rows = GnomeCensus.rows(in: state)
+        gnomes = rows
+        (indexByID, indexByName) = Self.indexMemo.value(for: rows) {
+            var byID: [Int: Int] = [:], byName: [String: Int] = [:]
+            // Rows are in id order, so on a repeated id or name the smallest id wins.
+            for (i, row) in rows.enumerated() {
+                if byID[row.id] == nil { byID[row.id] = i }
+                let key = row.searchKeys[0]
+                if byName[key] == nil { byName[key] = i }
+            }
+            return (byID, byName)
         }
-        indexByID = byID
-        indexByName = byName
     }
+
+    private static let indexMemo = LastValueMemo<[GnomeRow], ([Int: Int], [String: Int])>()
 
     public var count: Int { gnomes.count }
 
