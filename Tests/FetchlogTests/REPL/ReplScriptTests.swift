@@ -1,4 +1,5 @@
 import Foundation
+import SampleUpstream
 import Testing
 @testable import Fetchlog
 
@@ -146,5 +147,26 @@ enum CommandTableExamples {
         let result = try await runDemoScript(commands, store: dir.sub("demo"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == expected)
+    }
+}
+
+/// `asset save` writes exactly the bytes the upstream served.
+@Suite struct AssetSaveTests {
+    @Test func savedBytesEqualServedBytes() async throws {
+        let dir = TemporaryDirectory("asset-save")
+        let url = "https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg"
+        let file = dir.sub("poster.jpg")
+        let result = try await runDemoScript(["fetch asset \(url)", "asset save \(url) \(file)", "asset show \(url)"], store: dir.sub("demo"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let saved = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(Array(saved.prefix(2)) == [0xFF, 0xD8])
+        #expect(result.stdout.contains("wrote \(saved.count) bytes (sha256 \(SHA256.hex(saved))) to \(file)\n"))
+        #expect(result.stdout.contains("sha256  \(SHA256.hex(saved))\n"))
+        // The bytes the sample upstream serves for that URL, read here directly.
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        let served = try await FetchHarness.servedBytes(base: base, path: SampleAssets.assetPath(for: url)!)
+        await upstream.stop()
+        #expect(bytesEqual(saved, served))
     }
 }
