@@ -36,7 +36,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     public static let viaplayRoot = Resource(source: .viaplay, path: "/ios-se", document: .viaplayPage)
     /// A page named by an href from a body (any viaplay host, templated or not) or a path.
     public static func viaplayPage(_ href: String, upstream: Upstream = .real) -> Resource? {
-        let stripped = stripTemplate(href)
+        let stripped = ViaplayHref.stripTemplate(href)
         let path = stripped.hasPrefix("/") ? stripped : upstream.relativePath(of: stripped, source: .viaplay)
         guard let path, !path.isEmpty else { return nil }
         return Resource(source: .viaplay, path: path, document: .viaplayPage)
@@ -61,12 +61,6 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
 
     /// An image or other asset by its real URL (`https://static.tvmaze.com/…`); its key is the URL.
     public static func asset(_ url: String) -> Resource { Resource(source: .assets, path: url, document: .asset) }
-
-    /// Drops a URI template tail such as `{?dtg,productsPerPage}`.
-    public static func stripTemplate(_ href: String) -> String {
-        guard let brace = href.firstIndex(of: "{") else { return href }
-        return String(href[..<brace])
-    }
 
     static func queryEscape(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics

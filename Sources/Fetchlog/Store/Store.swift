@@ -46,15 +46,20 @@ public final class Store: @unchecked Sendable {
         self.clock = clock
         var state = LogState()
         var origin = Origin.empty
+        var applied = 0
         if let bytes = try log.loadCheckpoint(), let restored = try Checkpoint.decode(bytes, log: log) {
             state = restored
             origin = .checkpoint(seq: restored.seq, tail: 0)
-        }
-        var applied = 0
-        try log.scan(from: state.seq + 1, batchSize: 256) { event in
-            LogReducer.apply(event, to: &state)
-            applied += 1
-            return true
+            try log.scan(from: state.seq + 1, batchSize: 256) { event in
+                LogReducer.apply(event, to: &state)
+                applied += 1
+                return true
+            }
+        } else {
+            // No usable checkpoint: the replay that skips superseded bodies.
+            let replayed = try Store.replay(log)
+            state = replayed.state
+            applied = replayed.events.values.reduce(0, +)
         }
         switch origin {
         case .checkpoint(let seq, _): origin = .checkpoint(seq: seq, tail: applied)

@@ -69,7 +69,7 @@ struct FetchCommand: AsyncParsableCommand {
             return reports
         }
         guard let source = Source(rawValue: source), source != .assets else {
-            throw ValidationError("unknown source '\(self.source)'\(suggestion(self.source, Source.dataSources.map(\.rawValue) + ["assets"])): use tvmaze, brastlewark, viaplay, thmanyah, artic, assets or asset")
+            throw ValidationError("unknown source '\(self.source)'\(Suggest.didYouMean(self.source, Source.dataSources.map(\.rawValue) + ["assets"])): use tvmaze, brastlewark, viaplay, thmanyah, artic, assets or asset")
         }
         let report: (FetchReport) -> Void = { printer.report($0) }
         func one(_ resource: Resource) async throws -> [FetchReport] {
@@ -125,7 +125,7 @@ struct FetchCommand: AsyncParsableCommand {
             let known: [Source: [String]] = [.tvmaze: ["shows", "show", "search"], .brastlewark: ["census"], .viaplay: ["root", "page"],
                                              .thmanyah: ["home", "search"], .artic: ["artworks", "artwork", "artist"]]
             let options = known[source] ?? []
-            throw ValidationError("\(source) has no '\(what)'\(suggestion(what, options)): use \(options.joined(separator: ", "))")
+            throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
         }
     }
 
@@ -141,7 +141,7 @@ struct FetchCommand: AsyncParsableCommand {
         case "gnomes": return try await policy.fetchGnomeThumbnails()
         case "artworks": return try await policy.fetchArtworkImages()
         default:
-            throw ValidationError("assets has no '\(what)'\(suggestion(what, ["shows", "show", "gnomes", "artworks"])): use shows, show, gnomes, artworks")
+            throw ValidationError("assets has no '\(what)'\(Suggest.didYouMean(what, ["shows", "show", "gnomes", "artworks"])): use shows, show, gnomes, artworks")
         }
     }
 
@@ -175,14 +175,10 @@ struct NetworkOptions: ParsableArguments {
         configuration.retry.retries = max(0, retries)
         configuration.retry.retryAfterCap = .milliseconds(Int64(retryAfterCap * 1000))
         configuration.offline = offline
-        if let now = ProcessInfo.processInfo.environment["FETCHLOG_NOW"], let time = Timestamp(iso8601: now) {
-            configuration.clock = FixedClock(time)
-        }
+        configuration.clock = cliClock()
         return configuration
     }
 }
-
-func suggestion(_ word: String, _ options: [String]) -> String { Suggest.didYouMean(word, options) }
 
 /// Prints one line per attempt, a progress bar on a terminal, and a summary.
 final class FetchPrinter: @unchecked Sendable {

@@ -10,21 +10,6 @@ func cliClock() -> any Clock {
     return SystemClock()
 }
 
-/// The resource whose freshness stands for a view, and the word for it in warnings.
-func primaryResource(ofView view: String) -> (Resource, String)? {
-    switch view {
-    case "shows": return (.tvmazeShowsPage(0), "shows")
-    case "gnomes", "filters", "friends": return (.brastlewarkCensus, "census")
-    case "pages": return (.viaplayRoot, "pages")
-    case "sections": return (.thmanyahHome(1), "sections")
-    case "artworks": return (.articArtworks(page: 1, limit: 12), "artworks")
-    default:
-        if view.hasPrefix("show/"), let id = Int(view.dropFirst(5)) { return (.tvmazeShow(id), "show \(id)") }
-        if view.hasPrefix("artist/"), let id = Int(view.dropFirst(7)) { return (.articAgent(id), "artist \(id)") }
-        return nil
-    }
-}
-
 /// `fetchlog status`: every resource with its freshness, last success and last error.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
