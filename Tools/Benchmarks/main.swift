@@ -1,7 +1,7 @@
 // fetchlog-bench: Fetchlog's event log beside the raw liblmdb ceiling, same run,
 // same machine, same record sizes. Build and run in release:
 //
-//     swift run -c release fetchlog-bench [--quick]
+//     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -13,6 +13,10 @@ import FetchlogLMDB
 import Foundation
 
 let quick = CommandLine.arguments.contains("--quick")
+if CommandLine.arguments.contains("--decode") {
+    runDecodeBenchmarks(quick: quick)
+    exit(0)
+}
 if CommandLine.arguments.contains("--views") {
     runViewBenchmarks(quick: quick)
     try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())

@@ -24,7 +24,23 @@ public enum DecodedDocument: Sendable, Equatable {
 public enum DocumentDecoder {
     public static func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> DecodedDocument {
         if kind == .asset { return .asset(try AssetInfo(body)) } // not JSON
-        let root = JSONCursor(try parse(body))
+        // `withUnsafeBytes` only rethrows untyped errors; a Result keeps the DecodeError typed.
+        let result = body.withUnsafeBytes { (bytes) -> Result<DecodedDocument, DecodeError> in
+            let tape: JSONTape
+            do throws(JSONParseError) {
+                tape = try JSONTape.parse(bytes)
+            } catch {
+                return .failure(DecodeError(path: "$", reason: error.description))
+            }
+            return tape.entries.withUnsafeBufferPointer { entries in
+                Result { () throws(DecodeError) in try decode(kind, root: JSONCursor(bytes: bytes, entries: entries)) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// The DTOs of `kind` from a parsed body. Reads only the fields the DTOs name.
+    private static func decode(_ kind: DocumentKind, root: JSONCursor) throws(DecodeError) -> DecodedDocument {
         switch kind {
         case .tvmazeShowsPage: return .tvmazeShowsPage(try root.map(TVMazeShow.decode))
         case .tvmazeShow: return .tvmazeShow(try TVMazeShow.decode(root))
@@ -39,7 +55,7 @@ public enum DocumentDecoder {
         case .articArtwork:
             return .articArtwork(try ArticArtwork.decode(try root.field("data")), iiifURL: try ArticArtwork.iiifURL(in: root))
         case .articAgent: return .articAgent(try ArticAgent.decode(try root.field("data")))
-        case .asset: return .asset(try AssetInfo(body))
+        case .asset: preconditionFailure("assets are not JSON; handled before parsing")
         }
     }
 

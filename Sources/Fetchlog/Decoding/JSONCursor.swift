@@ -1,23 +1,70 @@
-/// A JSON value together with the path that reached it, so every conversion that fails can
-/// name the exact field (`$.Brastlewark[3].age`) in its `DecodeError`.
+/// A position in a parsed body (`JSONTape`) from which the endpoint decoders read their
+/// DTOs. Only what a DTO names is ever turned into Swift values; everything else stays bytes.
+///
+/// A cursor is the tape, the bytes and an index — no path. The path (`$.Brastlewark[3].age`)
+/// is worked out from the tape only when a `DecodeError` needs it, so a document that
+/// decodes costs nothing for the errors it did not have.
+///
+/// Cursors point into buffers that live only for one `DocumentDecoder.decode` call; they
+/// are never stored or sent anywhere.
 ///
 /// Conversions are lenient where the recorded APIs are loose: an integer may arrive as a
 /// number literal or a numeric string, a double as either too. `null` and a missing member
 /// are the same thing to every `optional…` accessor. Unknown members are never looked at.
-struct JSONCursor: Sendable {
-    let value: JSONValue
-    let path: String
+struct JSONCursor {
+    let bytes: UnsafeRawBufferPointer
+    let entries: UnsafeBufferPointer<JSONTape.Entry>
+    let index: Int
 
-    init(_ value: JSONValue, path: String = "$") {
-        self.value = value
-        self.path = path
+    init(bytes: UnsafeRawBufferPointer, entries: UnsafeBufferPointer<JSONTape.Entry>, index: Int = 0) {
+        self.bytes = bytes
+        self.entries = entries
+        self.index = index
     }
 
-    // MARK: Navigation
+    private var entry: JSONTape.Entry { entries[index] }
+    private func at(_ index: Int) -> JSONCursor { JSONCursor(bytes: bytes, entries: entries, index: index) }
 
-    /// The path of member `key` below this one: `$.name`, or `$["viaplay:sections"]` for keys
-    /// that are not plain identifiers.
-    func childPath(_ key: String) -> String {
+    var isNull: Bool { entry.kind == .null }
+    var isString: Bool { entry.kind == .string }
+    var isObject: Bool { entry.kind == .object }
+
+    /// The value here as a tree (for callers that need all of it; decoders seldom do).
+    var value: JSONValue { JSONTape.value(at: index, entries, bytes) }
+
+    // MARK: Paths, built only for errors
+
+    /// Where this value sits: `$`, `$.name`, `$["viaplay:sections"][2]`.
+    var path: String {
+        var path = "$"
+        var container = 0
+        descent: while container != index {
+            let parent = entries[container]
+            guard parent.kind == .object || parent.kind == .array else { break }
+            var child = container + 1
+            var position = 0
+            while child < Int(parent.a) {
+                let valueIndex = parent.kind == .object ? child + 1 : child
+                let end = JSONTape.next(entries, after: valueIndex)
+                if index >= valueIndex, index < end {
+                    if parent.kind == .object {
+                        path = JSONCursor.path(path, member: JSONTape.string(entries[child], in: bytes))
+                    } else {
+                        path += "[\(position)]"
+                    }
+                    container = valueIndex
+                    continue descent
+                }
+                child = end
+                position += 1
+            }
+            break
+        }
+        return path
+    }
+
+    /// `path` extended by member `key`: `.key` for plain identifiers, else `["key"]`.
+    static func path(_ path: String, member key: String) -> String {
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
             ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "_"
         }
@@ -27,39 +74,71 @@ struct JSONCursor: Sendable {
         return path + "[" + quoted + "]"
     }
 
-    /// The members of this object; anything else is a `DecodeError` here.
-    func members() throws(DecodeError) -> [(String, JSONValue)] {
-        guard case .object(let members) = value else { throw mismatch("an object") }
-        return members
+    /// The path of member `key` below this one.
+    func childPath(_ key: String) -> String { JSONCursor.path(path, member: key) }
+
+    // MARK: Navigation
+
+    /// The value of member `key` (the first, if repeated), or nil when absent.
+    private func member(_ key: String) throws(DecodeError) -> JSONCursor? {
+        let object = entry
+        guard object.kind == .object else { throw mismatch("an object") }
+        let end = Int(object.a)
+        var key = key
+        let found: Int? = key.withUTF8 { wanted in
+            var child = index + 1
+            while child < end {
+                if keyMatches(entries[child], wanted) { return child + 1 }
+                child = JSONTape.next(entries, after: child + 1)
+            }
+            return nil
+        }
+        return found.map(at)
+    }
+
+    @inline(__always)
+    private func keyMatches(_ key: JSONTape.Entry, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        if key.escaped { return JSONTape.string(key, in: bytes).utf8.elementsEqual(wanted) }
+        guard Int(key.b) == wanted.count else { return false }
+        let start = Int(key.a)
+        for i in 0 ..< wanted.count where bytes[start + i] != wanted[i] { return false }
+        return true
     }
 
     /// Member `key`, which must be present (it may still be `null`; the typed accessor decides).
     func field(_ key: String) throws(DecodeError) -> JSONCursor {
-        guard let child = try members().first(where: { $0.0 == key })?.1 else {
-            throw DecodeError(path: childPath(key), reason: "missing required field")
-        }
-        return JSONCursor(child, path: childPath(key))
+        guard let child = try member(key) else { throw DecodeError(path: childPath(key), reason: "missing required field") }
+        return child
     }
 
     /// Member `key`, or nil when it is missing or `null`.
     func optionalField(_ key: String) throws(DecodeError) -> JSONCursor? {
-        guard let child = try members().first(where: { $0.0 == key })?.1, !child.isNull else { return nil }
-        return JSONCursor(child, path: childPath(key))
+        guard let child = try member(key), !child.isNull else { return nil }
+        return child
     }
 
-    /// The elements of this array, each with its `[i]` path.
+    /// The elements of this array.
     func elements() throws(DecodeError) -> [JSONCursor] {
-        guard case .array(let items) = value else { throw mismatch("an array") }
         var result: [JSONCursor] = []
-        result.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() { result.append(JSONCursor(item, path: "\(path)[\(i)]")) }
+        try forEachElement { result.append($0) }
         return result
+    }
+
+    private func forEachElement(_ body: (JSONCursor) throws(DecodeError) -> Void) throws(DecodeError) {
+        let array = entry
+        guard array.kind == .array else { throw mismatch("an array") }
+        var child = index + 1
+        while child < Int(array.a) {
+            try body(at(child))
+            child = JSONTape.next(entries, after: child)
+        }
     }
 
     /// Decodes every element of this array with `decode`.
     func map<T>(_ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
         var result: [T] = []
-        for element in try elements() { result.append(try decode(element)) }
+        result.reserveCapacity(entry.kind == .array ? Int(entry.b) : 0)
+        try forEachElement { (element) throws(DecodeError) in result.append(try decode(element)) }
         return result
     }
 
@@ -72,15 +151,15 @@ struct JSONCursor: Sendable {
     // MARK: Conversions of this value
 
     func string() throws(DecodeError) -> String {
-        guard case .string(let s) = value else { throw mismatch("a string") }
-        return s
+        guard entry.kind == .string else { throw mismatch("a string") }
+        return JSONTape.string(entry, in: bytes)
     }
 
     /// A string, or a number's literal text (for APIs that mix the two, e.g. ids).
     func looseString() throws(DecodeError) -> String {
-        switch value {
-        case .string(let s): return s
-        case .number(let n): return n
+        switch entry.kind {
+        case .string: return JSONTape.string(entry, in: bytes)
+        case .number: return JSONTape.numberText(entry, in: bytes)
         default: throw mismatch("a string")
         }
     }
@@ -96,19 +175,34 @@ struct JSONCursor: Sendable {
     }
 
     func bool() throws(DecodeError) -> Bool {
-        switch value {
-        case .bool(let b): return b
-        case .string("true"): return true
-        case .string("false"): return false
+        switch entry.kind {
+        case .true: return true
+        case .false: return false
+        case .string where !entry.escaped && entry.b == 4 && rawEquals("true"): return true
+        case .string where !entry.escaped && entry.b == 5 && rawEquals("false"): return false
+        case .string where entry.escaped:
+            switch JSONTape.string(entry, in: bytes) {
+            case "true": return true
+            case "false": return false
+            default: throw mismatch("a boolean")
+            }
         default: throw mismatch("a boolean")
         }
     }
 
+    private func rawEquals(_ text: StaticString) -> Bool {
+        guard Int(entry.b) == text.utf8CodeUnitCount else { return false }
+        for i in 0 ..< text.utf8CodeUnitCount where bytes[Int(entry.a) + i] != text.utf8Start[i] { return false }
+        return true
+    }
+
     /// An integer from a number literal (`7`, `7.0`) or a numeric string (`"7"`), else nil.
     func lenientInt() -> Int? {
-        switch value {
-        case .number: return value.intValue
-        case .string(let s): return JSONValue.number(s.trimmedForDecoding()).intValue
+        switch entry.kind {
+        case .number:
+            if let n = JSONNumberScan.int(entry, bytes) { return n }
+            return JSONValue.number(JSONTape.numberText(entry, in: bytes)).intValue
+        case .string: return JSONValue.number(JSONTape.string(entry, in: bytes).trimmedForDecoding()).intValue
         default: return nil
         }
     }
@@ -116,9 +210,9 @@ struct JSONCursor: Sendable {
     /// A finite double from a number literal or a numeric string, else nil.
     func lenientDouble() -> Double? {
         let d: Double?
-        switch value {
-        case .number(let text): d = Double(text)
-        case .string(let s): d = Double(s.trimmedForDecoding())
+        switch entry.kind {
+        case .number: d = JSONNumberScan.double(entry, bytes) ?? Double(JSONTape.numberText(entry, in: bytes))
+        case .string: d = Double(JSONTape.string(entry, in: bytes).trimmedForDecoding())
         default: d = nil
         }
         guard let d, d.isFinite else { return nil }
@@ -147,7 +241,73 @@ struct JSONCursor: Sendable {
 
     /// "expected an integer, found string "abc"" at this path.
     func mismatch(_ expected: String) -> DecodeError {
-        DecodeError(path: path, reason: "expected \(expected), found \(value.decodeErrorDescription)")
+        let found: String
+        switch entry.kind {
+        case .array: found = "an array of \(entry.b)"
+        case .object: found = "an object"
+        default: found = value.decodeErrorDescription
+        }
+        return DecodeError(path: path, reason: "expected \(expected), found \(found)")
+    }
+}
+
+/// Fast conversions of the common number literals, straight from the bytes. Each returns
+/// nil when the literal is outside its exact fast case; the caller then takes the general
+/// (slower, equally exact) route.
+enum JSONNumberScan {
+    /// `-?[0-9]{1,18}`: always fits an `Int`.
+    @inline(__always)
+    static func int(_ entry: JSONTape.Entry, _ bytes: UnsafeRawBufferPointer) -> Int? {
+        var i = Int(entry.a)
+        let end = i + Int(entry.b)
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        guard end - i <= 18 else { return nil }
+        var value = 0
+        while i < end {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int(digit)
+            i += 1
+        }
+        return negative ? -value : value
+    }
+
+    private static let powersOfTen: [Double] = (0 ... 22).map { exponent in
+        var p = 1.0
+        for _ in 0 ..< exponent { p *= 10 }
+        return p
+    }
+
+    /// `-?digits(.digits)?` with at most 15 digits in all: the digits as an integer are exact
+    /// in a `Double`, so is 10^k for k ≤ 22, and one IEEE division rounds correctly — the
+    /// same double `strtod` gives.
+    @inline(__always)
+    static func double(_ entry: JSONTape.Entry, _ bytes: UnsafeRawBufferPointer) -> Double? {
+        var i = Int(entry.a)
+        let end = i + Int(entry.b)
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var mantissa: UInt64 = 0
+        var digitCount = 0
+        var fractionDigits = 0
+        var inFraction = false
+        while i < end {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: ".") {
+                inFraction = true
+            } else {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil } // an exponent: general route
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                digitCount += 1
+                if inFraction { fractionDigits += 1 }
+            }
+            i += 1
+        }
+        guard digitCount <= 15 else { return nil }
+        let magnitude = Double(mantissa) / powersOfTen[fractionDigits]
+        return negative ? -magnitude : magnitude
     }
 }
 

@@ -104,7 +104,7 @@ public struct ThmanyahSection: Sendable, Equatable {
         let order: Int
         if let n = orderField.lenientInt() {
             order = n
-        } else if loose, case .string = orderField.value {
+        } else if loose, orderField.isString {
             order = position
         } else {
             throw orderField.mismatch("an integer")
@@ -175,13 +175,13 @@ public struct ThmanyahItem: Sendable, Equatable {
         func number(_ key: String) throws(DecodeError) -> Int? {
             guard let field = try c.optionalField(key) else { return nil }
             if let n = field.lenientInt() { return n }
-            if loose, case .string = field.value { return nil }
+            if loose, field.isString { return nil }
             throw field.mismatch("an integer")
         }
         func decimal(_ key: String) throws(DecodeError) -> Double? {
             guard let field = try c.optionalField(key) else { return nil }
             if let d = field.lenientDouble() { return d }
-            if loose, case .string = field.value { return nil }
+            if loose, field.isString { return nil }
             throw field.mismatch("a number")
         }
         return ThmanyahItem(

@@ -188,7 +188,7 @@ enum ViaplayHref {
 
     /// The stripped `href` of link `rel` in a `_links` object, or nil.
     static func link(_ rel: String, in links: JSONCursor) throws(DecodeError) -> String? {
-        guard let link = try links.optionalField(rel), case .object = link.value else { return nil }
+        guard let link = try links.optionalField(rel), link.isObject else { return nil }
         return try link.optionalString("href").map(stripTemplate)
     }
 }
