@@ -203,3 +203,26 @@ struct GnomeViewsFriendsTests {
         #expect(reached == 1298 && longest == 9)
     }
 }
+
+@Suite("GnomeViews: matching text")
+struct FoldedTextTests {
+    /// The byte-wise path must answer exactly as `String.contains` (by Character) does,
+    /// including the cases it must refuse: "\r\n" is one Character, and a combining mark
+    /// after "e" makes "é", which does not contain "e".
+    @Test func containsAgreesWithCharacterMatching() {
+        var random = JSONTapeTests.SplitMix(state: 11)
+        let alphabet: [String] = ["a", "b", "e", " ", "\r", "\n", "\u{301}", "é", "ß", "-", "z"]
+        var bytewisePairs = 0, agreed = 0
+        for _ in 0 ..< 20_000 {
+            let haystack = (0 ..< Int.random(in: 0 ... 8, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+            let needle = (0 ..< Int.random(in: 1 ... 3, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+            let h = FoldedText(haystack), n = FoldedText(needle)
+            if h.bytewise && n.bytewise { bytewisePairs += 1 }
+            #expect(h.contains(n) == haystack.contains(needle), "\(haystack.debugDescription) ⊇ \(needle.debugDescription)")
+            agreed += 1
+        }
+        #expect(agreed == 20_000 && bytewisePairs > 2_000)
+        #expect(FoldedText("a\r\nb").bytewise == false && FoldedText("e\u{301}").contains(FoldedText("e")) == false)
+        #expect(FoldedText("tobus quickwhistle").contains(FoldedText("whistle")))
+    }
+}

@@ -33,20 +33,27 @@ public struct FiltersView: ExportableView, Equatable {
     private let gnomes: [GnomeRow]
 
     public init(state: LogState) {
-        gnomes = GnomeCensus.rows(in: state)
-        available = Available(
-            age: Bounds(gnomes.map(\.age)), weight: Bounds(gnomes.map(\.weight)),
-            height: Bounds(gnomes.map(\.height)), friends: Bounds(gnomes.map(\.friendCount)),
-            hairColors: Set(gnomes.map(\.hairColor)).sorted(),
-            professions: Set(gnomes.flatMap(\.professions)).sorted())
+        let rows = GnomeCensus.rows(in: state)
+        gnomes = rows
+        available = Self.availableMemo.value(for: rows) {
+            Available(
+                age: Bounds(rows.map(\.age)), weight: Bounds(rows.map(\.weight)),
+                height: Bounds(rows.map(\.height)), friends: Bounds(rows.map(\.friendCount)),
+                hairColors: Set(rows.map(\.hairColor)).sorted(),
+                professions: Set(rows.flatMap(\.professions)).sorted())
+        }
         active = state.gnomeFilter
         activeSetAtSeq = state.gnomeFilterSeq
     }
 
+    /// What is available depends only on the held census; snapshots share its rows.
+    private static let availableMemo = LastValueMemo<[GnomeRow], Available>()
+
     /// Gnomes matching the active filter and, when given, the search text (same
     /// rules as `GnomesView.search`), in id order.
     public func filtered(search: String? = nil) -> [GnomeRow] {
-        let passing = gnomes.filter(active.matches)
+        let matcher = GnomeFilter.Matcher(active)
+        let passing = gnomes.filter(matcher.matches)
         return search.map { GnomeCensus.search(passing, $0) } ?? passing
     }
 

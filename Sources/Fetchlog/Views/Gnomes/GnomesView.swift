@@ -16,7 +16,7 @@ public struct GnomesView: ExportableView, Equatable {
             // Rows are in id order, so on a repeated id or name the smallest id wins.
             for (i, row) in rows.enumerated() {
                 if byID[row.id] == nil { byID[row.id] = i }
-                let key = row.searchKeys[0]
+                let key = row.searchKeys[0].text
                 if byName[key] == nil { byName[key] = i }
             }
             return (byID, byName)
