@@ -24,14 +24,19 @@ public final class OfflineFirst: @unchecked Sendable {
     private var prefetched: Set<Resource> = []
     /// Called when a background fetch ends (the shell prints it above the line being typed).
     public var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
-    private let showSearch = Debouncer()
-    private let podcastSearch = Debouncer()
+    private let showSearch: Debouncer
+    private let podcastSearch: Debouncer
 
-    public init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy = FreshnessPolicy(), clock: any Clock = SystemClock()) {
+    /// `clock` tells the time events are stamped and freshness is judged by; `debounceClock`
+    /// measures the pause that ends a burst of search keystrokes.
+    public init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy = FreshnessPolicy(), clock: any Clock = SystemClock(),
+                debounceClock: any _Concurrency.Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.fetcher = fetcher
         self.policy = policy
         self.clock = clock
+        showSearch = Debouncer(clock: debounceClock)
+        podcastSearch = Debouncer(clock: debounceClock)
     }
 
     /// What opening a view gives: the snapshot now, and whether a refresh started.

@@ -100,13 +100,20 @@ import Testing
 
     @Test func fiveKeystrokesFiftyMillisecondsApartSendOneSearch() async throws {
         let rig = try await Rig.start()
+        let clock = rig.debounceClock
         let results = try await withThrowingTaskGroup(of: (String, FetchReport?).self) { group in
+            // Each keystroke lands 50 ms (on the debounce clock) after the one before,
+            // well inside the 200 ms debounce; then the user pauses.
+            // Asleep after each keystroke: "g" (due at 200 ms) wakes as "girl"'s 50 ms pass,
+            // finds itself superseded and returns nil.
+            let asleepAfter = [1, 2, 3, 4, 4]
             for (i, text) in ["g", "gi", "gir", "girl", "girls"].enumerated() {
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(50 * i))
-                    return (text, try await rig.policy.searchShows(text))
-                }
+                group.addTask { (text, try await rig.policy.searchShows(text)) }
+                await clock.waitForSleepers(asleepAfter[i])
+                if i < 4 { clock.advance(by: .milliseconds(50)) }
             }
+            #expect(clock.sleeping == 4, "gi, gir, girl and girls are waiting out the debounce")
+            clock.advance(by: .milliseconds(200))
             var all: [(String, FetchReport?)] = []
             for try await result in group { all.append(result) }
             return all

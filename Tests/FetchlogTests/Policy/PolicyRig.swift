@@ -11,6 +11,8 @@ struct PolicyRig: Sendable {
     let store: Store
     let policy: OfflineFirst
     let clock: FixedClock
+    /// The clock search debouncing sleeps on; it moves only when a test advances it.
+    let debounceClock: ManualClock
     let directory: TemporaryDirectory
 
     static func start(_ configure: (inout SampleUpstreamConfiguration) -> Void = { _ in }, retries: Int = 3) async throws -> PolicyRig {
@@ -25,8 +27,10 @@ struct PolicyRig: Sendable {
         fetch.clock = clock
         let fetcher = Fetcher(log: log, configuration: fetch)
         let store = try Store(log: log, fetcher: fetcher, clock: clock)
+        let debounceClock = ManualClock()
         return PolicyRig(upstream: upstream, log: log, fetcher: fetcher, store: store,
-                   policy: OfflineFirst(store: store, fetcher: fetcher, clock: clock), clock: clock, directory: directory)
+                         policy: OfflineFirst(store: store, fetcher: fetcher, clock: clock, debounceClock: debounceClock),
+                         clock: clock, debounceClock: debounceClock, directory: directory)
     }
 
     func at(minute: Int) { clock.set(Timestamp(milliseconds: Timestamp(iso8601: "2026-11-22T08:00:00.000Z")!.milliseconds + Int64(minute) * 60_000)) }
