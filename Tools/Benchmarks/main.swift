@@ -13,6 +13,15 @@ import FetchlogLMDB
 import Foundation
 
 let quick = CommandLine.arguments.contains("--quick")
+if let at = CommandLine.arguments.firstIndex(of: "--profile-decode"), at + 2 < CommandLine.arguments.count {
+    // For `perf record`: decode one body in a loop for about three seconds.
+    // fetchlog-bench --profile-decode brastlewark/census.json brastlewarkCensus
+    let body = [UInt8](try! Data(contentsOf: URL(fileURLWithPath: "Tools/SampleUpstream/Sources/SampleUpstream/Fixtures/" + CommandLine.arguments[at + 1])))
+    let kind = DocumentKind(rawValue: CommandLine.arguments[at + 2])!
+    let end = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
+    while DispatchTime.now().uptimeNanoseconds < end { _ = try! DocumentDecoder.decode(kind, body: body) }
+    exit(0)
+}
 if CommandLine.arguments.contains("--decode") {
     runDecodeBenchmarks(quick: quick)
     exit(0)

@@ -187,12 +187,21 @@ private struct TapeBuilder {
         var runStart = index
         var runHasHighBytes = false
         while true {
-            // Fast skip: no quote, no backslash, no control byte in the next eight bytes.
+            // Eight bytes at a time up to the first quote, backslash or control byte.
             while index + 8 <= bytes.count {
                 let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if JSONTape.needsAttention(word) { break }
-                if word & 0x8080_8080_8080_8080 != 0 { runHasHighBytes = true }
-                index += 8
+                let attention = JSONTape.attention(word)
+                if attention == 0 {
+                    if word & 0x8080_8080_8080_8080 != 0 { runHasHighBytes = true }
+                    index += 8
+                    continue
+                }
+                // The lowest flagged byte is exact (little-endian: the first in the text).
+                let plain = attention.trailingZeroBitCount / 8
+                let before: UInt64 = plain == 0 ? 0 : (1 << UInt64(plain * 8)) &- 1
+                if word & before & 0x8080_8080_8080_8080 != 0 { runHasHighBytes = true }
+                index += plain
+                break
             }
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
@@ -261,18 +270,20 @@ private struct TapeBuilder {
 // MARK: Byte-level helpers
 
 extension JSONTape {
-    /// True when any byte of `word` is a quote, a backslash or below 0x20 (SWAR: a few
-    /// integer operations test eight bytes; a false alarm only sends the caller to the
-    /// byte-at-a-time path, which decides exactly).
+    /// A mask with the high bit set in each byte of `word` that is a quote, a backslash
+    /// or below 0x20, read as a little-endian load of the text (SWAR: a few integer
+    /// operations test eight bytes). Bytes after a flagged one may be flagged falsely
+    /// (a borrow runs upward), but the lowest flag is always exact, so the caller jumps
+    /// straight to the first byte that needs a decision and decides it byte by byte.
     @inline(__always)
-    static func needsAttention(_ word: UInt64) -> Bool {
+    static func attention(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
-        let quote = hasZeroByte(word ^ (ones &* 0x22))
-        let backslash = hasZeroByte(word ^ (ones &* 0x5C))
+        func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let quote = zeroBytes(word ^ (ones &* 0x22))
+        let backslash = zeroBytes(word ^ (ones &* 0x5C))
         let control = (word &- ones &* 0x20) & ~word & highs
-        return (quote | backslash | control) != 0
+        return quote | backslash | control
     }
 
     @inline(__always)

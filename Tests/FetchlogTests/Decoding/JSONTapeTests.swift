@@ -146,16 +146,17 @@ import Testing
                 let scalar = Unicode.Scalar(UInt32.random(in: ranges.randomElement(using: &random)!, using: &random))!
                 content += Array(String(Character(scalar)).utf8)
             }
-            let text = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+            // Text after the string, so its closing quote is met inside an eight-byte word.
+            let text = Array("[\"".utf8) + content + Array("\",\"abcdefghijk\"]".utf8)
             let reference = String(validating: content, as: UTF8.self)
             let error = Self.parseError(text)
             if let reference {
                 valid += 1
                 #expect(error == nil, "\(content)")
-                #expect((try? JSONValue.parse(bytes: text)) == .string(reference))
+                #expect((try? JSONValue.parse(bytes: text)) == .array([.string(reference), .string("abcdefghijk")]))
             } else {
                 invalid += 1
-                #expect(error == JSONParseError(offset: 1, reason: "invalid UTF-8 in a string"), "\(content)")
+                #expect(error == JSONParseError(offset: 2, reason: "invalid UTF-8 in a string"), "\(content)")
             }
         }
         // Both outcomes are exercised many times (the split is fixed by the seed).
