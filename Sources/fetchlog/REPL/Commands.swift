@@ -512,23 +512,16 @@ enum Commands {
     // MARK: status, log, replay, export, at, diff
 
     static func status(_ session: Session, _ args: [String]) async throws -> Output? {
-        let state = session.state
-        let now = session.clock.now()
+        let report = FreshnessReport(state: session.state, policy: session.policy.policy, now: session.clock.now())
         var rows: [[String]] = []
-        var records: [JSONValue] = []
-        for row in StatusView(state: state).rows {
-            let f = session.policy.policy.evaluate(row.key, in: state, now: now)
-            var level = f.level.rawValue + (f.isFailing ? " (failing)" : "")
+        for row in report.rows {
+            var level = row.levelText
             if let resource = Resource.from(source: row.key.source, label: row.key.path), session.policy.isRevalidating(resource) {
                 level += ", revalidating"
             }
-            let success = row.status.lastSuccess.map { AgeText.describe(milliseconds: now.milliseconds - $0.milliseconds) + " ago" } ?? "never"
-            let error = f.isFailing ? (row.status.lastError ?? "-") : "-"
-            rows.append([row.key.description, level, success, error])
-            records.append(.object([("resource", .string(row.key.description)), ("freshness", .string(f.level.rawValue)),
-                                    ("failing", .bool(f.isFailing)), ("lastSuccess", .optional(row.status.lastSuccess?.iso8601)),
-                                    ("lastError", .optional(row.status.lastError))]))
+            rows.append([row.key.description, level, report.age(of: row.lastSuccess), row.currentError ?? "-"])
         }
+        let records = report.rows.map(\.json)
         return .table(columns: ["resource", "freshness", "last success", "last error"], rows: rows, records: records)
     }
 
