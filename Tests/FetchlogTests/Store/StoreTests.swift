@@ -105,10 +105,19 @@ import Testing
         let fetch = try await runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
         #expect(fetch.status == 0)
         let appendedAt = ContinuousClock.now
-        var seen: Snapshot?
-        for await snapshot in store.snapshots() {
-            if snapshot.seq >= 1 { seen = snapshot; break }
-            if ContinuousClock.now - appendedAt > .seconds(5) { break }
+        // The first snapshot holding the append, or nil after 5 s (the test fails, never hangs).
+        let seen = await withTaskGroup(of: Snapshot?.self) { group in
+            group.addTask {
+                for await snapshot in store.snapshots() where snapshot.seq >= 1 { return snapshot }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
         let waited = ContinuousClock.now - appendedAt
         watcher.cancel()
