@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only its MallocInterposer trait: the package resolves on Linux with it alone.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(
@@ -76,11 +78,20 @@ let package = Package(
             ],
             resources: [.copy("Resources/sample-log.ndjson")]
         ),
-        // Release-built benchmark tool: `swift run -c release fetchlog-bench` (BENCHMARKS.md).
+        // Release-built benchmark tool: `swift run -c release fetchlog-bench` (BENCHMARKS.md):
+        // the log beside raw liblmdb in the same run, and the replay and open tables.
         .executableTarget(
             name: "fetchlog-bench",
             dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB"],
-            path: "Tools/Benchmarks"
+            path: "Tools/FetchlogBench"
+        ),
+        // ordo-one/benchmark suites (`swift package benchmark`): percentiles, malloc counts,
+        // baselines to compare against. The plugin finds targets in a folder named Benchmarks.
+        .executableTarget(
+            name: "DecodingBenchmarks",
+            dependencies: ["Fetchlog", .product(name: "Benchmark", package: "benchmark")],
+            path: "Tools/Benchmarks/Decoding",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .testTarget(
             name: "FetchlogTests",
