@@ -3,9 +3,9 @@ import FetchlogLMDB
 import Foundation
 
 /// `fetchlog-bench --views`: decode throughput, replay throughput (full, superseded bodies
-/// skipped, from a checkpoint), open time with a checkpoint as the log grows, and query
-/// latency at ten times the census. Reads the recorded responses from the sample
-/// upstream's fixtures, so run it from the repository root.
+/// skipped, from a checkpoint) and open time with a checkpoint as the log grows. Query
+/// latency is the ordo-one suite's (Tools/Benchmarks/Decoding). Reads the recorded
+/// responses from the sample upstream's fixtures, so run it from the repository root.
 func runViewBenchmarks(quick: Bool) {
     let fixtures = "Tools/SampleUpstream/Sources/SampleUpstream/Fixtures/"
     func bytes(_ name: String) -> [UInt8] { [UInt8](try! Data(contentsOf: URL(fileURLWithPath: fixtures + name))) }
@@ -85,52 +85,6 @@ func runViewBenchmarks(quick: Bool) {
         let without = time { _ = try Store.replay(grow) }
         print("| \(target) | \(fmt(withCheckpoint * 1000, 1)) ms | \(fmt(without * 1000, 1)) ms |")
     }
-
-    // 4. Query latency at 10× the census.
-    let census = try! JSONValue.parse(bytes: bytes("brastlewark/census.json"))
-    var gnomes: [JSONValue] = []
-    for copy in 0 ..< 10 {
-        for g in census["Brastlewark"]?.arrayValue ?? [] {
-            guard case .object(let members) = g else { continue }
-            gnomes.append(.object(members.map { key, value in
-                switch key {
-                case "id": return (key, .number((value.intValue ?? 0) + copy * 1337))
-                case "name": return (key, .string((value.stringValue ?? "") + (copy == 0 ? "" : " \(copy)")))
-                default: return (key, value)
-                }
-            }))
-        }
-    }
-    let big = Array(JSONValue.object([("Brastlewark", .array(gnomes))]).canonicalText().utf8)
-    var state = LogState()
-    var seq: UInt64 = 0
-    func feed(_ resource: Resource, _ body: [UInt8]) {
-        seq += 1
-        LogReducer.apply(Event(seq: seq, recordedAt: Timestamp(milliseconds: 0), kind: .fetched, source: resource.source.rawValue,
-                               label: resource.path, response: Event.Response(status: 200), body: body), to: &state)
-    }
-    feed(.brastlewarkCensus, big)
-    feed(.tvmazeShowsPage(0), bytes("tvmaze/shows-page-0-2024.json"))
-    feed(.tvmazeShowsPage(1), bytes("tvmaze/shows-page-1-2025-04-18.json"))
-    seq += 1
-    LogReducer.apply(Event(seq: seq, recordedAt: Timestamp(milliseconds: 0), kind: .intent, source: "brastlewark", label: "filter.set",
-                           body: Array(#"{"hair_color":"pink","age_min":100,"age_max":300}"#.utf8)), to: &state)
-    func latency(_ body: () -> Int) -> (Double, Double, Int) {
-        var samples: [Double] = []
-        var result = 0
-        for _ in 0 ..< (quick ? 20 : 200) { samples.append(time { result = body() }) }
-        samples.sort()
-        return (samples[samples.count / 2] * 1000, samples[samples.count * 99 / 100] * 1000, result)
-    }
-    print("\n## Query latency, each query building its view from the snapshot (\(gnomes.count) gnomes)\n")
-    print("| query | p50 | p99 | rows |")
-    print("|---|---:|---:|---:|")
-    let search = latency { GnomesView(state: state).search("tink").count }
-    print("| gnome search `tink` | \(fmt(search.0, 2)) ms | \(fmt(search.1, 2)) ms | \(search.2) |")
-    let filtered = latency { FiltersView(state: state).filtered(search: "fiz").count }
-    print("| filtered list (pink, age 100–300) ∧ search `fiz` | \(fmt(filtered.0, 2)) ms | \(fmt(filtered.1, 2)) ms | \(filtered.2) |")
-    let page = latency { ShowsView(state: state).page(5, size: 20).count }
-    print("| show page 6 of 20 (485 shows held) | \(fmt(page.0, 2)) ms | \(fmt(page.1, 2)) ms | \(page.2) |")
 }
 
 /// `fetchlog-bench --decode`: body decoding throughput alone (also the first part of `--views`).
