@@ -21,7 +21,7 @@ enum CommandTable {
         CommandSpec(name: "show", usage: "show ID", summary: "one show: details, the detail image, episode count", example: "show 1", run: Commands.show),
         CommandSpec(name: "episodes", usage: "episodes ID", summary: "a show's episodes", example: "episodes 1", run: Commands.episodes),
         CommandSpec(name: "search", usage: "search shows|podcasts TEXT", summary: "TVmaze show search or Thmanyah podcast search", example: "search shows girls", run: Commands.search),
-        CommandSpec(name: "gnomes", usage: "gnomes [TEXT]", summary: "the census (active filter ∧ search by name, hair colour, profession)", example: "gnomes tinker", run: Commands.gnomes),
+        CommandSpec(name: "gnomes", usage: "gnomes [--limit N] [--page N] [TEXT]", summary: "the census (active filter ∧ search by name, hair colour, profession)", example: "gnomes tinker", run: Commands.gnomes),
         CommandSpec(name: "gnome", usage: "gnome NAME|ID", summary: "one gnome", example: "gnome 0", run: Commands.gnome),
         CommandSpec(name: "filter", usage: "filter show | set FIELD=VALUE… | reset",
                     summary: "the gnome filter: hair_color, profession, name, age, weight, height, friends (ranges as MIN-MAX)",

@@ -258,13 +258,25 @@ enum Commands {
 
     static func gnomes(_ session: Session, _ args: [String]) async throws -> Output? {
         try await session.open(.brastlewarkCensus, "census")
+        // Every match by default (the census is small); --limit N and --page N cut it.
+        let (options, words) = try Self.options(args, ["limit", "page"])
+        let limit = try options["limit"].map { try int($0, "--limit") } ?? (options["page"] == nil ? nil : pageSize)
+        let page = try options["page"].map { try int($0, "--page") } ?? 1
+        guard page >= 1 else { throw CommandError.usage("--page counts from 1") }
+        guard limit != 0 else { throw CommandError.usage("--limit must be at least 1") }
         let view = FiltersView(state: session.state)
-        let text = args.joined(separator: " ")
+        let text = words.joined(separator: " ")
         let list = view.filtered(search: text.isEmpty ? nil : text)
-        let rows = list.map { [String($0.id), $0.name, String($0.age), $0.hairColor, $0.professions.joined(separator: ", "), String($0.friendCount)] }
-        session.emit(session.renderer.render(.table(columns: ["id", "name", "age", "hair", "professions", "friends"], rows: rows, records: list.map(gnomeRecord))))
+        let shown = limit.map { Array(list.dropFirst((page - 1) * $0).prefix($0)) } ?? list
+        let rows = shown.map { [String($0.id), $0.name, String($0.age), $0.hairColor, $0.professions.joined(separator: ", "), String($0.friendCount)] }
+        session.emit(session.renderer.render(.table(columns: ["id", "name", "age", "hair", "professions", "friends"], rows: rows, records: shown.map(gnomeRecord))))
         if session.renderer.mode == .table {
-            session.emit("\(list.count) gnomes" + (view.active.isEmpty ? "" : " (filter: \(filterText(view.active)))") + "\n")
+            var footer = "\(list.count) gnomes"
+            if let limit {
+                let pages = max(1, (list.count + limit - 1) / limit)
+                footer = "page \(page) of \(pages) · " + footer
+            }
+            session.emit(footer + (view.active.isEmpty ? "" : " (filter: \(filterText(view.active)))") + "\n")
         }
         session.freshnessLine(.brastlewarkCensus, "census")
         return nil

@@ -54,6 +54,7 @@ import Testing
             // Each run of the demo appends 8 events (fetches, then 304s): this is the 6th run.
             ("at 999 shows", 1, "error: seq 999 is past the end of the log (the last is 48)\n"),
             ("shows --pgae 2", 64, "error: unknown option --pgae (did you mean 'page'?)\n"),
+            ("gnomes --limt 3 tink", 64, "error: unknown option --limt (did you mean 'limit'?)\n"),
             ("filter set colour=red", 64, "error: no filter field 'colour'; type help filter\n"),
             ("gnome \"unterminated", 64, "error: unterminated \" quote\n"),
         ]
@@ -97,6 +98,18 @@ import Testing
         let records = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         #expect(records.count == 202)
         #expect(try JSONValue.parse(String(records[0]))["name"] == .string("Tobus Quickwhistle"))
+    }
+
+    @Test func gnomesCanBeCutToAPage() async throws {
+        let dir = TemporaryDirectory("repl-gnome-pages")
+        let result = try await runDemoScript(["gnomes --limit 2 tinker", "gnomes --page 101 --limit 2 tinker", "gnomes --page 11 tinker"],
+                                             store: dir.sub("demo"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let footers = result.stdout.split(separator: "\n").filter { $0.contains(" gnomes") }
+        // 202 tinkers: 101 pages of 2 (the last holds ids 1325 and 1330), 11 pages of 20 (the last holds the same two).
+        #expect(footers == ["page 1 of 101 · 202 gnomes", "page 101 of 101 · 202 gnomes", "page 11 of 11 · 202 gnomes"])
+        let ids = result.stdout.split(separator: "\n").compactMap { Int($0.prefix(while: { $0 != " " })) }
+        #expect(ids == [0, 4, 1325, 1330, 1325, 1330])
     }
 
     @Test func queryRunsOneCommand() async throws {
