@@ -24,6 +24,11 @@ public final class Fetcher: Sendable {
         http.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
                              read: .nanoseconds(configuration.readTimeout.nanoseconds))
         http.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        // The pool would otherwise keep retrying a refused connection until the connect
+        // timeout (10 s) runs out, and only then fail the attempt: an upstream that is down
+        // would take 40 s to report. Fetcher's own RetryPolicy does the retrying, with its
+        // backoff, and records each attempt as an event.
+        http.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
     }
 

@@ -22,6 +22,26 @@ import Testing
         await h.stop()
     }
 
+    /// A refused connection fails its attempt at once. (AsyncHTTPClient's pool would keep
+    /// retrying it until the connect timeout; with a 60 s timeout the bug shows as 60 s
+    /// attempts.) Each attempt's recorded duration says how long it took.
+    @Test func aRefusedConnectionFailsEachAttemptAtOnce() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        await upstream.stop() // the port now refuses connections
+        let dir = TemporaryDirectory("fetch-refused")
+        let log = try EventLog.open(at: dir.path)
+        var configuration = FetchHarness.fetchConfiguration(base: base, retries: 2)
+        configuration.connectTimeout = .seconds(60)
+        let fetcher = Fetcher(log: log, configuration: configuration)
+        let report = try await fetcher.fetch(.brastlewarkCensus)
+        await fetcher.shutdown()
+        #expect(report.outcome == .failed(.transport, "connection refused"))
+        let events = try log.events(from: 1)
+        #expect(events.map(\.kind) == [.fetchFailed, .fetchFailed, .fetchFailed])
+        #expect(events.allSatisfy { ($0.durationMicros ?? .max) < 10_000_000 }, "\(events.map(\.durationMicros))")
+    }
+
     @Test func showDetailImagesAndEpisodesAndSearch() async throws {
         let h = try await FetchHarness.start()
         for resource in [Resource.tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1), .tvmazeSearch("girls")] {
