@@ -8,7 +8,8 @@ struct FetchlogCommand: AsyncParsableCommand {
         commandName: "fetchlog",
         abstract: "An event-sourced, offline-first data engine: every fetch is an event in an LMDB log.",
         discussion: """
-        Global options may come before the subcommand: `fetchlog --store DIR log stats`.
+        Shared options may come before the subcommand: `fetchlog --store DIR log stats`,
+        `fetchlog --offline --format json query shows`.
         The store is --store DIR, else $FETCHLOG_STORE, else $XDG_DATA_HOME/fetchlog, else ~/.local/share/fetchlog.
 
         Exit status: 0 success; 1 the command failed; 2 `log verify` found damage;
@@ -25,9 +26,12 @@ struct FetchlogCommand: AsyncParsableCommand {
 }
 
 enum GlobalOptions {
-    /// Options that belong to every command. ArgumentParser reads options only after
-    /// the subcommand that declares them, so these are moved to the end.
-    static let withValue: Set<String> = ["--store", "--upstream"]
+    /// Options shared by several commands. ArgumentParser reads options only after the
+    /// subcommand that declares them, so when they stand before it they are moved to the
+    /// end; a command that does not take one still says so ("Unknown option").
+    static let withValue: Set<String> = ["--store", "--upstream", "--connect-timeout", "--read-timeout", "--retries",
+                                         "--retry-after-cap", "--format"]
+    static let flags: Set<String> = ["--offline", "--keep-going"]
 
     static func hoist(_ arguments: [String]) -> [String] {
         var front: [String] = []
@@ -43,6 +47,11 @@ enum GlobalOptions {
                     continue
                 }
                 if let equals = argument.firstIndex(of: "="), withValue.contains(String(argument[..<equals])) {
+                    moved.append(argument)
+                    index += 1
+                    continue
+                }
+                if flags.contains(argument) {
                     moved.append(argument)
                     index += 1
                     continue

@@ -120,6 +120,10 @@ import Testing
         #expect(first.failure?.message.hasPrefix(message) == true)
         #expect(reports.last?.outcome == .fetched, "the original was fetched next")
         #expect(ImageChoice.showListImage(try showOneLinks(rig), in: rig.store.snapshot.state).kind == "original")
+        // The shows view (and its export) says the same: the list image fell back.
+        let row = try #require(ShowsView(state: rig.store.snapshot.state).show(id: 1))
+        #expect(row.image == ShowsView.ListImage(TVMazeImageLinks(medium: nil, original: try showOneLinks(rig)?.original)))
+        #expect(row.image.kind == .original)
         await rig.stop()
     }
 

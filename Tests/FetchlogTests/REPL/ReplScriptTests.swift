@@ -112,6 +112,21 @@ import Testing
         #expect(ids == [0, 4, 1325, 1330, 1325, 1330])
     }
 
+    /// Shared options before the subcommand mean the same as after it.
+    @Test func sharedOptionsMayStandBeforeTheSubcommand() async throws {
+        let dir = TemporaryDirectory("repl-hoist")
+        let store = dir.sub("demo")
+        #expect(try await runDemoScript([], store: store).status == 0)
+        let before = try await runFetchlog(["--store", store, "--offline", "--format", "json", "query", "gnome", "0"], environment: demoEnvironment)
+        let after = try await runFetchlog(["query", "gnome", "0", "--store", store, "--offline", "--format", "json"], environment: demoEnvironment)
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.stdout == after.stdout && before.stderr == after.stderr)
+        #expect(try JSONValue.parse(before.stdout)["name"] == .string("Tobus Quickwhistle"))
+        let refused = try await runFetchlog(["--store", store, "--offline", "status"], environment: demoEnvironment)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("Unknown option '--offline'"))
+    }
+
     @Test func queryRunsOneCommand() async throws {
         let dir = TemporaryDirectory("repl-query")
         let store = dir.sub("demo")

@@ -9,11 +9,17 @@ public struct ShowsView: ExportableView, Equatable {
         public let url: String?
         public let kind: Kind
 
-        /// An empty URL counts as missing: it could not be displayed either.
+        /// From the links alone. An empty URL counts as missing: it could not be displayed either.
         public init(_ links: TVMazeImageLinks?) {
             if let medium = links?.medium, !medium.isEmpty { (url, kind) = (medium, .medium) }
             else if let original = links?.original, !original.isEmpty { (url, kind) = (original, .original) }
             else { (url, kind) = (nil, .placeholder) }
+        }
+
+        /// From what the downloads so far chose (`ImageChoice.showListImage`).
+        init(_ choice: ImageChoice) {
+            url = choice.url
+            kind = Kind(rawValue: choice.kind) ?? .placeholder
         }
 
         var json: JSONValue { .object([("url", .optional(url)), ("kind", .string(kind.rawValue))]) }
@@ -28,9 +34,13 @@ public struct ShowsView: ExportableView, Equatable {
         public let rating: Double?
         /// `HTMLText.clean` of the summary; nil when the API sent none.
         public let summary: String?
-        public let image: ListImage
+        /// Medium, else original, else the placeholder — passing over an image whose
+        /// download failed after its retries (see `ImageChoice`).
+        public private(set) var image: ListImage
         /// 0-based position in id order: durability (the first 1,000 items) is by item, not page.
         public let itemIndex: Int
+        /// The links as sent, for the fallback.
+        let links: TVMazeImageLinks?
 
         init(_ show: TVMazeShow, itemIndex: Int) {
             id = show.id
@@ -41,7 +51,18 @@ public struct ShowsView: ExportableView, Equatable {
             rating = show.rating
             summary = show.summaryHTML.map(HTMLText.clean)
             image = ListImage(show.image)
+            links = show.image
             self.itemIndex = itemIndex
+        }
+
+        /// This row with its image re-chosen when the download of the one its links name
+        /// has failed: one status look-up a row, so the common case stays cheap.
+        func applyingDownloads(in state: LogState) -> ShowRow {
+            guard let url = image.url, let status = state.status[ResourceKey(source: Source.assets.rawValue, path: url)],
+                  status.failuresSince > 0 else { return self }
+            var row = self
+            row.image = ListImage(ImageChoice.showListImage(links, in: state))
+            return row
         }
 
         var json: JSONValue {
@@ -74,7 +95,8 @@ public struct ShowsView: ExportableView, Equatable {
         // Rows depend only on the held pages; snapshots share their storage, so the key
         // compares as pointers until a page changes.
         let key = MemoKey(seqs: ordered.map(\.1.seq), pages: ordered.map(\.2))
-        shows = ShowsView.memo.value(for: key) { ShowsView.rows(documents) }
+        // Rows depend on the pages; which image a row shows also depends on downloads.
+        shows = ShowsView.memo.value(for: key) { ShowsView.rows(documents) }.map { $0.applyingDownloads(in: state) }
     }
 
     private struct MemoKey: Equatable {
