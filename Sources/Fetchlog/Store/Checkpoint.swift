@@ -80,7 +80,7 @@ public enum Checkpoint {
             s.lastError = item["lastError"]?.stringValue
             s.lastErrorClass = item["lastErrorClass"]?.stringValue.flatMap(FailureClass.init(name:))
             s.endOfList = item["endOfList"]?.boolValue ?? false
-            state.status[ResourceKey(source: source, path: path)] = s
+            state.setStatus(s, for: ResourceKey(source: source, path: path))
         }
         if let filter = json["gnomeFilter"].flatMap(GnomeFilter.init(json:)) { state.gnomeFilter = filter }
         if case .number(let t)? = json["gnomeFilterSeq"] { state.gnomeFilterSeq = UInt64(t) ?? 0 }

@@ -48,7 +48,7 @@ public enum LogReducer {
         case .intent, .other:
             break
         }
-        state.status[key] = status
+        state.setStatus(status, for: key)
     }
 
     private static func applyIntent(_ event: Event, to state: inout LogState) {
@@ -66,7 +66,7 @@ public enum LogReducer {
             let key = ResourceKey(source: event.source, path: path)
             var status = state.status[key] ?? ResourceStatus()
             status.lastRenewed = event.recordedAt
-            state.status[key] = status
+            state.setStatus(status, for: key)
         default:
             break
         }

@@ -101,7 +101,11 @@ public struct LogState: Sendable, Equatable {
 
     public internal(set) var seq: UInt64 = 0
     public internal(set) var documents: [ResourceKey: HeldDocument] = [:]
-    public internal(set) var status: [ResourceKey: ResourceStatus] = [:]
+    /// Written through `setStatus(_:for:)`, which keeps `failingAssets` in step.
+    public private(set) var status: [ResourceKey: ResourceStatus] = [:]
+    /// The URLs of images whose download is failing now (`failuresSince > 0`): derived
+    /// from `status`, so a view can tell at once whether any image fallback applies.
+    public private(set) var failingAssets: Set<String> = []
     public internal(set) var gnomeFilter = GnomeFilter()
     /// Seq of the intent that set the active filter (0: never set).
     public internal(set) var gnomeFilterSeq: UInt64 = 0
@@ -109,6 +113,12 @@ public struct LogState: Sendable, Equatable {
     public init() {}
 
     public func document(_ resource: Resource) -> HeldDocument? { documents[ResourceKey(resource)] }
+
+    mutating func setStatus(_ newStatus: ResourceStatus, for key: ResourceKey) {
+        status[key] = newStatus
+        guard key.source == Source.assets.rawValue else { return }
+        if newStatus.failuresSince > 0 { failingAssets.insert(key.path) } else { failingAssets.remove(key.path) }
+    }
 }
 
 /// Stable text for a Double in exports: integral values without a fraction

@@ -56,10 +56,9 @@ public struct ShowsView: ExportableView, Equatable {
         }
 
         /// This row with its image re-chosen when the download of the one its links name
-        /// has failed: one status look-up a row, so the common case stays cheap.
+        /// is failing.
         func applyingDownloads(in state: LogState) -> ShowRow {
-            guard let url = image.url, let status = state.status[ResourceKey(source: Source.assets.rawValue, path: url)],
-                  status.failuresSince > 0 else { return self }
+            guard let url = image.url, state.failingAssets.contains(url) else { return self }
             var row = self
             row.image = ListImage(ImageChoice.showListImage(links, in: state))
             return row
@@ -96,7 +95,8 @@ public struct ShowsView: ExportableView, Equatable {
         // compares as pointers until a page changes.
         let key = MemoKey(seqs: ordered.map(\.1.seq), pages: ordered.map(\.2))
         // Rows depend on the pages; which image a row shows also depends on downloads.
-        shows = ShowsView.memo.value(for: key) { ShowsView.rows(documents) }.map { $0.applyingDownloads(in: state) }
+        let rows = ShowsView.memo.value(for: key) { ShowsView.rows(documents) }
+        shows = state.failingAssets.isEmpty ? rows : rows.map { $0.applyingDownloads(in: state) }
     }
 
     private struct MemoKey: Equatable {
