@@ -17,7 +17,9 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile-decode"), at + 2 < C
     // For `perf record`: decode one body in a loop for about three seconds.
     // fetchlog-bench --profile-decode brastlewark/census.json brastlewarkCensus
     let body = [UInt8](try! Data(contentsOf: URL(fileURLWithPath: "Tools/SampleUpstream/Sources/SampleUpstream/Fixtures/" + CommandLine.arguments[at + 1])))
-    let kind = DocumentKind(rawValue: CommandLine.arguments[at + 2])!
+    guard let kind = DocumentKind(rawValue: CommandLine.arguments[at + 2]) else {
+        fatalError("--profile-decode FIXTURE KIND: KIND is one of \(DocumentKind.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
     let end = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
     while DispatchTime.now().uptimeNanoseconds < end { _ = try! DocumentDecoder.decode(kind, body: body) }
     exit(0)
