@@ -137,6 +137,15 @@ public final class Store: @unchecked Sendable {
     /// Applies every event appended since the snapshot (by anyone). Returns how many.
     @discardableResult
     public func catchUp() async throws -> Int {
+        let (count, checkpointDue) = try catchUpNow()
+        if checkpointDue { try await saveCheckpoint() }
+        return count
+    }
+
+    /// The synchronous part of `catchUp`: reads what is new, applies it under the lock and
+    /// publishes. Safe to run concurrently with itself: events at or below the state's seq
+    /// are skipped by the reducer.
+    private func catchUpNow() throws -> (count: Int, checkpointDue: Bool) {
         let from = durableState.seq + 1
         var batch: [Event] = []
         try log.scan(from: from, batchSize: 256) { event in
@@ -145,7 +154,7 @@ public final class Store: @unchecked Sendable {
         }
         let count = batch.count
         let last = try log.lastSeq()
-        let shouldCheckpoint: Bool = lock.withLock {
+        let checkpointDue: Bool = lock.withLock {
             var state = durable
             _ = AppReducer.reduce(&state, .eventsAppended(batch))
             let caughtUp = state.seq >= last
@@ -156,8 +165,7 @@ public final class Store: @unchecked Sendable {
             appliedSinceCheckpoint += count
             return appliedSinceCheckpoint >= checkpointInterval
         }
-        if shouldCheckpoint { try await saveCheckpoint() }
-        return count
+        return (count, checkpointDue)
     }
 
     /// Saves the current state as the checkpoint.
@@ -167,13 +175,24 @@ public final class Store: @unchecked Sendable {
         lock.withLock { appliedSinceCheckpoint = 0 }
     }
 
-    /// Polls the log for events appended by other processes until cancelled.
+    /// Polls the log for events appended by other processes, every `interval`, until the
+    /// returned task is cancelled. The polling and the catch-up run on a thread of their
+    /// own, so they keep their pace however busy the cooperative pool is; a checkpoint that
+    /// falls due is saved in a task.
     public func watch(every interval: Duration = .milliseconds(250)) -> Task<Void, Never> {
-        Task { [weak self] in
-            while !Task.isCancelled {
-                guard let self else { return }
-                if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq { _ = try? await self.catchUp() }
-                try? await Task.sleep(for: interval)
+        let watcher = LogWatcher(interval: interval) { [weak self] in
+            guard let self else { return false }
+            if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq, let (_, checkpointDue) = try? self.catchUpNow(), checkpointDue {
+                Task { try? await self.saveCheckpoint() }
+            }
+            return true
+        }
+        watcher.start()
+        return Task {
+            await withTaskCancellationHandler {
+                await watcher.ended()
+            } onCancel: {
+                watcher.stop()
             }
         }
     }
