@@ -9,6 +9,10 @@ struct CommandSpec: Sendable {
     let summary: String
     let example: String
     let run: @Sendable (Session, [String]) async throws -> Output?
+
+    var json: JSONValue {
+        .object([("name", .string(name)), ("usage", .string(usage)), ("summary", .string(summary)), ("example", .string(example))])
+    }
 }
 
 enum CommandTable {
@@ -38,9 +42,9 @@ enum CommandTable {
         CommandSpec(name: "asset", usage: "asset show URL | asset save URL FILE", summary: "an image held in the store: its reference, or its bytes written out",
                     example: "asset show https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg", run: Commands.asset),
         CommandSpec(name: "status", usage: "status", summary: "every resource: freshness, last success, last error", example: "status", run: Commands.status),
-        CommandSpec(name: "log", usage: "log tail [N] | show SEQ | stats | verify", summary: "the event log", example: "log tail 3", run: Commands.log),
-        CommandSpec(name: "replay", usage: "replay", summary: "rebuild every view from the log; hashes, checked against the live state", example: "replay", run: Commands.replay),
-        CommandSpec(name: "export", usage: "export VIEW [FILE]", summary: "a view as canonical JSON (shows, show/ID, gnomes, filters, friends, pages, sections, artworks, artists, assets, search, status, all)",
+        CommandSpec(name: "log", usage: LogCommand.usage, summary: "the event log (as `fetchlog log …`; log tail 3 and log tail -n 3 alike)", example: "log tail 3", run: Commands.log),
+        CommandSpec(name: "replay", usage: ReplayCommand.usage, summary: "rebuild every view from the log; each view's events and hash (--verify: against the live state)", example: "replay --verify", run: Commands.replay),
+        CommandSpec(name: "export", usage: ExportCommand.usage, summary: "a view as canonical JSON (shows, show/ID, gnomes, filters, friends, pages, sections, artworks, artists, assets, search, status, all)",
                     example: "export filters", run: Commands.export),
         CommandSpec(name: "at", usage: "at SEQ COMMAND…", summary: "run a command against the state as of SEQ (time travel)", example: "at 1 shows", run: Commands.at),
         CommandSpec(name: "diff", usage: "diff SEQ1 SEQ2 VIEW", summary: "what changed in a view between two points of the log", example: "diff 1 2 status", run: Commands.diff),
@@ -48,12 +52,13 @@ enum CommandTable {
     ]
 
     static let dotCommands: [(String, String, String)] = [
-        (".mode table|json|ndjson|line", "how results are printed", ".mode json"),
+        (".mode table|json|ndjson|line|csv", "how results are printed (as --format)", ".mode json"),
         (".output FILE|stdout", "send results to a file, or back to the terminal", ".output stdout"),
         (".timer on|off", "print each command's time", ".timer off"),
+        (".pager on|off", "page long results on a terminal through $PAGER (on by default there)", ".pager off"),
     ]
 
-    static var names: [String] { all.map(\.name) + ["exit", ".mode", ".output", ".timer"] }
+    static var names: [String] { all.map(\.name) + ["exit"] + dotCommands.map { String($0.0.split(separator: " ")[0]) } }
 
     static func find(_ name: String) -> CommandSpec? {
         let lookup = name == "exit" ? "quit" : name
