@@ -10,7 +10,11 @@ struct LogCommand: AsyncParsableCommand {
         subcommands: [Stats.self, Tail.self, Show.self, Verify.self, Export.self, Import.self]
     )
 
-    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE"
+    static let usages: [String: String] = [
+        "tail": "log tail [N] (or -n N)", "show": "log show SEQ", "stats": "log stats", "verify": "log verify",
+        "export": "log export [--out FILE] [--from SEQ]", "import": "log import FILE|-",
+    ]
+    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|-"
 
     struct Stats: SharedCommand {
         static let configuration = CommandConfiguration(abstract: "Counts per kind and source, bytes, first and last seq and time.")

@@ -76,12 +76,13 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-demo-" + String(UUID().uuidString.prefix(8))
+        let clock = try reportingErrors { try cliClock() }
         let log = try reportingErrors { try EventLog.open(at: path) }
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
         let base = try await upstream.start().absoluteString
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
-        configuration.clock = try reportingErrors { try cliClock() }
+        configuration.clock = clock
         let fetcher = Fetcher(log: log, configuration: configuration)
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }

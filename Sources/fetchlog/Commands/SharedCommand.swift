@@ -53,8 +53,9 @@ extension SharedCommand {
     /// The command-line door: open the store, run, render in `--format`, map errors to
     /// the documented exit statuses.
     func runOnCommandLine() async throws {
-        let log = try reportingErrors { try storeOptions.open() }
+        // Settings are checked before the store is opened (and so perhaps created).
         let clock = try reportingErrors { try cliClock() }
+        let log = try reportingErrors { try storeOptions.open() }
         var renderer = Renderer()
         renderer.mode = try outputOptions.mode() ?? .table
         renderer.width = terminalWidth()
@@ -81,12 +82,19 @@ extension Session {
     /// The shell's door to a shared command: `words` are what follows the command's name.
     /// `--store` is refused (the shell is on one store); `--format` applies to this one
     /// command.
-    func runShared<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String) async throws -> Output? {
+    func runShared<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String,
+                                       subcommandUsage: [String: String] = [:]) async throws -> Output? {
+        let subcommands = root.configuration.subcommands.map { $0._commandName }
+        if let first = words.first, !subcommands.isEmpty, !first.hasPrefix("-"), !subcommands.contains(first) {
+            throw CommandError.usage("\(root._commandName) has no '\(first)'\(Suggest.didYouMean(first, subcommands))\nusage: \(usage)")
+        }
         let parsed: ParsableCommand
         do { parsed = try root.parseAsRoot(words) } catch {
             let full = root.fullMessage(for: error)
             if root.exitCode(for: error) == .success { return .message(full, json: .object([("help", .string(full))])) }
-            throw CommandError.usage(root.message(for: error) + "\nusage: \(usage)")
+            // The usage of the subcommand that failed (`log tail …`), when it has its own.
+            let own = words.first.flatMap { subcommandUsage[$0] }
+            throw CommandError.usage(root.message(for: error) + "\nusage: \(own ?? usage)")
         }
         guard let command = parsed as? any SharedCommand else {
             throw CommandError.usage("usage: \(usage)")

@@ -584,7 +584,7 @@ enum Commands {
 
     static func log(_ session: Session, _ args: [String]) async throws -> Output? {
         guard !args.isEmpty else { throw CommandError.usage("usage: \(LogCommand.usage)") }
-        return try await session.runShared(LogCommand.self, args, usage: LogCommand.usage)
+        return try await session.runShared(LogCommand.self, args, usage: LogCommand.usage, subcommandUsage: LogCommand.usages)
     }
 
     static func replay(_ session: Session, _ args: [String]) async throws -> Output? {
