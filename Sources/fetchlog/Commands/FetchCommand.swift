@@ -147,7 +147,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
         switch what {
         case "shows": return try await policy.fetchShowListImages(first: first)
-        case "show": return try await policy.fetchShowDetailImage(id: try intValue("a show id"))
+        case "show":
+            let id = try intValue("a show id")
+            guard policy.store.snapshot.state.document(.tvmazeImages(id)) != nil else {
+                throw FetchAdvice(message: "the image list of show \(id) is not held: fetch tvmaze show \(id) --with images")
+            }
+            return try await policy.fetchShowDetailImage(id: id)
         case "gnomes": return try await policy.fetchGnomeThumbnails()
         case "artworks": return try await policy.fetchArtworkImages()
         default:
@@ -165,6 +170,12 @@ struct FetchCommand: AsyncParsableCommand {
         guard !joined.isEmpty else { throw ValidationError("give a text") }
         return joined
     }
+}
+
+/// A fetch that cannot start until something else is held: says which fetch brings it.
+struct FetchAdvice: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 /// `--upstream`, timeouts and retries, shared by commands that touch the network.

@@ -159,14 +159,9 @@ enum Commands {
         if case .tvmazeImages(let images)? = state.document(.tvmazeImages(id))?.document {
             return ImageChoice.showDetailImage(images, in: state)
         }
-        var links: TVMazeImageLinks?
-        if case .tvmazeShow(let show)? = state.document(.tvmazeShow(id))?.document { links = show.image }
-        // Neither the image list nor an image link is held: the images were never asked
-        // for, which is not the same as a show without images.
-        guard links != nil else {
-            return ImageChoice(url: nil, kind: "placeholder", held: false, reason: "not fetched yet (fetch tvmaze show \(id) --with images)")
-        }
-        return ImageChoice.showListImage(links, in: state)
+        // The detail image is chosen from the show's image list; without it the choice is
+        // not known yet, which is not the same as a show without images.
+        return ImageChoice(url: nil, kind: "placeholder", held: false, reason: "not fetched yet (fetch tvmaze show \(id) --with images)")
     }
 
     /// `, bytes held` when the store holds the asset's bytes.
