@@ -181,7 +181,8 @@ enum Commands {
         case "show":
             guard args.count == 2 else { throw CommandError.usage("usage: asset show URL") }
             guard let row else {
-                throw CommandError.failed("\(url) was never fetched: fetch asset \(url)")
+                return .message("\(url): never fetched (fetch asset \(url))",
+                                json: .object([("url", .string(url)), ("held", .bool(false)), ("fetched", .bool(false))]))
             }
             guard let info = row.info else {
                 return .message("\(url): not held; \(row.failuresSince) failed attempts, last: \(row.lastError ?? "-")",
