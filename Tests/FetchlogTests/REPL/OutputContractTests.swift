@@ -257,3 +257,25 @@ enum CommandTableNames {
         return names + [".mode"]
     }
 }
+
+/// Readers find a list whatever `--limit` it was fetched with (issue 12, item 2).
+@Suite struct ArtworksLimitTests {
+    @Test func artworksFetchedWithLimitFourAreListed() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("artworks-limit")
+        let store = dir.sub("store")
+        let env = ["FETCHLOG_NOW": "2026-11-22T09:00:00Z"]
+        let fetch = try await runFetchlog(["--store", store, "--upstream", base, "fetch", "artic", "artworks", "--pages", "1-3", "--limit", "4"], environment: env)
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        let list = try await runFetchlog(["--store", store, "--offline", "--format", "json", "query", "artworks"], environment: env)
+        #expect(list.status == 0, "\(list.stderr)")
+        let ids = (try JSONValue.parse(list.stdout).arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        // The sample upstream's recorded artworks (ten), four a page: pages 1–3 hold them all.
+        let served = try JSONValue.parse(bytes: try await FetchHarness.servedBytes(base: base, path: "/artic/api/v1/artworks?page=1&limit=12"))
+        let expected = (served["data"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
+        #expect(expected.count == 10)
+        #expect(ids == expected)
+        await upstream.stop()
+    }
+}
