@@ -154,7 +154,15 @@ struct LogCommand: AsyncParsableCommand {
             }
             defer { if file == "-" { try? FileManager.default.removeItem(atPath: path) } }
             let count: Int
-            do { count = try context.log.importNDJSON(path: path) } catch let error as ImportError {
+            let bar = ProgressBar()
+            let started = ContinuousClock.now
+            defer { bar.clear() }
+            do {
+                count = try context.log.importNDJSON(path: path) { progress in
+                    bar.draw(done: progress.events, total: progress.total, bytes: progress.bytes, since: started,
+                             label: progress.phase == .checking ? "checking" : "importing")
+                }
+            } catch let error as ImportError {
                 throw CommandError.failed(error.description)
             }
             if let session = context.session { try await session.store.catchUp() }
