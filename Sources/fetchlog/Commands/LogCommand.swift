@@ -130,6 +130,8 @@ struct LogCommand: AsyncParsableCommand {
                 }
             } catch let error as SafeFile.Failure {
                 throw CommandError.failed(error.description)
+            } catch let error as StoreError {
+                throw CommandError.failed("\(error.description); \(out) was left as it was")
             }
             return .message("wrote \(count) events (\(Format.bytes(bytes))) to \(out)",
                             json: .object([("file", .string(out)), ("events", .number(count)), ("bytes", .number(bytes))]))

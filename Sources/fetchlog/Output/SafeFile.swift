@@ -42,24 +42,31 @@ enum SafeFile {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? info.st_mode & 0o7777 : 0o644)
         guard fd >= 0 else { throw Failure(path: path, reason: reason(errno)) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        // Write errors become a Failure naming the file; an error of the producer (a
+        // damaged record met while exporting) is passed on as it is. Either way the
+        // temporary file goes and the target is untouched.
+        func put(_ data: some DataProtocol) throws {
+            do { try handle.write(contentsOf: data) } catch { throw Failure(path: path, reason: describe(error)) }
+        }
         do {
             if let bytes {
-                try handle.write(contentsOf: bytes)
+                try put(bytes)
             } else {
                 var buffer: [UInt8] = []
                 try body { text in
                     buffer.append(contentsOf: text.utf8)
-                    if buffer.count >= 1 << 16 { try handle.write(contentsOf: buffer); buffer.removeAll(keepingCapacity: true) }
+                    if buffer.count >= 1 << 16 { try put(buffer); buffer.removeAll(keepingCapacity: true) }
                 }
-                if !buffer.isEmpty { try handle.write(contentsOf: buffer) }
+                if !buffer.isEmpty { try put(buffer) }
             }
-            try handle.synchronize()
-            try handle.close()
+            do {
+                try handle.synchronize()
+                try handle.close()
+            } catch { throw Failure(path: path, reason: describe(error)) }
         } catch {
             try? handle.close()
             unlink(temporary)
-            if let failure = error as? Failure { throw failure }
-            throw Failure(path: path, reason: describe(error))
+            throw error
         }
         guard rename(temporary, target) == 0 else {
             let code = errno

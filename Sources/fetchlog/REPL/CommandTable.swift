@@ -39,7 +39,7 @@ enum CommandTable {
         CommandSpec(name: "artworks", usage: "artworks [--page N]", summary: "ARTIC artworks, 20 a page, with the IIIF image", example: "artworks", run: Commands.artworks),
         CommandSpec(name: "artwork", usage: "artwork ID", summary: "one artwork", example: "artwork 4", run: Commands.artwork),
         CommandSpec(name: "artist", usage: "artist ID", summary: "one artist (fetched when not held)", example: "artist 2", run: Commands.artist),
-        CommandSpec(name: "asset", usage: "asset show URL | asset save URL FILE", summary: "an image held in the store: its reference, or its bytes written out",
+        CommandSpec(name: "asset", usage: "asset show URL | asset save URL FILE [--force]", summary: "an image held in the store: its reference, or its bytes written out (--force replaces a file)",
                     example: "asset show https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg", run: Commands.asset),
         CommandSpec(name: "status", usage: "status", summary: "every resource: freshness, last success, last error", example: "status", run: Commands.status),
         CommandSpec(name: "log", usage: LogCommand.usage, summary: "the event log (as `fetchlog log …`; log tail 3 and log tail -n 3 alike)", example: "log tail 3", run: Commands.log),

@@ -174,7 +174,7 @@ enum Commands {
     }
 
     static func asset(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard let verb = args.first, args.count >= 2 else { throw CommandError.usage("usage: asset show URL | asset save URL FILE") }
+        guard let verb = args.first, args.count >= 2 else { throw CommandError.usage("usage: asset show URL | asset save URL FILE [--force]") }
         let url = args[1]
         let row = AssetsView(state: session.state).asset(url)
         switch verb {
@@ -196,7 +196,14 @@ enum Commands {
                                           ("seq", row.seq.map { $0 == 0 ? .null : .number(Int($0)) } ?? .null),
                                           ("sessionOnly", .bool(row.seq == 0))]))
         case "save":
-            guard args.count == 3 else { throw CommandError.usage("usage: asset save URL FILE") }
+            let arguments = try Arguments(Array(args.dropFirst()), usage: "asset save URL FILE [--force]", flags: ["force"])
+            let words = try arguments.words(2 ... 2)
+            let file = words[1]
+            // An existing file is kept unless --force says to replace it.
+            var info = stat()
+            if !arguments.flag("force"), stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                throw CommandError.failed("\(file) exists: add --force to replace it")
+            }
             guard let row, row.info != nil, let seq = row.seq else { throw CommandError.failed("the bytes of \(url) are not held: fetch asset \(url)") }
             let bytes: [UInt8]
             if seq == 0 {
@@ -208,12 +215,12 @@ enum Commands {
                 guard let body = try session.log.event(at: seq)?.body else { throw CommandError.failed("event \(seq) has no body") }
                 bytes = body
             }
-            do { try SafeFile.write(Data(bytes), to: args[2]) } catch let error as SafeFile.Failure {
+            do { try SafeFile.write(Data(bytes), to: file) } catch let error as SafeFile.Failure {
                 throw CommandError.failed(error.description)
             }
             let sha = SHA256.hex(bytes)
-            return .message("wrote \(bytes.count) bytes (sha256 \(sha)) to \(args[2])",
-                            json: .object([("url", .string(url)), ("file", .string(args[2])), ("bytes", .number(bytes.count)), ("sha256", .string(sha))]))
+            return .message("wrote \(bytes.count) bytes (sha256 \(sha)) to \(file)",
+                            json: .object([("url", .string(url)), ("file", .string(file)), ("bytes", .number(bytes.count)), ("sha256", .string(sha))]))
         default:
             throw CommandError.usage("usage: asset show URL | asset save URL FILE")
         }

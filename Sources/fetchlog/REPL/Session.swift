@@ -164,9 +164,12 @@ final class Session: @unchecked Sendable {
             outputHandle = nil
             outputPath = nil
             guard let path = args.first, path != "stdout", path != "-" else { return nil }
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw CommandError.failed("cannot write \(path): \(SafeFile.reason(errno))")
-            }
+            // As sqlite3's .output: the file is started afresh and written as results come.
+            // open(2), not FileManager.createFile, which replaces the path by a rename (and
+            // so would turn /dev/null into a regular file); devices and pipes are written through.
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CommandError.failed("cannot write \(path): \(SafeFile.reason(errno))") }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             outputHandle = handle
             outputPath = path
             return nil
