@@ -113,24 +113,19 @@ public final class OfflineFirst: @unchecked Sendable {
 
     // MARK: Paged lists
 
-    /// Fetches TVmaze page `page`, durably when it starts inside the durable window,
-    /// for this session only when it starts past it.
+    /// Fetches TVmaze page `page` following the durable window: durably when its first item
+    /// index — the shows held on pages 0..<page — is below `durableWindow`, for this session
+    /// only when it is at or past it, or unknown because an earlier page is not held. The
+    /// report carries `firstItemIndex` and says how it was `recorded`.
     @discardableResult
     public func fetchShowsPage(_ page: Int) async throws -> FetchReport {
         let resource = Resource.tvmazeShowsPage(page)
-        let durable = itemsBefore(page: page, in: store.snapshot.state) < durableWindow
-        let report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
+        let firstIndex = DurableWindow.firstItemIndex(ofPage: page, in: store.snapshot.state)
+        let durable = DurableWindow(items: durableWindow).isDurable(firstItemIndex: firstIndex)
+        var report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
+        report.firstItemIndex = firstIndex
         if durable { try await store.catchUp() }
         return report
-    }
-
-    /// Shows held on pages before `page` (the item index of its first show).
-    func itemsBefore(page: Int, in state: LogState) -> Int {
-        var count = 0
-        for p in 0 ..< page {
-            if case .tvmazeShowsPage(let shows)? = state.document(.tvmazeShowsPage(p))?.document { count += shows.count }
-        }
-        return count
     }
 
     public enum PagedList: Sendable, Equatable {
