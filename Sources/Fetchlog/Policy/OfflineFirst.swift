@@ -131,7 +131,10 @@ public final class OfflineFirst: @unchecked Sendable {
     public enum PagedList: Sendable, Equatable {
         case shows
         case podcastSections
-        case artworks(limit: Int)
+        /// The ARTIC artworks list of page size `limit`; `.artworks()` (nil) means the held
+        /// list's limit (`ArtworksView.heldList`), so a list fetched with `--limit 4` is
+        /// continued with limit 4.
+        case artworks(limit: Int? = nil)
     }
 
     /// The user is looking at item `index` of `list`: when that is within
@@ -153,7 +156,8 @@ public final class OfflineFirst: @unchecked Sendable {
             held = view.sections.count
             let page = (view.pages.max() ?? 0) + 1
             next = view.totalPages.map { page > $0 } == true ? nil : .thmanyahHome(page)
-        case .artworks(let limit):
+        case .artworks(let asked):
+            let limit = asked ?? ArtworksView.heldList(in: state).limit
             held = ArtworksView(state: state).count
             var pages: [Int] = []
             var total: Int?
