@@ -43,10 +43,11 @@ extension Fetcher {
     ///
     /// Each page follows the durable window (`DurableWindow`): its first item index is the
     /// number of shows on the pages before it, counted from what is held (the log, and
-    /// `session`) plus the pages fetched earlier in this run. A page starting inside the
-    /// window is recorded in the log; a page starting at or past it — or whose index is
-    /// unknown because an earlier page is neither held nor fetched — is recorded in
-    /// `session` only. Each report carries `firstItemIndex` and says how it was `recorded`.
+    /// `session`) plus the pages fetched earlier in this run. A page shown to start inside
+    /// the window is recorded in the log; a page starting at or past it — or one whose index
+    /// is unknown (an earlier page neither held nor fetched) and could be past it — is
+    /// recorded in `session` only. Each report carries `firstItemIndex` (nil when unknown)
+    /// and says how it was `recorded`.
     ///
     /// - Parameters:
     ///   - window: the durable window (the first 1,000 items by default).
@@ -57,20 +58,19 @@ extension Fetcher {
         let session = session ?? SessionLog()
         var reports: [FetchReport] = []
         var page = pages.first(default: 0)
-        // The running first item index: counted once for the first page, then carried forward
-        // page by page (nil stays nil: after an unknown page every later index is unknown).
-        var firstIndex = try DurableWindow.firstItemIndex(ofPage: page) { try showsHeld(onPage: $0, session: session) }
+        // Where the page starts: counted once for the first page, then carried forward page
+        // by page (an unknown index stays unknown for every later page).
+        var position = try window.position(ofPage: page) { try showsHeld(onPage: $0, session: session) }
         while page <= (pages.last(knownTotal: nil) ?? Self.pageLimit) {
-            let durable = window.isDurable(firstItemIndex: firstIndex)
+            let durable = window.isDurable(position)
             var report = try await fetch(.tvmazeShowsPage(page), recording: durable ? .durable : .session(session))
-            report.firstItemIndex = firstIndex
+            report.firstItemIndex = position.firstItemIndex
             reports.append(report)
             onReport(report)
             if report.outcome == .endOfList { break }
             // What this page holds now: the body just fetched, the one a 304 confirmed, or —
             // when this fetch failed — whatever was held before; nil when none is.
-            let count = try showsHeld(onPage: page, session: session)
-            firstIndex = firstIndex.flatMap { index in count.map { index + $0 } }
+            position = window.advance(position, by: try showsHeld(onPage: page, session: session))
             page += 1
         }
         return reports

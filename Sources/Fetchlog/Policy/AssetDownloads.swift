@@ -96,7 +96,7 @@ extension OfflineFirst {
         var ids = Set<Int>()
         for (key, held) in state.documents {
             guard let page = CatalogPaths.tvmazeShowsPage(key), case .tvmazeShowsPage(let shows) = held.document,
-                  window.isDurable(firstItemIndex: DurableWindow.firstItemIndex(ofPage: page, in: state)) else { continue }
+                  window.isDurable(window.position(ofPage: page, in: state)) else { continue }
             for show in shows { ids.insert(show.id) }
         }
         return ids

@@ -113,17 +113,19 @@ public final class OfflineFirst: @unchecked Sendable {
 
     // MARK: Paged lists
 
-    /// Fetches TVmaze page `page` following the durable window: durably when its first item
-    /// index — the shows held on pages 0..<page — is below `durableWindow`, for this session
-    /// only when it is at or past it, or unknown because an earlier page is not held. The
-    /// report carries `firstItemIndex` and says how it was `recorded`.
+    /// Fetches TVmaze page `page` following the durable window (`DurableWindow`): durably
+    /// when its first item index — the shows held on pages 0..<page — is shown to be below
+    /// `durableWindow`; for this session only when it is at or past it, or is unknown (an
+    /// earlier page not held) and could be. The report carries `firstItemIndex` (nil when
+    /// unknown) and says how it was `recorded`.
     @discardableResult
     public func fetchShowsPage(_ page: Int) async throws -> FetchReport {
         let resource = Resource.tvmazeShowsPage(page)
-        let firstIndex = DurableWindow.firstItemIndex(ofPage: page, in: store.snapshot.state)
-        let durable = DurableWindow(items: durableWindow).isDurable(firstItemIndex: firstIndex)
+        let window = DurableWindow(items: durableWindow)
+        let position = window.position(ofPage: page, in: store.snapshot.state)
+        let durable = window.isDurable(position)
         var report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
-        report.firstItemIndex = firstIndex
+        report.firstItemIndex = position.firstItemIndex
         if durable { try await store.catchUp() }
         return report
     }

@@ -81,8 +81,9 @@ import Testing
         await rig.stop()
     }
 
-    /// Pages 0–3 are not held: page 5's first item index cannot be known, so page 5 — and
-    /// page 4 fetched alone, for the same reason — stays out of the log.
+    /// Pages 0–3 are not held: page 5's first item index cannot be known and could be as
+    /// large as 1,250 (five pages of at most 250), so page 5 stays out of the log — and so
+    /// does page 4 fetched alone (up to 1,000).
     @Test func aPageAfterPagesNotHeldIsSessionOnly() async throws {
         let e = Expectation(pageSize: 222, pages: 6)
         let rig = try await PolicyRig.start { $0.tvmazePageSize = e.pageSize; $0.tvmazePages = e.pages }
@@ -116,5 +117,39 @@ import Testing
         await fetcher.shutdown()
         await upstream.stop()
         await rig.stop()
+    }
+
+    /// An unknown index that cannot be past the window: each page not held counts as the
+    /// 250 shows a TVmaze page holds at most, each held page as its own count.
+    @Test func anUnknownIndexBoundInsideTheWindowIsDurable() async throws {
+        let rig = try await PolicyRig.start { $0.tvmazePageSize = 222; $0.tvmazePages = 6 }
+        var reports: [FetchReport] = []
+        // Page 1 (≤ 250), page 3 (≤ 250 + 222 + 250 = 722), page 4 (≤ 944): durable, index
+        // unknown. Page 5 (≤ 1,166): session-only. Pages 0 and 2 (0, 444), then page 5 again
+        // with every earlier page held: index 1,110, session-only.
+        for page in [1, 3, 4, 5, 0, 2, 5] { reports.append(try await rig.policy.fetchShowsPage(page)) }
+        #expect(reports.map(\.firstItemIndex) == [nil, nil, nil, nil, 0, 444, 1110])
+        #expect(reports.map(\.recorded) == [.durable, .durable, .durable, .sessionOnly, .durable, .durable, .sessionOnly])
+        #expect(try rig.log.events(from: 1).map(\.label) == [1, 3, 4, 0, 2].map { "/shows?page=\($0)" })
+        #expect(rig.store.session.events.map(\.label) == ["/shows?page=5", "/shows?page=5"])
+        await rig.stop()
+
+        // The paging API: page 0 fails all four attempts; page 1 is still provably inside
+        // (≤ 250), so its fetch and page 0's failures are in the log.
+        var configuration = SampleUpstreamConfiguration()
+        configuration.tvmazePageSize = 222
+        configuration.faults = [Fault(match: "/tvmaze/shows", kind: .failNext(4))]
+        let upstream = try SampleUpstream(configuration: configuration)
+        let base = try await upstream.start().absoluteString
+        let directory = TemporaryDirectory("window-bound")
+        let log = try EventLog.open(at: directory.path)
+        let fetcher = Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base))
+        let run = try await fetcher.fetchTVMazeShows(pages: .range(0 ... 1))
+        #expect(run.map(\.outcome) == [.failed(.httpStatus, "HTTP 503 Service Unavailable"), .fetched])
+        #expect(run.map(\.firstItemIndex) == [0, nil])
+        #expect(run.map(\.recorded) == [.durable, .durable])
+        #expect(try log.events(from: 1).map(\.kind) == [.fetchFailed, .fetchFailed, .fetchFailed, .fetchFailed, .fetched])
+        await fetcher.shutdown()
+        await upstream.stop()
     }
 }
