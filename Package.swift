@@ -44,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "FetchlogLMDB",
-            dependencies: ["CLMDB"]
+            dependencies: ["CLMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "Fetchlog",
