@@ -90,6 +90,8 @@ enum Verbosity {
             handler.logLevel = level
             return handler
         }
+        // The library's loggers take their level from here when they are made.
+        FetchlogLogging.level = level
     }
 }
 

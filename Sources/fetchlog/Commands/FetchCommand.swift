@@ -31,6 +31,12 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Items per page (artic).") var limit: Int = 12
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
     @Option(help: "How many shows' images (assets shows).") var first: Int = 100
+    @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
+
+    func validate() throws {
+        guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
+        guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
+    }
 
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
@@ -74,8 +80,11 @@ struct FetchCommand: AsyncParsableCommand {
         if source == "asset" || source == "assets" {
             let policy = try policy ?? OfflineFirst(store: Store(log: fetcher.log, fetcher: fetcher, clock: fetcher.configuration.clock),
                                                     fetcher: fetcher, clock: fetcher.configuration.clock)
-            let reports = try await fetchAssets(policy)
-            for report in reports { printer.report(report) }
+            // Bulk downloads report each image as it ends (several run at once), with the
+            // planned count for the progress bar; a single asset reports when it is done.
+            let progress = AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) })
+            let reports = try await fetchAssets(policy, progress: progress)
+            if source == "asset" { for report in reports { printer.report(report) } }
             return reports
         }
         guard let source = Source(rawValue: source), source != .assets else {
@@ -96,7 +105,9 @@ struct FetchCommand: AsyncParsableCommand {
         }
         switch (source, what) {
         case (.tvmaze, "shows"):
-            return try await fetcher.fetchTVMazeShows(pages: try selection("0"), onReport: report)
+            // Pages starting past the durable window go to the shell's session (or, for a
+            // one-shot command, nowhere once it ends): never to the log.
+            return try await fetcher.fetchTVMazeShows(pages: try selection("0"), session: policy?.store.session, onReport: report)
         case (.tvmaze, "show"):
             let id = try intValue("a show id")
             var resources = [Resource.tvmazeShow(id)]
@@ -140,21 +151,21 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// `fetch asset URL`, `fetch assets shows|show ID|gnomes|artworks`.
-    private func fetchAssets(_ policy: OfflineFirst) async throws -> [FetchReport] {
+    private func fetchAssets(_ policy: OfflineFirst, progress: AssetProgress) async throws -> [FetchReport] {
         if source == "asset" {
             guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
             return [try await policy.fetchAsset(what)]
         }
         switch what {
-        case "shows": return try await policy.fetchShowListImages(first: first)
+        case "shows": return try await policy.fetchShowListImages(first: first, concurrency: concurrency, progress: progress)
         case "show":
             let id = try intValue("a show id")
             guard policy.store.snapshot.state.document(.tvmazeImages(id)) != nil else {
                 throw FetchAdvice(message: "the image list of show \(id) is not held: fetch tvmaze show \(id) --with images")
             }
-            return try await policy.fetchShowDetailImage(id: id)
-        case "gnomes": return try await policy.fetchGnomeThumbnails()
-        case "artworks": return try await policy.fetchArtworkImages()
+            return try await policy.fetchShowDetailImage(id: id, concurrency: concurrency, progress: progress)
+        case "gnomes": return try await policy.fetchGnomeThumbnails(concurrency: concurrency, progress: progress)
+        case "artworks": return try await policy.fetchArtworkImages(concurrency: concurrency, progress: progress)
         default:
             throw ValidationError("assets has no '\(what)'\(Suggest.didYouMean(what, ["shows", "show", "gnomes", "artworks"])): use shows, show, gnomes, artworks")
         }
@@ -234,10 +245,14 @@ final class FetchPrinter: @unchecked Sendable {
     private var bytes = 0
     private let started = ContinuousClock.now
     private let progressBar = ProgressBar()
+    /// Concurrent asset downloads report from several tasks.
+    private let lock = NSLock()
 
-    func expect(_ count: Int) { expected += count }
+    func expect(_ count: Int) { lock.withLock { expected += count } }
 
     func report(_ report: FetchReport) {
+        lock.lock()
+        defer { lock.unlock() }
         done += 1
         bytes += report.bodyBytes
         progressBar.clear()
@@ -248,18 +263,23 @@ final class FetchPrinter: @unchecked Sendable {
     }
 
     static func line(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> String {
-        var line = "  seq \(attempt.seq)  GET \(report.url)  → "
+        var line = (attempt.seq == 0 ? "  session" : "  seq \(attempt.seq)") + "  GET \(report.url)  → "
         if let status = attempt.status { line += "\(status) " }
         line += attempt.kind.name
         if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
         if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
         if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Format.seconds(wait))) s" }
+        if attempt.seq == 0 {
+            let from = report.firstItemIndex.map { "items from \($0) are" } ?? "its first item's index is unknown (earlier pages not held), so it is taken as"
+            line += " — kept for this session only: \(from) past the durable window"
+        }
         return line
     }
 
     static func record(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> JSONValue {
         .object([
-            ("seq", .number(Int(attempt.seq))), ("resource", .string(report.resource.description)), ("url", .string(report.url)),
+            ("seq", attempt.seq == 0 ? .null : .number(Int(attempt.seq))), ("sessionOnly", .bool(attempt.seq == 0)),
+            ("resource", .string(report.resource.description)), ("url", .string(report.url)),
             ("status", attempt.status.map { .number(Int($0)) } ?? .null), ("kind", .string(attempt.kind.name)),
             ("failureClass", attempt.failure.map { .string($0.failureClass.name) } ?? .null),
             ("failure", attempt.failure.map { .string($0.message) } ?? .null),
@@ -278,6 +298,8 @@ final class FetchPrinter: @unchecked Sendable {
 
     /// The summary line (people), or every attempt as a record (programs).
     func finish(_ reports: [FetchReport]) -> Output? {
+        lock.lock()
+        defer { lock.unlock() }
         progressBar.clear()
         let attempts = reports.flatMap { report in report.attempts.map { (report, $0) } }
         guard live else {
@@ -289,11 +311,12 @@ final class FetchPrinter: @unchecked Sendable {
         var statuses: [String: Int] = [:]
         for (_, attempt) in attempts { statuses[attempt.status.map(String.init) ?? (attempt.failure?.failureClass.name ?? "-"), default: 0] += 1 }
         let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
-        let seqs = attempts.map(\.1.seq)
+        let seqs = attempts.map(\.1.seq).filter { $0 > 0 }
         let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
         let bytes = attempts.reduce(0) { $0 + $1.1.bodyBytes }
-        let n = attempts.count
-        write("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
+        let n = attempts.count, e = seqs.count, session = n - e
+        write("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(e) event\(e == 1 ? "" : "s") appended\(range)"
+              + (session > 0 ? ", \(session) kept for this session only" : "") + "; \(Format.bytes(bytes)) of bodies")
         return nil
     }
 

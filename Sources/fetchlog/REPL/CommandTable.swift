@@ -19,7 +19,7 @@ enum CommandTable {
     static let all: [CommandSpec] = [
         CommandSpec(name: "help", usage: "help [COMMAND]", summary: "list every command, or explain one", example: "help shows", run: Commands.help),
         CommandSpec(name: "sources", usage: "sources", summary: "the five sources: base URL, resources held, last success", example: "sources", run: Commands.sources),
-        CommandSpec(name: "fetch", usage: "fetch SOURCE WHAT [ARGS] [--pages A-B|all] [--limit N] [--with images,episodes]",
+        CommandSpec(name: "fetch", usage: "fetch SOURCE WHAT [ARGS] [--pages A-B|all] [--limit N] [--with images,episodes] [--concurrency N]",
                     summary: "fetch from upstream; every attempt becomes an event", example: "fetch tvmaze show 1", run: Commands.fetch),
         CommandSpec(name: "shows", usage: "shows [--page N] [--genre G]", summary: "TVmaze shows, 20 a page, with the list image", example: "shows --page 1 --genre drama", run: Commands.shows),
         CommandSpec(name: "show", usage: "show ID", summary: "one show: details, the detail image, episode count", example: "show 1", run: Commands.show),

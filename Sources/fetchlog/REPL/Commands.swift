@@ -542,9 +542,9 @@ enum Commands {
         _ = try arguments.words(0 ... 0)
         let page = try arguments.int("page", minimum: 1) ?? 1
         // Whatever --limit the list was fetched with is the one to open and extend.
-        let list = OfflineFirst.heldArtworksList(in: session.state)
-        try await session.open(list.firstPage, "artworks")
-        session.freshnessLine(list.firstPage, "artworks")
+        let list = ArtworksView.heldList(in: session.state)
+        try await session.open(list.page1, "artworks")
+        session.freshnessLine(list.page1, "artworks")
         let view = ArtworksView(state: session.state)
         let (slice, pages) = try Self.page(view.artworks, page, size: pageSize, noun: "artworks")
         if let last = slice.last, let index = view.artworks.firstIndex(of: last), !session.isPinned {
@@ -613,48 +613,14 @@ enum Commands {
             before = try ViewCatalog.export(args[2], state: try Store.replay(session.log, to: a).state)
             after = try ViewCatalog.export(args[2], state: try Store.replay(session.log, to: b).state)
         } catch let error as ViewNameError { throw CommandError.failed(error.description) }
-        var changes: [(String, String, String)] = []
-        JSONDiff.compare(before, after, path: "", into: &changes)
-        changes.removeAll { $0.0 == "/asOf" }
-        if changes.isEmpty { return .message("no change in \(args[2]) between seq \(a) and \(b)", json: .array([])) }
-        let shown = changes.prefix(50)
-        var rows = shown.map { [$0.0, $0.1, $0.2] }
-        if changes.count > 50 { rows.append(["… \(changes.count - 50) more", "", ""]) }
-        let records: [JSONValue] = shown.map { .object([("path", .string($0.0)), ("before", .string($0.1)), ("after", .string($0.2))]) }
-        return .table(columns: ["path", "seq \(a)", "seq \(b)"], rows: rows, records: records)
-    }
-}
-
-/// Differences between two JSON values, as JSON-pointer paths with short before/after text.
-enum JSONDiff {
-    static func compare(_ a: JSONValue, _ b: JSONValue, path: String, into changes: inout [(String, String, String)]) {
-        switch (a, b) {
-        case (.object(let x), .object(let y)):
-            let keys = Set(x.map(\.0)).union(y.map(\.0)).sorted()
-            for key in keys {
-                let va = x.first { $0.0 == key }?.1, vb = y.first { $0.0 == key }?.1
-                let p = path + "/" + key
-                switch (va, vb) {
-                case let (va?, vb?): compare(va, vb, path: p, into: &changes)
-                case let (va?, nil): changes.append((p, short(va), "(absent)"))
-                case let (nil, vb?): changes.append((p, "(absent)", short(vb)))
-                default: break
-                }
-            }
-        case (.array(let x), .array(let y)):
-            for i in 0 ..< max(x.count, y.count) {
-                let p = path + "/" + String(i)
-                if i < x.count && i < y.count { compare(x[i], y[i], path: p, into: &changes) }
-                else if i < x.count { changes.append((p, short(x[i]), "(absent)")) }
-                else { changes.append((p, "(absent)", short(y[i]))) }
-            }
-        default:
-            if a != b { changes.append((path.isEmpty ? "/" : path, short(a), short(b))) }
+        // Keyed collections are compared by key (resource, id, name …), so an added row is
+        // one `added` change, not a cascade of positions; values are whole JSON.
+        let diff = ViewDiff(from: before, to: after)
+        if diff.isEmpty { return .message("no change in \(args[2]) between seq \(a) and \(b)", json: .array([])) }
+        let rows = diff.changes.map { change -> [String] in
+            [change.kind.rawValue, change.path, change.before?.canonicalText() ?? "", change.after?.canonicalText() ?? ""]
         }
-    }
-
-    static func short(_ v: JSONValue) -> String {
-        let text = v.canonicalText()
-        return text.count > 60 ? String(text.prefix(59)) + "…" : text
+        return .table(columns: ["change", "path", "seq \(a)", "seq \(b)"], rows: rows, records: diff.changes.map(\.json),
+                      footer: "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s") in \(args[2]) from seq \(a) to \(b)")
     }
 }

@@ -279,3 +279,62 @@ enum CommandTableNames {
         await upstream.stop()
     }
 }
+
+/// The command line says which pages stayed out of the log (issue 12, item 1), logs to
+/// stderr only (item 12), and diffs by key (item 5).
+@Suite(.serialized) struct CommandLineReportingTests {
+    @Test func pagesPastTheDurableWindowAreSaidToBeSessionOnly() async throws {
+        var configuration = SampleUpstreamConfiguration()
+        configuration.tvmazePageSize = 222
+        configuration.tvmazePages = 6
+        let upstream = try SampleUpstream(configuration: configuration)
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("cli-window")
+        let store = dir.sub("store")
+        let result = try await runFetchlog(["--store", store, "--upstream", base, "fetch", "tvmaze", "shows", "--pages", "all"],
+                                           environment: ["FETCHLOG_NOW": "2026-11-22T09:00:00Z"])
+        await upstream.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        // Pages 0–4 start at items 0, 222, 444, 666, 888 (page 4 straddles 1,000: kept whole);
+        // page 5 starts at 1,110 and page 6 is the end of the list.
+        #expect(lines.prefix(5).map { String($0.prefix(9)) } == ["  seq 1  ", "  seq 2  ", "  seq 3  ", "  seq 4  ", "  seq 5  "])
+        #expect(lines[5].hasPrefix("  session  GET \(base)/tvmaze/shows?page=5  → 200 fetched"))
+        #expect(lines[5].hasSuffix(" — kept for this session only: items from 1110 are past the durable window"))
+        #expect(lines[6].hasPrefix("  session  GET \(base)/tvmaze/shows?page=6  → 404 end-of-list"))
+        #expect(lines[7].hasPrefix("7 requests (200×6 404×1); 5 events appended (seq 1…5), 2 kept for this session only; "))
+        #expect(try EventLog.open(at: store).lastSeq() == 5)
+    }
+
+    @Test func verbosityLogsToStderrAndStdoutKeepsTheRows() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("cli-verbose")
+        let store = dir.sub("store")
+        let args = ["--store", store, "--upstream", base, "fetch", "brastlewark", "census", "--format", "json"]
+        let verbose = try await runFetchlog(["-vv"] + args)
+        let quiet = try await runFetchlog(args + ["--quiet"])
+        let fromEnvironment = try await runFetchlog(args, environment: ["FETCHLOG_LOG_LEVEL": "debug"])
+        await upstream.stop()
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stderr.contains(" debug fetchlog.fetch: attempt=1 conditional=false resource=brastlewark/data.json"), "\(verbose.stderr)")
+        #expect(fromEnvironment.stderr.contains(" debug fetchlog.fetch: attempt=1 conditional=true resource=brastlewark/data.json"), "\(fromEnvironment.stderr)")
+        #expect(quiet.stderr == "")
+        // stdout holds the attempt records alone, whatever the level.
+        #expect(try JSONValue.parse(verbose.stdout).arrayValue?.first?["status"] == .number(200))
+        #expect(try JSONValue.parse(quiet.stdout).arrayValue?.first?["status"] == .number(304))
+    }
+
+    @Test func diffNamesAnAddedResourceOnceByItsKey() async throws {
+        let dir = TemporaryDirectory("cli-diff")
+        let store = dir.sub("demo")
+        #expect(try await runDemoScript([], store: store).status == 0)
+        let result = try await runFetchlog(["--store", store, "--offline", "--format", "json", "query", "diff 1 2 status"], environment: demoEnvironment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let changes = try JSONValue.parse(result.stdout).arrayValue ?? []
+        #expect(changes.map { $0["change"] } == [.string("added"), .string("changed")])
+        #expect(changes.map { $0["path"] } == [.string("/resources[tvmaze/shows/1]"), .string("/count")])
+        #expect(changes[0]["after"]?["source"] == .string("tvmaze") && changes[0]["after"]?["path"] == .string("/shows/1"))
+        #expect(changes[1]["before"] == .number(1) && changes[1]["after"] == .number(2))
+    }
+}
