@@ -45,7 +45,8 @@ public final class Environment: @unchecked Sendable {
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noLock { flags |= UInt32(MDB_NOLOCK) }
             if options.noSync { flags |= UInt32(MDB_NOSYNC) }
-            try check(mdb_env_open(env, path, flags, 0o644), "mdb_env_open", path)
+            // 0600: the log holds whatever the upstreams sent; it is nobody else's to read.
+            try check(mdb_env_open(env, path, flags, 0o600), "mdb_env_open", path)
         } catch {
             mdb_env_close(env)
             throw error

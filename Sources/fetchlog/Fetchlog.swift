@@ -151,6 +151,8 @@ struct StoreOptions: ParsableArguments {
     var path: String { StoreLocation.resolve(explicit: store) }
 
     func open() throws -> EventLog {
-        try EventLog.open(at: path)
+        let log = try EventLog.open(at: path)
+        for note in log.notes { printError("note: \(note)") }
+        return log
     }
 }

@@ -31,25 +31,32 @@ public final class EventLog: Sendable {
 
     /// Opens (creating when new) the store at `path`. A directory that is not a
     /// Fetchlog store, or one this build cannot read, is refused unchanged.
+    ///
+    /// Processes opening one store at once take turns (an exclusive `flock` on the store
+    /// directory, held from the probe until the metadata is committed), so none of them
+    /// probes a store another is half-way through creating. The directory is made 0700 and
+    /// its files 0600; tightening an existing store's modes is reported in `notes`.
     public static func open(at path: String, options: Options = Options()) throws -> EventLog {
-        let verdict = try StoreProbe.check(path)
-        if case .fresh = verdict {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
+        let lock = try StoreOpening.lock(path)
+        defer { lock.release() }
+        _ = try StoreProbe.check(path)
         var envOptions = Environment.Options()
         envOptions.mapSize = options.initialMapSize
         envOptions.maxDatabases = 16
         envOptions.noSync = options.unsafeNoSync
         do {
             let env = try Environment(path: path, options: envOptions)
-            return try EventLog(environment: env, path: path, options: options)
+            return try EventLog(environment: env, path: path, options: options, notes: lock.notes + StoreOpening.tightenFiles(path))
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
     }
 
-    private init(environment: Environment, path: String, options: Options) throws {
+    /// What opening the store did that the user should know (modes tightened).
+    public let notes: [String]
+
+    private init(environment: Environment, path: String, options: Options, notes: [String]) throws {
+        self.notes = notes
         self.environment = environment
         self.path = path
         // Creating the databases and the metadata is one transaction: a store either

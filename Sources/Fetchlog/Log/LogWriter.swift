@@ -123,7 +123,9 @@ public final class LogWriter: @unchecked Sendable {
             }
             result = .success(ranges)
         } catch let error as LMDBError {
-            result = .failure(StoreError.lmdb(error))
+            let bytes = batch.reduce(0) { total, pending in total + pending.events.reduce(0) { $0 + EnvelopeCodec.encodedSize(of: $1) } }
+            result = .failure(StoreError.fromWrite(error, path: environment.path, bytes: bytes,
+                                                   events: batch.reduce(0) { $0 + $1.events.count }))
         } catch {
             result = .failure(error)
         }

@@ -1,4 +1,5 @@
 import FetchlogLMDB
+import Foundation
 
 /// Why a store could not be opened or used. Each case names the problem and, in
 /// `remedy`, what to do; the directory's bytes are never changed when opening fails.
@@ -16,6 +17,12 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case notEmpty(path: String, lastSeq: UInt64)
     case closed
     case lmdb(LMDBError)
+    /// The store path is a symbolic link to nothing.
+    case danglingLink(path: String, target: String)
+    /// The path cannot be reached or created (a part of it is a file, no permission).
+    case notAccessible(path: String, reason: String)
+    /// A write failed because the file system holding the store is full.
+    case diskFull(path: String, freeBytes: Int, neededBytes: Int, events: Int)
 
     public var description: String {
         let text: String
@@ -48,6 +55,13 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             text = "the event log is closed"
         case .lmdb(let error):
             text = error.description
+        case .danglingLink(let path, let target):
+            text = "\(path) is a symbolic link to \(target), which does not exist"
+        case .notAccessible(let path, let reason):
+            text = "\(path) cannot be used as a store: \(reason)"
+        case .diskFull(let path, let free, let needed, let events):
+            text = "the disk holding \(path) is full (\(ByteText.describe(free)) free): the write of \(events) event\(events == 1 ? "" : "s")"
+                + " (\(ByteText.describe(needed))) was not committed; every event committed before it is kept"
         }
         return text + ". " + remedy
     }
@@ -55,6 +69,12 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// What to do about it.
     public var remedy: String {
         switch self {
+        case .danglingLink:
+            "Nothing was changed. Create the link's target directory, or point --store at another directory."
+        case .notAccessible:
+            "Nothing was changed. Choose a --store path you can create and write."
+        case .diskFull(_, _, let needed, _):
+            "Free at least \(ByteText.describe(needed * 2)) on that disk (the map grows in steps) and run the command again."
         case .notADirectory, .foreignFiles, .foreignLMDB, .lockFileWithoutData:
             "Nothing was changed. Point --store (or FETCHLOG_STORE) at an empty or new directory."
         case .notLMDB, .truncatedDataFile, .damagedMetadata:
@@ -74,5 +94,32 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
         case .lmdb:
             "Nothing committed was lost; see the usual causes above."
         }
+    }
+}
+
+extension StoreError {
+    /// A failed write, named for what it is: LMDB reports a full disk as EIO from its page
+    /// flush (or ENOSPC); when the file system holding the store has less room than the
+    /// write needed, it is a full disk, said so with what was kept and what to free.
+    static func fromWrite(_ error: LMDBError, path: String, bytes: Int, events: Int) -> StoreError {
+        guard error.code == EIO || error.code == ENOSPC || error.isMapFull else { return .lmdb(error) }
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return .lmdb(error) }
+        let free = Int(info.f_bavail) * Int(info.f_frsize)
+        // A write needs its bytes plus room for the B-tree pages it touches.
+        guard free < bytes + (1 << 20) else { return .lmdb(error) }
+        return .diskFull(path: path, freeBytes: free, neededBytes: max(bytes, 4096), events: events)
+    }
+}
+
+/// Byte counts for messages (`1.5 MiB`).
+enum ByteText {
+    static func describe(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        return String(format: "%.1f %@", value, units[unit])
     }
 }

@@ -36,8 +36,10 @@ enum StoreProbe {
             throw StoreError.notLMDB(path: path, reason: "it cannot be read")
         }
         defer { try? handle.close() }
-        let size = Int((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
-        if size == 0 { throw StoreError.truncatedDataFile(path: path, size: 0, expectedAtLeast: 2 * 4096) }
+        // The meta pages are read before the file's size is taken: a writer in another
+        // process writes its data pages (growing the file) before the meta page naming
+        // them, so a size taken after the meta is never smaller than what it claims.
+        // (Taken before, a commit in between looked like a truncated file.)
         let head = (try? handle.read(upToCount: 152)) ?? Data()
         func u32(_ data: Data, _ at: Int) -> UInt32 {
             data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt32.self) }
@@ -45,17 +47,18 @@ enum StoreProbe {
         func u64(_ data: Data, _ at: Int) -> UInt64 {
             data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt64.self) }
         }
+        func fileSize() -> Int {
+            var info = stat()
+            return fstat(handle.fileDescriptor, &info) == 0 ? Int(info.st_size) : 0
+        }
         guard head.count == 152 else {
-            throw StoreError.truncatedDataFile(path: path, size: size, expectedAtLeast: 2 * 4096)
+            throw StoreError.truncatedDataFile(path: path, size: fileSize(), expectedAtLeast: 2 * 4096)
         }
         guard u32(head, 16) == 0xBEEF_C0DE else { throw StoreError.notLMDB(path: path, reason: "no LMDB magic number") }
         guard u32(head, 20) == 1 else { throw StoreError.notLMDB(path: path, reason: "LMDB data version \(u32(head, 20))") }
         let pageSize = Int(u32(head, 40))
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
             throw StoreError.notLMDB(path: path, reason: "implausible page size \(pageSize)")
-        }
-        guard size >= 2 * pageSize else {
-            throw StoreError.truncatedDataFile(path: path, size: size, expectedAtLeast: 2 * pageSize)
         }
         var lastPage = u64(head, 136)
         var txnID = u64(head, 144)
@@ -65,8 +68,13 @@ enum StoreProbe {
             lastPage = u64(second, 136)
             txnID = u64(second, 144)
         }
-        let needed = (Int(lastPage) + 1) * pageSize
-        if size < needed { throw StoreError.truncatedDataFile(path: path, size: size, expectedAtLeast: needed) }
+        // Overflow-safe: a damaged meta page may claim any page number.
+        let (pages, overflow) = Int(clamping: lastPage).addingReportingOverflow(1)
+        let (needed, overflow2) = max(pages, 2).multipliedReportingOverflow(by: pageSize)
+        let size = fileSize()
+        if overflow || overflow2 || size < needed {
+            throw StoreError.truncatedDataFile(path: path, size: size, expectedAtLeast: overflow || overflow2 ? Int.max : needed)
+        }
     }
 
     /// Opens the environment read-only without the lock file, so nothing on disk
