@@ -21,7 +21,7 @@ struct FetchlogCommand: AsyncParsableCommand {
     )
 
     static func main() async {
-        await main(GlobalOptions.hoist(Array(CommandLine.arguments.dropFirst())))
+        await mainCancellingOnInterrupt(GlobalOptions.hoist(Array(CommandLine.arguments.dropFirst())))
     }
 }
 
