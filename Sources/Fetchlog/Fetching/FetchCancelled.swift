@@ -105,6 +105,9 @@ final class FetchWaiters: @unchecked Sendable {
         }
     }
 
+    /// How many callers wait on the fetch of `resource` now.
+    func count(for resource: Resource) -> Int { lock.withLock { counts[resource] ?? 0 } }
+
     func join(_ resource: Resource) -> Ticket {
         lock.withLock { counts[resource, default: 0] += 1 }
         return Ticket(self, resource)

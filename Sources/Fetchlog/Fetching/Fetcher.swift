@@ -16,7 +16,8 @@ public final class Fetcher: Sendable {
     private let client: HTTPClient
     private let validators = ValidatorIndex()
     private let inFlight = InFlight()
-    private let waiters = FetchWaiters()
+    /// Internal so that tests can see a caller join a shared fetch.
+    let waiters = FetchWaiters()
 
     public init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
         self.log = log

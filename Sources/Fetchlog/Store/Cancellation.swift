@@ -1,7 +1,7 @@
 /// Thrown by `Store.replay` / `Store.fullReplay` when cancelled (Ctrl-C during `replay`,
 /// `diff`, `at`, an export at a past seq): the fold stopped partway. A replay only reads,
 /// so nothing in the log changed.
-public struct ReplayCancelled: Error, CustomStringConvertible, Sendable {
+public struct ReplayCancelled: Error, CustomStringConvertible, Sendable, Equatable {
     /// The event the replay had reached.
     public let seq: UInt64
     /// The log's last seq at that moment.
@@ -17,7 +17,7 @@ public struct ReplayCancelled: Error, CustomStringConvertible, Sendable {
 
 /// Thrown by `EventLog.exportNDJSON` when cancelled: what was written so far is a
 /// complete prefix of the log (whole lines, seqs `from`…`lastWritten`).
-public struct ExportCancelled: Error, CustomStringConvertible, Sendable {
+public struct ExportCancelled: Error, CustomStringConvertible, Sendable, Equatable {
     /// The last event written, or nil if none was.
     public let lastWritten: UInt64?
 

@@ -135,3 +135,44 @@ func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async th
     }
     return try await condition()
 }
+
+/// A script (stdin not a terminal): Ctrl-C cancels the running command and ends the script.
+@Suite struct ScriptInterruptTests {
+    @Test func ctrlCEndsAScriptWithStatus130() async throws {
+        let (upstream, base) = try await InterruptTests.upstream(slow: ["/brastlewark"])
+        let dir = TemporaryDirectory("interrupt-script")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Repo.executable)
+        process.arguments = ["repl", "--store", dir.sub("store"), "--upstream", base, "--keep-going"]
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Even with --keep-going, the commands after the cancelled one never run.
+        input.fileHandleForWriting.write(Data("fetch brastlewark census\nsources\n".utf8))
+        try input.fileHandleForWriting.close()
+        let arrived = try await waitUntil(timeout: .seconds(10)) {
+            await upstream.receivedPaths.contains("/brastlewark/data.json")
+        }
+        #expect(arrived, "the census request never reached the upstream")
+        let interrupted = ContinuousClock.now
+        kill(process.processIdentifier, SIGINT)
+        let ended = try await waitUntil(timeout: .seconds(2)) { !process.isRunning }
+        let elapsed = ContinuousClock.now - interrupted
+        if !ended { process.terminate() }
+        process.waitUntilExit()
+        await upstream.stop()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let report = "reason \(process.terminationReason.rawValue) status \(process.terminationStatus) after \(elapsed)\n--- stdout\n\(stdout)--- stderr\n\(stderr)"
+        #expect(ended, "\(report)")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(report)")
+        #expect(stderr == "error: cancelled: no event was recorded; the request in flight was not recorded\n", "\(report)")
+        #expect(stdout.isEmpty, "\(report)")
+        let log = try EventLog.open(at: dir.sub("store"))
+        defer { log.close() }
+        #expect(try log.verify().isHealthy)
+        #expect(try log.lastSeq() == 0)
+    }
+}
