@@ -18,6 +18,18 @@ import Testing
         try #require(arrived, "\(path) never reached the upstream")
     }
 
+    /// Runs `body` with a harness and always stops it (a fetcher left running traps in a
+    /// debug build), also when an expectation ends the test early.
+    static func withHarness(faults: [Fault] = [], readTimeout: Duration = .seconds(5),
+                            _ body: (FetchHarness) async throws -> Void) async throws {
+        let h = try await FetchHarness.start(faults: faults, readTimeout: readTimeout)
+        do { try await body(h) } catch {
+            await h.stop()
+            throw error
+        }
+        await h.stop()
+    }
+
     static func cancelled<T>(_ task: Task<T, any Error>) async -> FetchCancelled? {
         do {
             _ = try await task.value
@@ -28,85 +40,85 @@ import Testing
     }
 
     @Test func cancellingAbandonsTheRequestInFlightAndRecordsNothing() async throws {
-        let h = try await FetchHarness.start(faults: [Self.held], readTimeout: .seconds(60))
-        let task = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
-        try await Self.arrived(h, "/brastlewark/data.json")
-        let cancelledAt = ContinuousClock.now
-        task.cancel()
-        let error = try #require(await Self.cancelled(task))
-        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
-        #expect(error.completed.isEmpty)
-        #expect(error.interrupted?.resource == .brastlewarkCensus)
-        #expect(error.interrupted?.attempts.isEmpty == true)
-        #expect(error.requestInFlight)
-        #expect(error.description == "cancelled: no event was recorded; the request in flight was not recorded")
-        // No event (not even a failure), no retry sent.
-        #expect(try h.events().isEmpty)
-        #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
-        await h.stop()
+        try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(60)) { h in
+            let task = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            try await Self.arrived(h, "/brastlewark/data.json")
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
+            let error = try #require(await Self.cancelled(task))
+            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+            #expect(error.completed.isEmpty)
+            #expect(error.interrupted?.resource == .brastlewarkCensus)
+            #expect(error.interrupted?.attempts.isEmpty == true)
+            #expect(error.requestInFlight)
+            #expect(error.description == "cancelled: no event was recorded; the request in flight was not recorded")
+            // No event (not even a failure), no retry sent.
+            #expect(try h.events().isEmpty)
+            #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
+        }
     }
 
     /// The wait before a retry ends at the cancellation: the failure already recorded stays,
     /// no further attempt is made.
     @Test func cancellingDuringTheRetryWaitMakesNoFurtherAttempt() async throws {
         // 503 with Retry-After: 30, so the next attempt would be 30 s away.
-        let h = try await FetchHarness.start(faults: [Fault(match: "/brastlewark", kind: .status(503, retryAfter: 30))])
-        let task = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
-        let recorded = try await waitUntil(timeout: .seconds(10)) { try h.log.lastSeq() == 1 }
-        try #require(recorded)
-        task.cancel()
-        let error = try #require(await Self.cancelled(task))
-        #expect(!error.requestInFlight)
-        #expect(error.interrupted?.attempts.map(\.seq) == [1])
-        #expect(error.description == "cancelled: 1 event was recorded (seq 1); no request was in flight")
-        let events = try h.events()
-        #expect(events.map(\.kind) == [.fetchFailed])
-        #expect(events.map { $0.response?.status } == [503])
-        #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
-        await h.stop()
+        try await Self.withHarness(faults: [Fault(match: "/brastlewark", kind: .status(503, retryAfter: 30))]) { h in
+            let task = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            let recorded = try await waitUntil(timeout: .seconds(10)) { try h.log.lastSeq() == 1 }
+            try #require(recorded)
+            task.cancel()
+            let error = try #require(await Self.cancelled(task))
+            #expect(!error.requestInFlight)
+            #expect(error.interrupted?.attempts.map(\.seq) == [1])
+            #expect(error.description == "cancelled: 1 event was recorded (seq 1); no request was in flight")
+            let events = try h.events()
+            #expect(events.map(\.kind) == [.fetchFailed])
+            #expect(events.map { $0.response?.status } == [503])
+            #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
+        }
     }
 
     /// A paged fetch stops between pages; the error lists the pages recorded before.
     @Test func aPagedFetchStopsBetweenPagesAndSaysWhatWasRecorded() async throws {
-        let h = try await FetchHarness.start()
-        let task = Task {
-            try await FetchLedger.collecting {
-                // Cancelled as soon as the first page is in: the second is never asked for.
-                try await h.fetcher.fetchTVMazeShows(pages: .range(0 ... 2), onReport: { _ in
-                    withUnsafeCurrentTask { $0?.cancel() }
-                })
+        try await Self.withHarness { h in
+            let task = Task {
+                try await FetchLedger.collecting {
+                    // Cancelled as soon as the first page is in: the second is never asked for.
+                    try await h.fetcher.fetchTVMazeShows(pages: .range(0 ... 2), onReport: { _ in
+                        withUnsafeCurrentTask { $0?.cancel() }
+                    })
+                }
             }
+            let error = try #require(await Self.cancelled(task))
+            #expect(error.completed.map(\.resource) == [.tvmazeShowsPage(0)])
+            #expect(error.interrupted == nil)
+            #expect(!error.requestInFlight)
+            #expect(error.description == "cancelled: 1 event was recorded (seq 1); no request was in flight")
+            #expect(try h.events().map(\.label) == ["/shows?page=0"])
+            #expect(await h.upstream.receivedPaths == ["/tvmaze/shows?page=0"])
         }
-        let error = try #require(await Self.cancelled(task))
-        #expect(error.completed.map(\.resource) == [.tvmazeShowsPage(0)])
-        #expect(error.interrupted == nil)
-        #expect(!error.requestInFlight)
-        #expect(error.description == "cancelled: 1 event was recorded (seq 1); no request was in flight")
-        #expect(try h.events().map(\.label) == ["/shows?page=0"])
-        #expect(await h.upstream.receivedPaths == ["/tvmaze/shows?page=0"])
-        await h.stop()
     }
 
     /// Two callers share one request: when one is cancelled, the other still gets the
     /// answer, recorded once.
     @Test func cancellingOneOfTwoCallersOfASharedFetchLeavesTheOtherItsAnswer() async throws {
-        let h = try await FetchHarness.start(faults: [Fault(match: "/brastlewark", kind: .latency(milliseconds: 3_000))])
-        let first = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
-        try await Self.arrived(h, "/brastlewark/data.json")
-        let second = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
-        // The second caller waits on the first one's request (none of its own is sent).
-        let joined = try await waitUntil(timeout: .seconds(10)) { h.fetcher.waiters.count(for: .brastlewarkCensus) == 2 }
-        try #require(joined)
-        first.cancel()
-        let report = try await second.value
-        #expect(report.outcome == .fetched)
-        // The cancelled caller waited for the shared answer too (the request went on for the
-        // other caller, and was recorded): it gets that report, not an error that would say
-        // the request was not recorded.
-        #expect(try await first.value.outcome == .fetched)
-        #expect(try h.events().map(\.kind) == [.fetched])
-        #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
-        await h.stop()
+        try await Self.withHarness(faults: [Fault(match: "/brastlewark", kind: .latency(milliseconds: 3_000))]) { h in
+            let first = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            try await Self.arrived(h, "/brastlewark/data.json")
+            let second = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            // The second caller waits on the first one's request (none of its own is sent).
+            let joined = try await waitUntil(timeout: .seconds(10)) { h.fetcher.waiters.count(for: .brastlewarkCensus) == 2 }
+            try #require(joined)
+            first.cancel()
+            let report = try await second.value
+            #expect(report.outcome == .fetched)
+            // The cancelled caller waited for the shared answer too (the request went on for the
+            // other caller, and was recorded): it gets that report, not an error that would say
+            // the request was not recorded.
+            #expect(try await first.value.outcome == .fetched)
+            #expect(try h.events().map(\.kind) == [.fetched])
+            #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
+        }
     }
 
     @Test func replayAndExportStopWhenCancelled() async throws {
