@@ -121,6 +121,28 @@ import Testing
         }
     }
 
+    /// A command waiting for its first data (nothing held) stops waiting at Ctrl-C, and the
+    /// background fetch it waited for is abandoned, not recorded.
+    @Test func cancellingAWaitForBackgroundWorkCancelsTheFetchItWaitsFor() async throws {
+        try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(60)) { h in
+            let store = try Store(log: h.log, fetcher: h.fetcher, clock: FixedClock(fixedTime))
+            let policy = OfflineFirst(store: store, fetcher: h.fetcher, clock: FixedClock(fixedTime))
+            let opened = try await policy.open(.brastlewarkCensus)
+            #expect(opened.revalidating)
+            let waiting = Task { await policy.waitForBackgroundWork() }
+            try await Self.arrived(h, "/brastlewark/data.json")
+            let cancelledAt = ContinuousClock.now
+            waiting.cancel()
+            await waiting.value
+            // The background fetch ends too (its task removes itself when done).
+            let ended = try await waitUntil(timeout: .seconds(2)) { !policy.isRevalidating(.brastlewarkCensus) }
+            #expect(ended)
+            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+            #expect(try h.events().isEmpty)
+            #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
+        }
+    }
+
     @Test func replayAndExportStopWhenCancelled() async throws {
         let dir = TemporaryDirectory("replay-cancel")
         let log = try EventLog.open(at: dir.path)
