@@ -95,7 +95,12 @@ extension FetchlogCommand {
             let interrupt = OneShotInterrupt { task.cancel() }
             Interrupts.route(to: { interrupt.handle($0) })
             let result = await task.result
-            if interrupt.happened { exit(withError: ExitCode(130)) }
+            if interrupt.happened {
+                // A command that left its cancellation error to the caller (ReplayCancelled,
+                // ExportCancelled, FetchCancelled) still says what happened.
+                if case .failure(let error) = result, !(error is ExitCode) { printError("\(error)") }
+                exit(withError: ExitCode(130))
+            }
             try result.get()
         } catch {
             exit(withError: error)
