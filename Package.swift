@@ -44,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "FetchlogLMDB",
-            dependencies: ["CLMDB"]
+            dependencies: ["CLMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "Fetchlog",
@@ -75,6 +75,7 @@ let package = Package(
             dependencies: [
                 "Fetchlog", "SampleUpstream", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/sample-log.ndjson")]
         ),

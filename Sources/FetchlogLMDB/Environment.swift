@@ -1,4 +1,5 @@
 import CLMDB
+import Logging
 
 /// One LMDB environment (a directory holding `data.mdb` and `lock.mdb`).
 ///
@@ -18,17 +19,21 @@ public final class Environment: @unchecked Sendable {
         public var noLock = false
         /// Skip fsync at commit. Never used by the engine; benchmarks compare with it.
         public var noSync = false
+        /// Where map growth is logged (`notice`).
+        public var logger = LibraryLogging.logger(label: "fetchlog.lmdb")
         public init() {}
     }
 
     public let path: String
     let handle: OpaquePointer
     private let mapLock = ReadWriteLock()
+    private let logger: Logger
     /// Reader slots of dead processes cleared when this environment was opened.
     public private(set) var staleReadersCleared: Int32 = 0
 
     public init(path: String, options: Options = Options()) throws {
         self.path = path
+        logger = options.logger
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create", path)
         guard let env else { throw LMDBError(code: MDB_PANIC, operation: "mdb_env_create", path: path) }
@@ -136,6 +141,7 @@ public final class Environment: @unchecked Sendable {
             let current = info.mapSize
             let target = Environment.roundToPage(max(current * 2, minimum))
             try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize(\(target))", path)
+            logger.notice("LMDB map grown", metadata: ["path": "\(path)", "from": "\(current)", "to": "\(target)"])
         }
     }
 
@@ -143,6 +149,7 @@ public final class Environment: @unchecked Sendable {
     private func adoptResizedMap() throws {
         try mapLock.withWriteLock {
             try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)", path)
+            logger.debug("LMDB map size adopted from another process", metadata: ["path": "\(path)", "size": "\(info.mapSize)"])
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fetchlog
 import Foundation
+import Logging
 
 @main
 struct FetchlogCommand: AsyncParsableCommand {
@@ -12,8 +13,13 @@ struct FetchlogCommand: AsyncParsableCommand {
         `fetchlog --offline --format json query shows`.
         The store is --store DIR, else $FETCHLOG_STORE, else $XDG_DATA_HOME/fetchlog, else ~/.local/share/fetchlog.
 
-        Exit status: 0 success; 1 the command failed; 2 `log verify` found damage;
-        3 the store directory was refused (not a store, newer format, truncated); 64 usage error.
+        Every command that prints results takes --format table|json|ndjson|line|csv (rows on
+        stdout, warnings and progress on stderr). -v, -vv, -vvv or --quiet (anywhere) set how
+        much the library logs to stderr; else $FETCHLOG_LOG_LEVEL; warnings by default.
+
+        Exit status: 0 success; 1 the command failed; 2 `log verify` or `replay --verify` found
+        damage; 3 the store directory was refused (not a store, newer format, truncated);
+        64 usage error; 130 interrupted (Ctrl-C).
         """,
         version: FetchlogVersion.string,
         subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, UpstreamCommand.self, TourCommand.self, DevCommand.self],
@@ -21,7 +27,71 @@ struct FetchlogCommand: AsyncParsableCommand {
     )
 
     static func main() async {
-        await mainCancellingOnInterrupt(GlobalOptions.hoist(Array(CommandLine.arguments.dropFirst())))
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            let verbosity = try Verbosity.take(from: &arguments)
+            Verbosity.bootstrap(verbosity)
+        } catch {
+            printError("\(error)")
+            Glibc.exit(64)
+        }
+        arguments = GlobalOptions.hoist(arguments)
+        if let unknown = GlobalOptions.unknownSubcommand(in: arguments) {
+            let names = configuration.subcommands.map { $0._commandName } + ["help"]
+            printError("unknown command '\(unknown)'\(Suggest.didYouMean(unknown, names)); fetchlog --help lists them")
+            Glibc.exit(64)
+        }
+        await mainCancellingOnInterrupt(arguments)
+    }
+}
+
+/// How much the library logs (swift-log, always to stderr so stdout stays rows only):
+/// warnings by default; `-v` info, `-vv` debug, `-vvv` trace; `--quiet` errors only;
+/// `FETCHLOG_LOG_LEVEL` (trace … critical) when no flag is given.
+enum Verbosity {
+    struct BadLevel: Error, CustomStringConvertible {
+        let value: String
+        var description: String {
+            "FETCHLOG_LOG_LEVEL='\(value)' is not a level: use trace, debug, info, notice, warning, error or critical"
+        }
+    }
+
+    /// Removes `-v`, `-vv`, `-vvv`, `--verbose` and `--quiet` (they may stand anywhere
+    /// before `--`) and returns the level they ask for.
+    static func take(from arguments: inout [String]) throws -> Logger.Level {
+        var verbose = 0
+        var quiet = false
+        var kept: [String] = []
+        var passthrough = false
+        for argument in arguments {
+            if passthrough { kept.append(argument); continue }
+            switch argument {
+            case "--": passthrough = true; kept.append(argument)
+            case "-v", "--verbose": verbose += 1
+            case "-vv": verbose += 2
+            case "-vvv": verbose += 3
+            case "--quiet", "-q": quiet = true
+            default: kept.append(argument)
+            }
+        }
+        arguments = kept
+        if quiet { return .error }
+        if verbose > 0 { return [.info, .debug, .trace][min(verbose, 3) - 1] }
+        if let text = ProcessInfo.processInfo.environment["FETCHLOG_LOG_LEVEL"], !text.isEmpty {
+            guard let level = Logger.Level(rawValue: text.lowercased()) else { throw BadLevel(value: text) }
+            return level
+        }
+        return .warning
+    }
+
+    static func bootstrap(_ level: Logger.Level) {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        // The library's loggers take their level from here when they are made.
+        FetchlogLogging.level = level
     }
 }
 
@@ -32,6 +102,14 @@ enum GlobalOptions {
     static let withValue: Set<String> = ["--store", "--upstream", "--connect-timeout", "--read-timeout", "--retries",
                                          "--retry-after-cap", "--format"]
     static let flags: Set<String> = ["--offline", "--keep-going"]
+
+    /// The first word when it is meant as a subcommand but names none (`fetchlog querry`).
+    /// The default command (the shell) takes no words, so any first word must be one.
+    static func unknownSubcommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = Set(FetchlogCommand.configuration.subcommands.map { $0._commandName } + ["help"])
+        return names.contains(first) ? nil : first
+    }
 
     static func hoist(_ arguments: [String]) -> [String] {
         var front: [String] = []

@@ -33,8 +33,10 @@ import Testing
         let store = try await sampleStore(dir)
         let tail = try await runFetchlog(["--store", store, "log", "tail", "-n", "2"])
         #expect(tail.stdout == """
-                12  2026-11-01T09:10:32.000Z  fetch-failed thmanyah    http 503        14 B  GET https://api-v2-b2sit6oh3a-uc.a.run.app/home_sections?page=2
-                13  2026-11-01T09:10:52.000Z  intent       brastlewark -               43 B  filter.set
+            seq  recorded at               kind          source       outcome   bytes  request
+            ───  ────────────────────────  ────────────  ───────────  ────────  ─────  ───────────────────────────────────────────────────────────────
+            12   2026-11-01T09:10:32.000Z  fetch-failed  thmanyah     http 503  14 B   GET https://api-v2-b2sit6oh3a-uc.a.run.app/home_sections?page=2
+            13   2026-11-01T09:10:52.000Z  intent        brastlewark  -         43 B   filter.set
 
             """)
         let show = try await runFetchlog(["--store=\(store)", "log", "show", "13"])

@@ -1,4 +1,6 @@
+import FetchlogLMDB
 import Foundation
+import Logging
 
 public struct FetchConfiguration: Sendable {
     public var upstream: Upstream = .real
@@ -17,6 +19,10 @@ public struct FetchConfiguration: Sendable {
     public var offline = false
     /// Checks that a 2xx body has the shape its endpoint promises.
     public var validate: @Sendable (DocumentKind, [UInt8]) throws(DecodeError) -> Void = FetchConfiguration.decodeDocument
+
+    /// Where requests and their outcomes (debug) and retries with their wait (info) are
+    /// logged; label `fetchlog.fetch`. URLs and statuses only: never bodies or header values.
+    public var logger = LibraryLogging.logger(label: "fetchlog.fetch")
 
     public init() {}
 

@@ -21,6 +21,32 @@ public struct FetchReport: Sendable {
     public let url: String
     public let attempts: [Attempt]
     public let outcome: Outcome
+    /// For a page of the TVmaze show index fetched through the paging API or
+    /// `OfflineFirst.fetchShowsPage`: the item index of the page's first show (the shows on
+    /// the pages before it), nil when it is not known (an earlier page is neither held nor
+    /// fetched) or the resource is not such a page.
+    public internal(set) var firstItemIndex: Int? = nil
+
+    /// Where a fetch's attempts were recorded.
+    public enum Recorded: Sendable, Equatable {
+        /// In the durable log (each attempt has its seq).
+        case durable
+        /// In this session's memory only (the durable window's far side): gone at restart.
+        case sessionOnly
+        /// Nowhere: no attempt was made (`offline`).
+        case nothing
+    }
+
+    /// How this fetch was recorded. Derived from the attempts: the log's seqs start at 1,
+    /// and an attempt kept for the session only has seq 0, so no path through the fetcher
+    /// can report one thing and record another.
+    public var recorded: Recorded {
+        guard let first = attempts.first else { return .nothing }
+        return first.seq == 0 ? .sessionOnly : .durable
+    }
+
+    /// True when the attempts were kept in this session's memory only, never in the log.
+    public var isSessionOnly: Bool { recorded == .sessionOnly }
 
     /// True when the resource is usable: new body, confirmed body, or a known end.
     public var isUsable: Bool {

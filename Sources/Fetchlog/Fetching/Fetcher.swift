@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -115,6 +116,9 @@ public final class Fetcher: Sendable {
         }
         while true {
             if Task.isCancelled { throw cancelled(requestInFlight: false) }
+            configuration.logger.debug("request", metadata: [
+                "resource": "\(resource)", "url": "\(url)", "attempt": "\(attempt)", "conditional": "\(!requestHeaders.isEmpty)",
+            ])
             let started = ContinuousClock.now
             let result = await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json")
             // A failure while cancelled is the cancellation itself (the HTTP client abandons
@@ -142,6 +146,18 @@ public final class Fetcher: Sendable {
             if retryable, attempt <= configuration.retry.retries, !Task.isCancelled {
                 let retryAfter = event.response?.header("Retry-After").flatMap { parseRetryAfter($0) }
                 wait = configuration.retry.delay(beforeRetry: attempt, retryAfter: retryAfter, random: &random)
+            }
+            configuration.logger.debug("response", metadata: [
+                "resource": "\(resource)", "attempt": "\(attempt)", "kind": "\(event.kind)",
+                "status": "\(event.response.map { String($0.status) } ?? "none")", "bodyBytes": "\(event.body?.count ?? 0)",
+                "failure": "\(event.failure.map { "\($0.failureClass.name): \($0.message)" } ?? "none")",
+                "durationMs": "\(elapsed.nanoseconds / 1_000_000)", "seq": "\(seq)",
+            ])
+            if let wait {
+                configuration.logger.info("retrying", metadata: [
+                    "resource": "\(resource)", "attempt": "\(attempt)", "next": "\(attempt + 1)", "wait": "\(wait)",
+                    "reason": "\(event.failure.map { "\($0.failureClass.name): \($0.message)" } ?? "status \(event.response?.status ?? 0)")",
+                ])
             }
             attempts.append(FetchReport.Attempt(seq: seq, kind: event.kind, status: event.response?.status,
                                                 failure: event.failure, bodyBytes: event.body?.count ?? 0, retryAfter: wait))

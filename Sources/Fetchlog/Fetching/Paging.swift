@@ -39,17 +39,54 @@ extension Fetcher {
     /// Hard stop for `--pages all` on a source that never says it ended.
     static let pageLimit = 10_000
 
-    public func fetchTVMazeShows(pages: PageSelection, onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
+    /// Fetches pages of the TVmaze show index until `pages` ends or the index does (404).
+    ///
+    /// Each page follows the durable window (`DurableWindow`): its first item index is the
+    /// number of shows on the pages before it, counted from what is held (the log, and
+    /// `session`) plus the pages fetched earlier in this run. A page shown to start inside
+    /// the window is recorded in the log; a page starting at or past it — or one whose index
+    /// is unknown (an earlier page neither held nor fetched) and could be past it — is
+    /// recorded in `session` only. Each report carries `firstItemIndex` (nil when unknown)
+    /// and says how it was `recorded`.
+    ///
+    /// - Parameters:
+    ///   - window: the durable window (the first 1,000 items by default).
+    ///   - session: where session-only pages go; a store's `session` keeps them for its
+    ///     views. nil: a session log of this call alone (a one-shot command's run).
+    public func fetchTVMazeShows(pages: PageSelection, window: DurableWindow = DurableWindow(), session: SessionLog? = nil,
+                                 onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
+        let session = session ?? SessionLog()
         var reports: [FetchReport] = []
         var page = pages.first(default: 0)
+        // Where the page starts: counted once for the first page, then carried forward page
+        // by page (an unknown index stays unknown for every later page).
+        var position = try window.position(ofPage: page) { try showsHeld(onPage: $0, session: session) }
         while page <= (pages.last(knownTotal: nil) ?? Self.pageLimit) {
-            let report = try await fetch(.tvmazeShowsPage(page))
+            let durable = window.isDurable(position)
+            var report = try await fetch(.tvmazeShowsPage(page), recording: durable ? .durable : .session(session))
+            report.firstItemIndex = position.firstItemIndex
             reports.append(report)
             onReport(report)
             if report.outcome == .endOfList { break }
+            // What this page holds now: the body just fetched, the one a 304 confirmed, or —
+            // when this fetch failed — whatever was held before; nil when none is.
+            position = window.advance(position, by: try showsHeld(onPage: page, session: session))
             page += 1
         }
         return reports
+    }
+
+    /// The number of shows held for TVmaze page `page`: this session's last body of it if
+    /// any (the session overlays the log, as in `Store`), else the log's; nil when neither
+    /// holds one.
+    func showsHeld(onPage page: Int, session: SessionLog) throws -> Int? {
+        let resource = Resource.tvmazeShowsPage(page)
+        let sessionBody = session.events.last {
+            $0.kind == .fetched && $0.source == resource.source.rawValue && $0.label == resource.path
+        }?.body
+        guard let body = try sessionBody ?? heldBody(of: resource) else { return nil }
+        guard case .tvmazeShowsPage(let shows)? = try? DocumentDecoder.decode(.tvmazeShowsPage, body: body) else { return nil }
+        return shows.count
     }
 
     public func fetchThmanyahHome(pages: PageSelection, onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {

@@ -17,8 +17,10 @@ extension EventLog {
     /// Imports an NDJSON export into this store, which must be empty. The whole file is
     /// checked first (JSON, fields, checksums, seqs 1, 2, 3 … with no gap), so a bad
     /// line leaves the store empty; then events are appended in batches.
+    /// `progress` is called as lines are checked (`checked`, total unknown) and as
+    /// events are written (`written` of `total`), for a progress display.
     @discardableResult
-    public func importNDJSON(path file: String) throws -> Int {
+    public func importNDJSON(path file: String, progress: (ImportProgress) -> Void = { _ in }) throws -> Int {
         let last = try lastSeq()
         guard last == 0 else { throw StoreError.notEmpty(path: path, lastSeq: last) }
         var expected: UInt64 = 1
@@ -28,7 +30,10 @@ extension EventLog {
                 throw ImportError(line: number, reason: "seq \(event.seq) where \(expected) was expected (an export is gap-free from 1)")
             }
             expected += 1
+            if number % 256 == 0 { progress(ImportProgress(phase: .checking, events: number, total: nil, bytes: 0)) }
         }
+        let total = Int(expected - 1)
+        var writtenBytes = 0
         var batch: [Event] = []
         var batchBytes = 0
         var imported = 0
@@ -36,6 +41,8 @@ extension EventLog {
             guard !batch.isEmpty else { return }
             try appendBlocking(contentsOf: batch)
             imported += batch.count
+            writtenBytes += batchBytes
+            progress(ImportProgress(phase: .writing, events: imported, total: total, bytes: writtenBytes))
             batch.removeAll(keepingCapacity: true)
             batchBytes = 0
         }
@@ -58,6 +65,16 @@ extension EventLog {
             throw ImportError(line: number, reason: error.description)
         }
     }
+}
+
+/// How far an import is: lines checked, then events written of the total.
+public struct ImportProgress: Sendable, Equatable {
+    public enum Phase: Sendable { case checking, writing }
+    public let phase: Phase
+    public let events: Int
+    public let total: Int?
+    /// Body bytes written so far.
+    public let bytes: Int
 }
 
 public struct ImportError: Error, CustomStringConvertible, Sendable {

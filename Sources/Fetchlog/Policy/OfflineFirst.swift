@@ -117,30 +117,30 @@ public final class OfflineFirst: @unchecked Sendable {
 
     // MARK: Paged lists
 
-    /// Fetches TVmaze page `page`, durably when it starts inside the durable window,
-    /// for this session only when it starts past it.
+    /// Fetches TVmaze page `page` following the durable window (`DurableWindow`): durably
+    /// when its first item index — the shows held on pages 0..<page — is shown to be below
+    /// `durableWindow`; for this session only when it is at or past it, or is unknown (an
+    /// earlier page not held) and could be. The report carries `firstItemIndex` (nil when
+    /// unknown) and says how it was `recorded`.
     @discardableResult
     public func fetchShowsPage(_ page: Int) async throws -> FetchReport {
         let resource = Resource.tvmazeShowsPage(page)
-        let durable = itemsBefore(page: page, in: store.snapshot.state) < durableWindow
-        let report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
+        let window = DurableWindow(items: durableWindow)
+        let position = window.position(ofPage: page, in: store.snapshot.state)
+        let durable = window.isDurable(position)
+        var report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
+        report.firstItemIndex = position.firstItemIndex
         if durable { try await store.catchUp() }
         return report
-    }
-
-    /// Shows held on pages before `page` (the item index of its first show).
-    func itemsBefore(page: Int, in state: LogState) -> Int {
-        var count = 0
-        for p in 0 ..< page {
-            if case .tvmazeShowsPage(let shows)? = state.document(.tvmazeShowsPage(p))?.document { count += shows.count }
-        }
-        return count
     }
 
     public enum PagedList: Sendable, Equatable {
         case shows
         case podcastSections
-        case artworks(limit: Int)
+        /// The ARTIC artworks list of page size `limit`; `.artworks()` (nil) means the held
+        /// list's limit (`ArtworksView.heldList`), so a list fetched with `--limit 4` is
+        /// continued with limit 4.
+        case artworks(limit: Int? = nil)
     }
 
     /// The user is looking at item `index` of `list`: when that is within
@@ -162,7 +162,8 @@ public final class OfflineFirst: @unchecked Sendable {
             held = view.sections.count
             let page = (view.pages.max() ?? 0) + 1
             next = view.totalPages.map { page > $0 } == true ? nil : .thmanyahHome(page)
-        case .artworks(let limit):
+        case .artworks(let asked):
+            let limit = asked ?? ArtworksView.heldList(in: state).limit
             held = ArtworksView(state: state).count
             var pages: [Int] = []
             var total: Int?

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An immutable view of the store's state, tagged with the last applied seq.
 public struct Snapshot: Sendable {
@@ -40,14 +41,23 @@ public final class Store: @unchecked Sendable {
     }
     public let origin: Origin
 
-    public init(log: EventLog, fetcher: Fetcher? = nil, clock: any Clock = SystemClock()) throws {
+    /// Where checkpoints (saved, loaded: info; absent: debug) and the catch-up of other
+    /// processes' appends (debug) are logged; label `fetchlog.store`.
+    let logger: Logger
+
+    /// Opens the store over `log`. `logger` receives the store's log lines (checkpoints,
+    /// catch-up); by default a `fetchlog.store` logger at `FetchlogLogging.level`.
+    public init(log: EventLog, fetcher: Fetcher? = nil, clock: any Clock = SystemClock(),
+                logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
         self.log = log
         self.fetcher = fetcher
         self.clock = clock
+        self.logger = logger
         var state = LogState()
         var origin = Origin.empty
         var applied = 0
-        if let bytes = try log.loadCheckpoint(), let restored = try Checkpoint.decode(bytes, log: log) {
+        let saved = try log.loadCheckpoint()
+        if let bytes = saved, let restored = try Checkpoint.decode(bytes, log: log) {
             state = restored
             origin = .checkpoint(seq: restored.seq, tail: 0)
             try log.scan(from: state.seq + 1, batchSize: 256) { event in
@@ -55,7 +65,13 @@ public final class Store: @unchecked Sendable {
                 applied += 1
                 return true
             }
+            logger.info("checkpoint loaded", metadata: ["seq": "\(restored.seq)", "tail": "\(applied)"])
         } else {
+            if saved != nil {
+                logger.info("checkpoint ignored: another reducer version, or it does not match the log; replaying from seq 1")
+            } else {
+                logger.debug("no checkpoint; replaying from seq 1")
+            }
             // No usable checkpoint: the replay that skips superseded bodies.
             let replayed = try Store.replay(log)
             state = replayed.state
@@ -171,8 +187,10 @@ public final class Store: @unchecked Sendable {
     /// Saves the current state as the checkpoint.
     public func saveCheckpoint() async throws {
         let state = durableState
-        try await log.saveCheckpoint(Checkpoint.encode(state))
+        let bytes = Checkpoint.encode(state)
+        try await log.saveCheckpoint(bytes)
         lock.withLock { appliedSinceCheckpoint = 0 }
+        logger.info("checkpoint saved", metadata: ["seq": "\(state.seq)", "bytes": "\(bytes.count)"])
     }
 
     /// Polls the log for events appended by other processes, every `interval`, until the
@@ -182,8 +200,9 @@ public final class Store: @unchecked Sendable {
     public func watch(every interval: Duration = .milliseconds(250)) -> Task<Void, Never> {
         let watcher = LogWatcher(interval: interval) { [weak self] in
             guard let self else { return false }
-            if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq, let (_, checkpointDue) = try? self.catchUpNow(), checkpointDue {
-                Task { try? await self.saveCheckpoint() }
+            if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq, let (count, checkpointDue) = try? self.catchUpNow() {
+                self.logger.debug("caught up with appends of another process", metadata: ["events": "\(count)", "seq": "\(self.durableState.seq)"])
+                if checkpointDue { Task { try? await self.saveCheckpoint() } }
             }
             return true
         }

@@ -23,6 +23,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var network: NetworkOptions
+    @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "tvmaze, brastlewark, viaplay, thmanyah or artic.") var source: String
     @Argument(help: "What to fetch (see above).") var what: String
     @Argument(help: "An id, a text or an href.") var values: [String] = []
@@ -30,22 +31,29 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Items per page (artic).") var limit: Int = 12
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
     @Option(help: "How many shows' images (assets shows).") var first: Int = 100
+    @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
+
+    func validate() throws {
+        guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
+        guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
+    }
 
     func run() async throws {
+        let configuration = try reportingErrors { try network.configuration() }
         let log = try reportingErrors { try storeOptions.open() }
-        let fetcher = Fetcher(log: log, configuration: network.configuration())
+        let fetcher = Fetcher(log: log, configuration: configuration)
         let printer = FetchPrinter()
+        let mode = try outputOptions.mode() ?? .table
+        printer.live = !mode.isMachine
+        var renderer = Renderer()
+        renderer.mode = mode
         do {
             let reports = try await perform(fetcher, printer)
             await fetcher.shutdown()
-            printer.summary(reports)
+            if let output = printer.finish(reports) { writeOut(Data(renderer.render(output).utf8)) }
             // No report at all: every asset asked for was held already.
             if !reports.isEmpty && !reports.contains(where: \.isUsable) {
-                let reason = reports.last.map { report -> String in
-                    if case .failed(let failureClass, let message) = report.outcome { return "\(failureClass): \(message)" }
-                    return "no answer"
-                } ?? "nothing was requested"
-                printError("nothing usable came back: \(reason)")
+                printError("nothing usable came back: \(Self.reason(reports))")
                 throw ExitCode(ExitStatus.failure)
             }
         } catch let error as ExitCode {
@@ -60,12 +68,23 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// Why nothing usable came back: the last attempt's failure.
+    static func reason(_ reports: [FetchReport]) -> String {
+        reports.last.map { report -> String in
+            if case .failed(let failureClass, let message) = report.outcome { return "\(failureClass): \(message)" }
+            return "no answer"
+        } ?? "nothing was requested"
+    }
+
     func perform(_ fetcher: Fetcher, _ printer: FetchPrinter, policy: OfflineFirst? = nil) async throws -> [FetchReport] {
         if source == "asset" || source == "assets" {
             let policy = try policy ?? OfflineFirst(store: Store(log: fetcher.log, fetcher: fetcher, clock: fetcher.configuration.clock),
                                                     fetcher: fetcher, clock: fetcher.configuration.clock)
-            let reports = try await fetchAssets(policy)
-            for report in reports { printer.report(report) }
+            // Bulk downloads report each image as it ends (several run at once), with the
+            // planned count for the progress bar; a single asset reports when it is done.
+            let progress = AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) })
+            let reports = try await fetchAssets(policy, progress: progress)
+            if source == "asset" { for report in reports { printer.report(report) } }
             return reports
         }
         guard let source = Source(rawValue: source), source != .assets else {
@@ -86,7 +105,9 @@ struct FetchCommand: AsyncParsableCommand {
         }
         switch (source, what) {
         case (.tvmaze, "shows"):
-            return try await fetcher.fetchTVMazeShows(pages: try selection("0"), onReport: report)
+            // Pages starting past the durable window go to the shell's session (or, for a
+            // one-shot command, nowhere once it ends): never to the log.
+            return try await fetcher.fetchTVMazeShows(pages: try selection("0"), session: policy?.store.session, onReport: report)
         case (.tvmaze, "show"):
             let id = try intValue("a show id")
             var resources = [Resource.tvmazeShow(id)]
@@ -130,16 +151,21 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// `fetch asset URL`, `fetch assets shows|show ID|gnomes|artworks`.
-    private func fetchAssets(_ policy: OfflineFirst) async throws -> [FetchReport] {
+    private func fetchAssets(_ policy: OfflineFirst, progress: AssetProgress) async throws -> [FetchReport] {
         if source == "asset" {
             guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
             return [try await policy.fetchAsset(what)]
         }
         switch what {
-        case "shows": return try await policy.fetchShowListImages(first: first)
-        case "show": return try await policy.fetchShowDetailImage(id: try intValue("a show id"))
-        case "gnomes": return try await policy.fetchGnomeThumbnails()
-        case "artworks": return try await policy.fetchArtworkImages()
+        case "shows": return try await policy.fetchShowListImages(first: first, concurrency: concurrency, progress: progress)
+        case "show":
+            let id = try intValue("a show id")
+            guard policy.store.snapshot.state.document(.tvmazeImages(id)) != nil else {
+                throw FetchAdvice(message: "the image list of show \(id) is not held: fetch tvmaze show \(id) --with images")
+            }
+            return try await policy.fetchShowDetailImage(id: id, concurrency: concurrency, progress: progress)
+        case "gnomes": return try await policy.fetchGnomeThumbnails(concurrency: concurrency, progress: progress)
+        case "artworks": return try await policy.fetchArtworkImages(concurrency: concurrency, progress: progress)
         default:
             throw ValidationError("assets has no '\(what)'\(Suggest.didYouMean(what, ["shows", "show", "gnomes", "artworks"])): use shows, show, gnomes, artworks")
         }
@@ -157,6 +183,12 @@ struct FetchCommand: AsyncParsableCommand {
     }
 }
 
+/// A fetch that cannot start until something else is held: says which fetch brings it.
+struct FetchAdvice: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
 /// `--upstream`, timeouts and retries, shared by commands that touch the network.
 struct NetworkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Send every request to this server instead (BASE/<source>/<path>); default $FETCHLOG_UPSTREAM.", valueName: "base"))
@@ -167,7 +199,27 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: "Longest Retry-After honoured, in seconds.") var retryAfterCap: Double = 30
     @Flag(help: "Forbid the network: answer from held data only.") var offline = false
 
-    func configuration() -> FetchConfiguration {
+    func validate() throws {
+        if let upstream, !upstream.isEmpty { try Self.checkUpstream(upstream, "--upstream") }
+        for (name, value) in [("--connect-timeout", connectTimeout), ("--read-timeout", readTimeout), ("--retry-after-cap", retryAfterCap)] where !(value > 0) {
+            throw ValidationError("\(name) takes a number of seconds above 0, not \(value)")
+        }
+        if retries < 0 { throw ValidationError("--retries takes 0 or more, not \(retries)") }
+    }
+
+    /// An upstream base must be an absolute http(s) URL with a host: anything else is a
+    /// usage error before a store is opened or created.
+    static func checkUpstream(_ text: String, _ name: String) throws {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil else {
+            throw ValidationError("\(name) takes an http(s) URL such as http://127.0.0.1:8080, not '\(text)'")
+        }
+    }
+
+    func configuration() throws -> FetchConfiguration {
+        if upstream?.isEmpty ?? true, let fromEnvironment = ProcessInfo.processInfo.environment["FETCHLOG_UPSTREAM"], !fromEnvironment.isEmpty {
+            try Self.checkUpstream(fromEnvironment, "FETCHLOG_UPSTREAM")
+        }
         var configuration = FetchConfiguration()
         configuration.upstream = FetchConfiguration.upstream(explicit: upstream)
         configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
@@ -175,66 +227,101 @@ struct NetworkOptions: ParsableArguments {
         configuration.retry.retries = max(0, retries)
         configuration.retry.retryAfterCap = .milliseconds(Int64(retryAfterCap * 1000))
         configuration.offline = offline
-        configuration.clock = cliClock()
+        configuration.clock = try cliClock()
         return configuration
     }
 }
 
-/// Prints one line per attempt, a progress bar on a terminal, and a summary.
+/// Prints one line per attempt and a summary for people, or one record per attempt for
+/// programs (`--format json|ndjson|csv`); on a terminal, a progress bar on stderr with the
+/// count, bytes, rate and (when the total is known) time left.
 final class FetchPrinter: @unchecked Sendable {
     /// Where lines go (the REPL sends them through its output).
     var write: (String) -> Void = { say($0) }
+    /// Lines as each attempt ends (people); false collects records for `finish` (programs).
+    var live = true
     private var expected = 0
     private var done = 0
-    private let showProgress = isatty(STDERR_FILENO) == 1
+    private var bytes = 0
+    private let started = ContinuousClock.now
+    private let progressBar = ProgressBar()
+    /// Concurrent asset downloads report from several tasks.
+    private let lock = NSLock()
 
-    func expect(_ count: Int) { expected += count }
+    func expect(_ count: Int) { lock.withLock { expected += count } }
 
     func report(_ report: FetchReport) {
+        lock.lock()
+        defer { lock.unlock() }
         done += 1
-        clearProgress()
-        for attempt in report.attempts {
-            var line = "  seq \(attempt.seq)  GET \(report.url)  → "
-            if let status = attempt.status { line += "\(status) " }
-            line += attempt.kind.name
-            if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
-            if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
-            if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)) s" }
-            write(line)
+        bytes += report.bodyBytes
+        progressBar.clear()
+        if live {
+            for attempt in report.attempts { write(Self.line(report, attempt)) }
         }
         drawProgress(report.resource.description)
+    }
+
+    static func line(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> String {
+        var line = (attempt.seq == 0 ? "  session" : "  seq \(attempt.seq)") + "  GET \(report.url)  → "
+        if let status = attempt.status { line += "\(status) " }
+        line += attempt.kind.name
+        if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
+        if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
+        if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Format.seconds(wait))) s" }
+        if attempt.seq == 0 {
+            let from = report.firstItemIndex.map { "items from \($0) are" } ?? "its first item's index is unknown (earlier pages not held), so it is taken as"
+            line += " — kept for this session only: \(from) past the durable window"
+        }
+        return line
+    }
+
+    static func record(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> JSONValue {
+        .object([
+            ("seq", attempt.seq == 0 ? .null : .number(Int(attempt.seq))), ("sessionOnly", .bool(attempt.seq == 0)),
+            ("resource", .string(report.resource.description)), ("url", .string(report.url)),
+            ("status", attempt.status.map { .number(Int($0)) } ?? .null), ("kind", .string(attempt.kind.name)),
+            ("failureClass", attempt.failure.map { .string($0.failureClass.name) } ?? .null),
+            ("failure", attempt.failure.map { .string($0.message) } ?? .null),
+            ("bodyBytes", .number(attempt.bodyBytes)),
+            ("retryAfterSeconds", attempt.retryAfter.map { .number(CanonicalNumber.text(Format.seconds($0))) } ?? .null),
+        ])
     }
 
     /// Only the progress bar (the demo's quiet loading).
     func progress(_ report: FetchReport) {
         done += 1
+        bytes += report.bodyBytes
         drawProgress(report.resource.description)
-        if done == expected { clearProgress() }
+        if done == expected { progressBar.clear() }
     }
 
-    func summary(_ reports: [FetchReport]) {
-        clearProgress()
-        let attempts = reports.flatMap(\.attempts)
+    /// The summary line (people), or every attempt as a record (programs).
+    func finish(_ reports: [FetchReport]) -> Output? {
+        lock.lock()
+        defer { lock.unlock() }
+        progressBar.clear()
+        let attempts = reports.flatMap { report in report.attempts.map { (report, $0) } }
+        guard live else {
+            return .table(columns: ["seq", "url", "status", "kind", "failure", "bytes"],
+                          rows: attempts.map { [String($1.seq), $0.url, $1.status.map(String.init) ?? "-", $1.kind.name,
+                                                $1.failure.map { "\($0.failureClass.name): \($0.message)" } ?? "-", String($1.bodyBytes)] },
+                          records: attempts.map { Self.record($0, $1) })
+        }
         var statuses: [String: Int] = [:]
-        for attempt in attempts { statuses[attempt.status.map(String.init) ?? (attempt.failure?.failureClass.name ?? "-"), default: 0] += 1 }
+        for (_, attempt) in attempts { statuses[attempt.status.map(String.init) ?? (attempt.failure?.failureClass.name ?? "-"), default: 0] += 1 }
         let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
-        let seqs = attempts.map(\.seq)
+        let seqs = attempts.map(\.1.seq).filter { $0 > 0 }
         let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
-        let bytes = attempts.reduce(0) { $0 + $1.bodyBytes }
-        let n = attempts.count
-        write("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(n) event\(n == 1 ? "" : "s") appended\(range); \(Format.bytes(bytes)) of bodies")
+        let bytes = attempts.reduce(0) { $0 + $1.1.bodyBytes }
+        let n = attempts.count, e = seqs.count, session = n - e
+        write("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(e) event\(e == 1 ? "" : "s") appended\(range)"
+              + (session > 0 ? ", \(session) kept for this session only" : "") + "; \(Format.bytes(bytes)) of bodies")
+        return nil
     }
 
     private func drawProgress(_ label: String) {
-        guard showProgress, expected > 1 else { return }
-        let width = 24
-        let filled = min(width, done * width / max(expected, 1))
-        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        writeErr(Data("\r\(bar) \(done)/\(expected) \(label)".utf8))
-    }
-
-    private func clearProgress() {
-        guard showProgress, expected > 1 else { return }
-        writeErr(Data("\r\u{1B}[K".utf8))
+        guard expected > 1 || expected == 0 else { return }
+        progressBar.draw(done: done, total: expected == 0 ? nil : expected, bytes: bytes, since: started, label: label)
     }
 }

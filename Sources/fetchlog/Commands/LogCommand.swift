@@ -2,164 +2,195 @@ import ArgumentParser
 import Fetchlog
 import Foundation
 
-struct LogCommand: ParsableCommand {
+/// `log …`: the same subcommands, grammar and answers on the command line and in the shell.
+struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Inspect, verify, export and import the event log.",
         subcommands: [Stats.self, Tail.self, Show.self, Verify.self, Export.self, Import.self]
     )
 
-    struct Stats: ParsableCommand {
+    static let usages: [String: String] = [
+        "tail": "log tail [N] (or -n N)", "show": "log show SEQ", "stats": "log stats", "verify": "log verify",
+        "export": "log export [--out FILE] [--from SEQ]", "import": "log import FILE|-",
+    ]
+    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|-"
+
+    struct Stats: SharedCommand {
         static let configuration = CommandConfiguration(abstract: "Counts per kind and source, bytes, first and last seq and time.")
         @OptionGroup var storeOptions: StoreOptions
-        @Flag(name: .long, help: "Print canonical JSON instead of text.") var json = false
+        @OptionGroup var outputOptions: OutputOptions
+        @Flag(name: .long, help: .hidden) var json = false
 
-        func run() throws {
-            try reportingErrors {
-                let log = try storeOptions.open()
-                let stats = try log.statistics()
-                let out = OutputBuffer()
-                if json {
-                    out.line(LogRendering.statsJSON(stats, log: log).canonicalText())
-                } else {
-                    LogRendering.stats(stats, log: log, into: out)
-                }
-                out.flush()
-            }
+        func run() async throws {
+            var command = self
+            if json && command.outputOptions.format == nil { command.outputOptions.format = "json" }
+            try await command.runOnCommandLine()
+        }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let stats = try context.log.statistics()
+            return .record(pairs: LogRendering.statsPairs(stats, log: context.log), json: LogRendering.statsJSON(stats, log: context.log))
         }
     }
 
-    struct Tail: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The last events, one line each.")
+    struct Tail: SharedCommand {
+        static let configuration = CommandConfiguration(abstract: "The last events, one row each (log tail 2 or log tail -n 2).")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(name: .shortAndLong, help: "How many events.") var n: Int = 10
+        @OptionGroup var outputOptions: OutputOptions
+        @Option(name: .shortAndLong, help: "How many events (10 by default).") var n: Int?
+        @Argument(help: "How many events, as -n.") var count: Int?
 
         func validate() throws {
-            guard n >= 0 else { throw ValidationError("-n must be 0 or more") }
+            if let n, let count, n != count { throw ValidationError("give the count once: -n \(n) or \(count)") }
+            if (n ?? count ?? 0) < 0 { throw ValidationError("the count must be 0 or more") }
         }
 
-        func run() throws {
-            try reportingErrors {
-                let log = try storeOptions.open()
-                let out = OutputBuffer()
-                for event in try log.tail(n) { out.line(Format.tailLine(event)) }
-                out.flush()
-            }
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let events = try context.log.tail(n ?? count ?? 10)
+            return .table(columns: ["seq", "recorded at", "kind", "source", "outcome", "bytes", "request"],
+                          rows: events.map(LogRendering.tailRow), records: events.map(LogRendering.tailRecord))
         }
     }
 
-    struct Show: ParsableCommand {
+    struct Show: SharedCommand {
         static let configuration = CommandConfiguration(abstract: "One event: its envelope, then its body (pretty-printed when JSON).")
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
         @Argument(help: "The event's seq.") var seq: UInt64
 
-        func run() throws {
-            try reportingErrors {
-                let log = try storeOptions.open()
-                guard let event = try log.event(at: seq) else {
-                    let last = try log.lastSeq()
-                    printError(last == 0 ? "no event \(seq): the log is empty" : "no event \(seq): the log holds 1…\(last)")
-                    throw ExitCode(ExitStatus.failure)
-                }
-                let out = OutputBuffer()
-                LogRendering.show(event, into: out)
-                out.flush()
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            guard let event = try context.log.event(at: seq) else {
+                let last = try context.log.lastSeq()
+                throw CommandError.failed(last == 0 ? "no event \(seq): the log is empty" : "no event \(seq): the log holds 1…\(last)")
             }
+            let out = OutputBuffer(collect: true)
+            LogRendering.show(event, into: out)
+            return .message(out.collected, json: EventJSON.value(of: event))
         }
     }
 
-    struct Verify: ParsableCommand {
+    struct Verify: SharedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check every record: checksums, seq order, decodability.",
             discussion: "Exits 2 naming the first bad seq when anything is wrong.")
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
 
-        func run() throws {
-            try reportingErrors {
-                let log = try storeOptions.open()
-                let report = try log.verify()
-                let out = OutputBuffer()
-                if report.isHealthy {
-                    out.line(report.checked == 0 ? "ok: the log is empty"
-                             : "ok: \(report.checked) events, seq 1…\(report.lastSeq), every checksum valid")
-                    out.flush()
-                    return
-                }
-                out.flush()
-                printError("damaged: first bad seq \(report.problems[0].seq): \(report.problems[0].reason)")
-                for problem in report.problems.dropFirst().prefix(9) { printError("also \(problem)") }
-                if report.problems.count > 10 { printError("… \(report.problems.count) problems in all") }
-                throw ExitCode(ExitStatus.damaged)
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let report = try context.log.verify()
+            let json = JSONValue.object([
+                ("ok", .bool(report.isHealthy)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
+                ("problems", .array(report.problems.map { .object([("seq", .number(Int($0.seq))), ("reason", .string($0.reason))]) })),
+            ])
+            if report.isHealthy {
+                return .message(report.checked == 0 ? "ok: the log is empty" : "ok: \(report.checked) events, seq 1…\(report.lastSeq), every checksum valid",
+                                json: json)
             }
+            var lines = report.problems.dropFirst().prefix(9).map { "also \($0)" }
+            if report.problems.count > 10 { lines.append("… \(report.problems.count) problems in all") }
+            var error = CommandError(message: "damaged: first bad seq \(report.problems[0].seq): \(report.problems[0].reason)"
+                                         + lines.map { "\n" + $0 }.joined(), status: ExitStatus.damaged)
+            error.output = .message("", json: json)
+            throw error
         }
     }
 
-    struct Export: ParsableCommand {
+    struct Export: SharedCommand {
         static let configuration = CommandConfiguration(
             abstract: "The log as NDJSON, one event a line (Schemas/event.schema.json).",
-            discussion: "A body is a string holding its exact text when it is valid UTF-8, else base64.")
+            discussion: "A body is a string holding its exact text when it is valid UTF-8, else base64. NDJSON in every --format.")
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
         @Option(name: .long, help: "Write to this file instead of standard output.") var out: String?
         @Option(name: .long, help: "Start at this seq.") var from: UInt64 = 1
 
-        func run() throws {
-            try reportingErrors {
-                let log = try storeOptions.open()
-                let handle: FileHandle
-                if let out {
-                    guard FileManager.default.createFile(atPath: out, contents: nil) else {
-                        printError("cannot create \(out)")
-                        throw ExitCode(ExitStatus.failure)
-                    }
-                    handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-                } else {
-                    handle = .standardOutput
-                }
-                let buffer = OutputBuffer(handle: handle)
-                try log.exportNDJSON(from: from) { buffer.write($0) }
-                buffer.flush()
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            guard let out else {
+                try context.log.exportNDJSON(from: from) { context.write($0) }
+                return nil
             }
+            var count = 0
+            var bytes = 0
+            do {
+                try SafeFile.write(to: out) { sink in
+                    try context.log.exportNDJSON(from: from) { line in
+                        count += line.last == "\n" ? 1 : 0
+                        bytes += line.utf8.count
+                        try sink(line)
+                    }
+                }
+            } catch let error as SafeFile.Failure {
+                throw CommandError.failed(error.description)
+            } catch let error as StoreError {
+                throw CommandError.failed("\(error.description); \(out) was left as it was")
+            }
+            return .message("wrote \(count) events (\(Format.bytes(bytes))) to \(out)",
+                            json: .object([("file", .string(out)), ("events", .number(count)), ("bytes", .number(bytes))]))
         }
     }
 
-    struct Import: ParsableCommand {
+    struct Import: SharedCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load an NDJSON export into an empty store, every body byte for byte.")
         @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
         @Argument(help: "The NDJSON file, or - for standard input.") var file: String
 
-        func run() throws {
-            try reportingErrors {
-                let log = try storeOptions.open()
-                var path = file
-                if file == "-" {
-                    // The import reads its input twice (check, then write): keep stdin in a file.
-                    path = NSTemporaryDirectory() + "fetchlog-import-\(getpid()).ndjson"
-                    try FileHandle.standardInput.readDataToEndOfFile().write(to: URL(fileURLWithPath: path))
-                }
-                defer { if file == "-" { try? FileManager.default.removeItem(atPath: path) } }
-                let count = try log.importNDJSON(path: path)
-                say("imported \(count) events into \(log.path)")
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            var path = file
+            if file == "-" {
+                // The import reads its input twice (check, then write): keep stdin in a file.
+                path = NSTemporaryDirectory() + "fetchlog-import-\(getpid()).ndjson"
+                try FileHandle.standardInput.readDataToEndOfFile().write(to: URL(fileURLWithPath: path))
             }
+            defer { if file == "-" { try? FileManager.default.removeItem(atPath: path) } }
+            let count: Int
+            let bar = ProgressBar()
+            let started = ContinuousClock.now
+            defer { bar.clear() }
+            do {
+                count = try context.log.importNDJSON(path: path) { progress in
+                    bar.draw(done: progress.events, total: progress.total, bytes: progress.bytes, since: started,
+                             label: progress.phase == .checking ? "checking" : "importing")
+                }
+            } catch let error as ImportError {
+                throw CommandError.failed(error.description)
+            }
+            if let session = context.session { try await session.store.catchUp() }
+            return .message("imported \(count) events into \(context.log.path)",
+                            json: .object([("imported", .number(count)), ("store", .string(context.log.path))]))
         }
     }
 }
 
 enum LogRendering {
-    static func stats(_ stats: LogStatistics, log: EventLog, into out: OutputBuffer) {
+    static func statsPairs(_ stats: LogStatistics, log: EventLog) -> [(String, String)] {
         let info = log.environmentInfo
-        out.line("store      \(log.path)")
-        out.line("           id \(log.metadata.storeID), format \(log.metadata.formatVersion), created \(log.metadata.createdAt)")
-        guard stats.events > 0 else {
-            out.line("events     0 (the log is empty)")
-            return
-        }
-        out.line("events     \(stats.events) (seq \(stats.firstSeq)…\(stats.lastSeq))")
-        out.line("recorded   \(stats.firstRecordedAt!.iso8601) … \(stats.lastRecordedAt!.iso8601)")
-        out.line("bytes      \(stats.recordBytes) in records (\(Format.bytes(stats.recordBytes))), \(stats.bodyBytes) in bodies")
-        out.line("by kind    " + stats.byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-        out.line("by source  " + stats.bySource.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-        out.line("map        \(Format.bytes(info.mapSize)), page \(info.pageSize) B, \(info.lastPageNumber + 1) pages used")
+        var pairs: [(String, String)] = [
+            ("store", log.path),
+            ("", "id \(log.metadata.storeID), format \(log.metadata.formatVersion), created \(log.metadata.createdAt)"),
+        ]
+        guard stats.events > 0 else { return pairs + [("events", "0 (the log is empty)")] }
+        pairs += [
+            ("events", "\(stats.events) (seq \(stats.firstSeq)…\(stats.lastSeq))"),
+            ("recorded", "\(stats.firstRecordedAt!.iso8601) … \(stats.lastRecordedAt!.iso8601)"),
+            ("bytes", "\(stats.recordBytes) in records (\(Format.bytes(stats.recordBytes))), \(stats.bodyBytes) in bodies"),
+            ("by kind", stats.byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
+            ("by source", stats.bySource.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
+            ("map", "\(Format.bytes(info.mapSize)), page \(info.pageSize) B, \(info.lastPageNumber + 1) pages used"),
+        ]
+        return pairs
     }
 
     static func statsJSON(_ stats: LogStatistics, log: EventLog) -> JSONValue {
@@ -176,6 +207,21 @@ enum LogRendering {
             ("bodyBytes", .number(stats.bodyBytes)),
             ("byKind", counts(stats.byKind)),
             ("bySource", counts(stats.bySource)),
+        ])
+    }
+
+    static func tailRow(_ event: Event) -> [String] {
+        [String(event.seq), event.recordedAt.iso8601, event.kind.name, event.source, Format.outcome(event),
+         event.body.map { Format.bytes($0.count) } ?? "-", event.request.map { "\($0.method) \($0.url)" } ?? event.label]
+    }
+
+    static func tailRecord(_ event: Event) -> JSONValue {
+        .object([
+            ("seq", .number(Int(event.seq))), ("recordedAt", .string(event.recordedAt.iso8601)), ("kind", .string(event.kind.name)),
+            ("source", .string(event.source)), ("label", .string(event.label)), ("outcome", .string(Format.outcome(event))),
+            ("status", event.response.map { .number(Int($0.status)) } ?? .null),
+            ("bodyBytes", event.body.map { .number($0.count) } ?? .null),
+            ("method", event.request.map { .string($0.method) } ?? .null), ("url", event.request.map { .string($0.url) } ?? .null),
         ])
     }
 

@@ -5,12 +5,12 @@ import SampleUpstream
 
 /// Presentation options shared by the REPL entry points.
 struct SessionOptions: ParsableArguments {
-    @Option(help: "Output mode: table, json, ndjson or line.") var format: String?
+    @Option(help: ArgumentHelp("Output: \(OutputMode.choices) (rows on stdout, warnings on stderr).", valueName: "mode")) var format: String?
     @Flag(help: "In a script, go on after a failing command.") var keepGoing = false
 
     func mode() throws -> OutputMode? {
         guard let format else { return nil }
-        guard let mode = OutputMode(rawValue: format) else { throw ValidationError("--format takes table, json, ndjson or line, not '\(format)'") }
+        guard let mode = OutputMode(rawValue: format) else { throw ValidationError("--format takes \(OutputMode.choices), not '\(format)'") }
         return mode
     }
 }
@@ -28,8 +28,9 @@ struct ReplCommand: AsyncParsableCommand {
     @OptionGroup var sessionOptions: SessionOptions
 
     func run() async throws {
+        let configuration = try reportingErrors { try network.configuration() }
         let log = try reportingErrors { try storeOptions.open() }
-        let status = try await runShell(log: log, network: network.configuration(), options: sessionOptions, banner: nil)
+        let status = try await runShell(log: log, network: configuration, options: sessionOptions, banner: nil)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -46,8 +47,9 @@ struct QueryCommand: AsyncParsableCommand {
     @Argument(help: "The command, quoted when it has options of its own: fetchlog query \"shows --page 2\".") var command: [String]
 
     func run() async throws {
+        let configuration = try reportingErrors { try network.configuration() }
         let log = try reportingErrors { try storeOptions.open() }
-        let session = try makeSession(log: log, configuration: network.configuration(), options: sessionOptions)
+        let session = try makeSession(log: log, configuration: configuration, options: sessionOptions)
         session.finishBackgroundWork = true
         let line = command.count == 1 ? command[0] : command.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
         let error = await session.execute(line)
@@ -74,12 +76,13 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-demo-" + String(UUID().uuidString.prefix(8))
+        let clock = try reportingErrors { try cliClock() }
         let log = try reportingErrors { try EventLog.open(at: path) }
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
         let base = try await upstream.start().absoluteString
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
-        configuration.clock = cliClock()
+        configuration.clock = clock
         let fetcher = Fetcher(log: log, configuration: configuration)
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
@@ -102,8 +105,6 @@ struct DemoCommand: AsyncParsableCommand {
 }
 
 func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) throws -> Session {
-    var configuration = configuration
-    configuration.clock = cliClock()
     let fetcher = Fetcher(log: log, configuration: configuration)
     let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
     if let mode = try options.mode() { session.renderer.mode = mode }

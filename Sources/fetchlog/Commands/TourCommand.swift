@@ -26,7 +26,7 @@ struct TourCommand: AsyncParsableCommand {
         do {
             func step(_ title: String, _ body: () async throws -> [FetchReport]) async throws {
                 say("\n$ fetchlog fetch \(title)")
-                printer.summary(try await body())
+                _ = printer.finish(try await body())
             }
             func one(_ resource: Resource) async throws -> [FetchReport] {
                 let report = try await fetcher.fetch(resource)
@@ -61,9 +61,12 @@ struct TourCommand: AsyncParsableCommand {
         try reportingErrors {
             let out = OutputBuffer()
             out.line("\n$ fetchlog log stats")
-            LogRendering.stats(try log.statistics(), log: log, into: out)
+            let renderer = Renderer()
+            out.write(renderer.render(.record(pairs: LogRendering.statsPairs(try log.statistics(), log: log), json: .null)))
             out.line("\n$ fetchlog log tail -n 5")
-            for event in try log.tail(5) { out.line(Format.tailLine(event)) }
+            let events = try log.tail(5)
+            out.write(renderer.render(.table(columns: ["seq", "recorded at", "kind", "source", "outcome", "bytes", "request"],
+                                             rows: events.map(LogRendering.tailRow), records: [])))
             if let notModified = try log.events(from: 1).first(where: { $0.kind == .notModified }) {
                 out.line("\n$ fetchlog log show \(notModified.seq)")
                 LogRendering.show(notModified, into: out)

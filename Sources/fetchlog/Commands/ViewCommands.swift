@@ -13,89 +13,96 @@ func openLiveStore(_ log: EventLog, fetcher: Fetcher? = nil, clock: any Clock = 
     return store
 }
 
-/// The state as of `seq`, refusing a seq past the end.
-func state(of log: EventLog, at seq: UInt64?) async throws -> LogState {
-    let last = try log.lastSeq()
-    if let seq {
-        guard seq <= last else {
-            printError("seq \(seq) is past the end of the log (the last is \(last))")
-            throw ExitCode(ExitStatus.failure)
-        }
-        return try Store.replay(log, to: seq).state
-    }
-    return try await openLiveStore(log).snapshot.state
-}
-
-struct ReplayCommand: AsyncParsableCommand {
+/// `replay [--to SEQ] [--verify]`, on the command line and in the shell.
+struct ReplayCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild every view from the log alone; print each view's events and SHA-256.",
         discussion: "--verify compares with the live state (checkpoint + tail) and exits 2 naming any view that differs.")
+    static let usage = "replay [--to SEQ] [--verify]"
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
     @Option(help: "Replay up to this seq.") var to: UInt64?
     @Flag(help: "Compare with the live state.") var verify = false
 
-    func run() async throws {
-        let log = try reportingErrors { try storeOptions.open() }
+    func run() async throws { try await runOnCommandLine() }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let log = context.log
         let last = try log.lastSeq()
-        if let to, to > last {
-            printError("seq \(to) is past the end of the log (the last is \(last))")
-            throw ExitCode(ExitStatus.failure)
-        }
+        if let to, to > last { throw CommandError.failed("seq \(to) is past the end of the log (the last is \(last))") }
         if verify, let to, to != last {
-            printError("--verify compares with the live state, which is at seq \(last): drop --to")
-            throw ExitCode(64)
+            throw CommandError.usage("--verify compares with the live state, which is at seq \(last): drop --to")
         }
         let (replayed, perSource) = try Store.replay(log, to: to)
-        let out = OutputBuffer()
-        out.line("replayed \(replayed.seq) events" + (replayed.seq > 0 ? " (seq 1…\(replayed.seq))" : ""))
-        out.line(Format.padRight("view", 10) + Format.padLeft("events", 8) + "  sha256")
         let hashes = ViewCatalog.hashes(of: replayed)
+        var live: [String: String]?
+        var liveSeq: UInt64 = 0
+        if verify {
+            // The shell's own store state (durable part), or the store opened afresh.
+            let state: LogState
+            if let session = context.session { state = session.store.durableState } else { state = try await openLiveStore(log, clock: context.clock).snapshot.state }
+            liveSeq = state.seq
+            live = Dictionary(uniqueKeysWithValues: ViewCatalog.hashes(of: state).map { ($0.view, $0.sha256) })
+        }
+        var rows: [[String]] = []
+        var records: [JSONValue] = []
         for (view, hash) in hashes {
             let events = ViewCatalog.sources[view, default: []].reduce(0) { $0 + perSource[$1, default: 0] }
-            out.line(Format.padRight(view, 10) + Format.padLeft(String(events), 8) + "  " + hash)
+            var row = [view, String(events), hash]
+            var record: [(String, JSONValue)] = [("view", .string(view)), ("events", .number(events)), ("sha256", .string(hash))]
+            if let live {
+                row.append(live[view] == hash ? "same" : "DIFFERS")
+                record.append(("matchesLive", .bool(live[view] == hash)))
+            }
+            rows.append(row)
+            records.append(.object(record))
         }
-        guard verify else { out.flush(); return }
-        let live = try await openLiveStore(log).snapshot.state
-        let liveHashes = Dictionary(uniqueKeysWithValues: ViewCatalog.hashes(of: live).map { ($0.view, $0.sha256) })
-        let differing = hashes.filter { liveHashes[$0.view] != $0.sha256 }.map(\.view)
+        var footer = "replayed \(replayed.seq) events" + (replayed.seq > 0 ? " (seq 1…\(replayed.seq))" : "")
+        let columns = ["view", "events", "sha256"] + (live == nil ? [] : ["live"])
+        guard let live else { return .table(columns: columns, rows: rows, records: records, footer: footer) }
+        let differing = hashes.filter { live[$0.view] != $0.sha256 }.map(\.view)
         if differing.isEmpty {
-            out.line("verified: every view of the live state (seq \(live.seq)) hashes the same")
-            out.flush()
-            return
+            footer += "\nverified: every view of the live state (seq \(liveSeq)) hashes the same"
+            return .table(columns: columns, rows: rows, records: records, footer: footer)
         }
-        out.flush()
-        printError("live state differs from the replay in: \(differing.joined(separator: ", "))")
-        throw ExitCode(ExitStatus.damaged)
+        var error = CommandError(message: "live state differs from the replay in: \(differing.joined(separator: ", "))", status: ExitStatus.damaged)
+        error.output = .table(columns: columns, rows: rows, records: records, footer: footer)
+        throw error
     }
 }
 
-struct ExportCommand: AsyncParsableCommand {
+/// `export VIEW [--at SEQ] [--out FILE]`, on the command line and in the shell.
+struct ExportCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "A view as canonical JSON (sorted keys, stable numbers, final newline).",
-        discussion: "Views: \(ViewCatalog.exportNames.joined(separator: ", ")). Schemas/<view>.schema.json describes each.")
+        discussion: "Views: \(ViewCatalog.exportNames.joined(separator: ", ")). Schemas/<view>.schema.json describes each. Canonical JSON in every --format.")
+    static let usage = "export VIEW [--at SEQ] [--out FILE]"
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The view.") var view: String
+    @Argument(help: "Write to this file (as --out).") var file: String?
     @Option(help: "The state as of this seq (time travel).") var at: UInt64?
     @Option(help: "Write to this file.") var out: String?
 
-    func run() async throws {
-        let log = try reportingErrors { try storeOptions.open() }
-        let state = try await state(of: log, at: at)
+    func validate() throws {
+        if file != nil && out != nil { throw ValidationError("give the file once: --out FILE or FILE") }
+    }
+
+    func run() async throws { try await runOnCommandLine() }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let state = try await context.state(at: at)
         let json: JSONValue
-        do { json = try ViewCatalog.export(view, state: state) } catch {
-            printError(error.description)
-            throw ExitCode(ExitStatus.failure)
-        }
+        do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
+        guard let path = out ?? file else { return .json(json) }
         let text = json.canonicalText() + "\n"
-        if let out {
-            do { try text.write(toFile: out, atomically: true, encoding: .utf8) } catch {
-                printError("cannot write \(out): \(error.localizedDescription)")
-                throw ExitCode(ExitStatus.failure)
-            }
-        } else {
-            writeOut(Data(text.utf8))
+        do { try SafeFile.write(Data(text.utf8), to: path) } catch let error as SafeFile.Failure {
+            throw CommandError.failed(error.description)
         }
+        return .message("wrote \(view) (seq \(state.seq), \(Format.bytes(text.utf8.count))) to \(path)",
+                        json: .object([("view", .string(view)), ("seq", .number(Int(state.seq))), ("file", .string(path)),
+                                       ("bytes", .number(text.utf8.count))]))
     }
 }

@@ -58,6 +58,9 @@ func reportingErrors<R>(_ body: () throws -> R) throws -> R {
         throw error
     } catch let error as ValidationError {
         throw error
+    } catch let error as ClockSettingError {
+        printError(error.description)
+        throw ExitCode(64)
     } catch {
         printError("\(error)")
         throw ExitCode(ExitStatus.failure)
@@ -84,6 +87,10 @@ func printError(_ message: String) {
 }
 
 enum Format {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     static func bytes(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
@@ -109,12 +116,5 @@ enum Format {
         }
         if let status = event.response?.status { return String(status) }
         return "-"
-    }
-
-    static func tailLine(_ event: Event) -> String {
-        let what = event.request.map { "\($0.method) \($0.url)" } ?? event.label
-        let size = event.body.map { bytes($0.count) } ?? "-"
-        return padLeft(String(event.seq), 6) + "  " + event.recordedAt.iso8601 + "  " + padRight(event.kind.name, 13)
-            + padRight(event.source, 12) + padRight(outcome(event), 10) + padLeft(size, 10) + "  " + what
     }
 }

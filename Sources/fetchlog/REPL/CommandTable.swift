@@ -9,13 +9,17 @@ struct CommandSpec: Sendable {
     let summary: String
     let example: String
     let run: @Sendable (Session, [String]) async throws -> Output?
+
+    var json: JSONValue {
+        .object([("name", .string(name)), ("usage", .string(usage)), ("summary", .string(summary)), ("example", .string(example))])
+    }
 }
 
 enum CommandTable {
     static let all: [CommandSpec] = [
         CommandSpec(name: "help", usage: "help [COMMAND]", summary: "list every command, or explain one", example: "help shows", run: Commands.help),
         CommandSpec(name: "sources", usage: "sources", summary: "the five sources: base URL, resources held, last success", example: "sources", run: Commands.sources),
-        CommandSpec(name: "fetch", usage: "fetch SOURCE WHAT [ARGS] [--pages A-B|all] [--limit N] [--with images,episodes]",
+        CommandSpec(name: "fetch", usage: "fetch SOURCE WHAT [ARGS] [--pages A-B|all] [--limit N] [--with images,episodes] [--concurrency N]",
                     summary: "fetch from upstream; every attempt becomes an event", example: "fetch tvmaze show 1", run: Commands.fetch),
         CommandSpec(name: "shows", usage: "shows [--page N] [--genre G]", summary: "TVmaze shows, 20 a page, with the list image", example: "shows --page 1 --genre drama", run: Commands.shows),
         CommandSpec(name: "show", usage: "show ID", summary: "one show: details, the detail image, episode count", example: "show 1", run: Commands.show),
@@ -35,12 +39,12 @@ enum CommandTable {
         CommandSpec(name: "artworks", usage: "artworks [--page N]", summary: "ARTIC artworks, 20 a page, with the IIIF image", example: "artworks", run: Commands.artworks),
         CommandSpec(name: "artwork", usage: "artwork ID", summary: "one artwork", example: "artwork 4", run: Commands.artwork),
         CommandSpec(name: "artist", usage: "artist ID", summary: "one artist (fetched when not held)", example: "artist 2", run: Commands.artist),
-        CommandSpec(name: "asset", usage: "asset show URL | asset save URL FILE", summary: "an image held in the store: its reference, or its bytes written out",
+        CommandSpec(name: "asset", usage: "asset show URL | asset save URL FILE [--force]", summary: "an image held in the store: its reference, or its bytes written out (--force replaces a file)",
                     example: "asset show https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg", run: Commands.asset),
         CommandSpec(name: "status", usage: "status", summary: "every resource: freshness, last success, last error", example: "status", run: Commands.status),
-        CommandSpec(name: "log", usage: "log tail [N] | show SEQ | stats | verify", summary: "the event log", example: "log tail 3", run: Commands.log),
-        CommandSpec(name: "replay", usage: "replay", summary: "rebuild every view from the log; hashes, checked against the live state", example: "replay", run: Commands.replay),
-        CommandSpec(name: "export", usage: "export VIEW [FILE]", summary: "a view as canonical JSON (shows, show/ID, gnomes, filters, friends, pages, sections, artworks, artists, assets, search, status, all)",
+        CommandSpec(name: "log", usage: LogCommand.usage, summary: "the event log (as `fetchlog log …`; log tail 3 and log tail -n 3 alike)", example: "log tail 3", run: Commands.log),
+        CommandSpec(name: "replay", usage: ReplayCommand.usage, summary: "rebuild every view from the log; each view's events and hash (--verify: against the live state)", example: "replay --verify", run: Commands.replay),
+        CommandSpec(name: "export", usage: ExportCommand.usage, summary: "a view as canonical JSON (shows, show/ID, gnomes, filters, friends, pages, sections, artworks, artists, assets, search, status, all)",
                     example: "export filters", run: Commands.export),
         CommandSpec(name: "at", usage: "at SEQ COMMAND…", summary: "run a command against the state as of SEQ (time travel)", example: "at 1 shows", run: Commands.at),
         CommandSpec(name: "diff", usage: "diff SEQ1 SEQ2 VIEW", summary: "what changed in a view between two points of the log", example: "diff 1 2 status", run: Commands.diff),
@@ -48,12 +52,13 @@ enum CommandTable {
     ]
 
     static let dotCommands: [(String, String, String)] = [
-        (".mode table|json|ndjson|line", "how results are printed", ".mode json"),
+        (".mode table|json|ndjson|line|csv", "how results are printed (as --format)", ".mode json"),
         (".output FILE|stdout", "send results to a file, or back to the terminal", ".output stdout"),
         (".timer on|off", "print each command's time", ".timer off"),
+        (".pager on|off", "page long results on a terminal through $PAGER (on by default there)", ".pager off"),
     ]
 
-    static var names: [String] { all.map(\.name) + ["exit", ".mode", ".output", ".timer"] }
+    static var names: [String] { all.map(\.name) + ["exit"] + dotCommands.map { String($0.0.split(separator: " ")[0]) } }
 
     static func find(_ name: String) -> CommandSpec? {
         let lookup = name == "exit" ? "quit" : name

@@ -8,36 +8,28 @@ enum Commands {
 
     // MARK: Arguments
 
-    /// `--name value` options and the remaining words.
-    static func options(_ args: [String], _ names: Set<String>) throws -> (values: [String: String], rest: [String]) {
-        var values: [String: String] = [:]
-        var rest: [String] = []
-        var i = 0
-        while i < args.count {
-            if args[i].hasPrefix("--") {
-                let name = String(args[i].dropFirst(2))
-                guard names.contains(name) else {
-                    throw CommandError.usage("unknown option --\(name)\(Suggest.didYouMean(name, Array(names)))")
-                }
-                guard i + 1 < args.count else { throw CommandError.usage("--\(name) needs a value") }
-                values[name] = args[i + 1]
-                i += 2
-            } else {
-                rest.append(args[i])
-                i += 1
-            }
-        }
-        return (values, rest)
-    }
-
     static func int(_ text: String?, _ what: String) throws -> Int {
         guard let text, let n = Int(text), n >= 0 else { throw CommandError.usage("give \(what) as a number") }
         return n
     }
 
     static func one(_ args: [String], _ usage: String) throws -> String {
-        guard args.count == 1 else { throw CommandError.usage("usage: \(usage)") }
-        return args[0]
+        try Arguments(args, usage: usage).words(1 ... 1)[0]
+    }
+
+    /// Refuses any word or option: for commands that take none.
+    static func none(_ args: [String], _ usage: String) throws {
+        _ = try Arguments(args, usage: usage).words(0 ... 0)
+    }
+
+    /// The slice of `list` on page `page` of `size`; a page past the end is an error
+    /// naming how many there are (an empty list has one, empty, page).
+    static func page<T>(_ list: [T], _ page: Int, size: Int, noun: String) throws -> (slice: [T], pages: Int) {
+        let pages = max(1, (list.count + size - 1) / size)
+        guard page <= pages else {
+            throw CommandError.failed("no page \(page): \(list.count) \(noun) make \(pages) page\(pages == 1 ? "" : "s") of \(size)")
+        }
+        return (Array(list.dropFirst((page - 1) * size).prefix(size)), pages)
     }
 
     static func text(_ value: Double?) -> String { value.map { CanonicalNumber.text($0) } ?? "-" }
@@ -48,13 +40,15 @@ enum Commands {
 
     static func help(_ session: Session, _ args: [String]) async throws -> Output? {
         if let name = args.first {
+            guard args.count == 1 else { throw CommandError.usage("usage: help [COMMAND]") }
             if let dot = CommandTable.dotCommands.first(where: { $0.0.hasPrefix(name + " ") || $0.0 == name }) {
-                return .text("\(dot.0)\n  \(dot.1)\n  example: \(dot.2)")
+                return .message("\(dot.0)\n  \(dot.1)\n  example: \(dot.2)",
+                                json: .object([("name", .string(name)), ("usage", .string(dot.0)), ("summary", .string(dot.1)), ("example", .string(dot.2))]))
             }
             guard let spec = CommandTable.find(name) else {
                 throw CommandError.usage("no command '\(name)'\(Suggest.didYouMean(name, CommandTable.names)); type help for the list")
             }
-            return .text("\(spec.usage)\n  \(spec.summary)\n  example: \(spec.example)")
+            return .message("\(spec.usage)\n  \(spec.summary)\n  example: \(spec.example)", json: spec.json)
         }
         var lines = ["Commands (help COMMAND for one; every example works on the demo store):"]
         let width = (CommandTable.all.map(\.name.count) + [12]).max()! + 2
@@ -65,11 +59,16 @@ enum Commands {
             let name = String(dot.0.split(separator: " ").first ?? "")
             lines.append("  " + Format.padRight(name, width) + dot.1 + "   e.g. " + dot.2)
         }
-        lines.append("Exit status in scripts: 1 a command failed, 64 a command is malformed or unknown.")
-        return .text(lines.joined(separator: "\n"))
+        lines.append("Exit status in scripts: 1 a command failed, 64 a command is malformed or unknown, 130 interrupted.")
+        let records = CommandTable.all.map(\.json) + CommandTable.dotCommands.map { dot in
+            JSONValue.object([("name", .string(String(dot.0.split(separator: " ")[0]))), ("usage", .string(dot.0)),
+                              ("summary", .string(dot.1)), ("example", .string(dot.2))])
+        }
+        return .message(lines.joined(separator: "\n"), json: .array(records))
     }
 
     static func sources(_ session: Session, _ args: [String]) async throws -> Output? {
+        try none(args, "sources")
         let state = session.state
         var rows: [[String]] = []
         var records: [JSONValue] = []
@@ -90,24 +89,23 @@ enum Commands {
         guard !session.isPinned else { throw CommandError.usage("at SEQ is read-only: fetch cannot run inside it") }
         let command: FetchCommand
         do { command = try FetchCommand.parse(args) } catch {
-            throw CommandError.usage(FetchCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "usage: fetch SOURCE WHAT")
+            throw CommandError.usage(FetchCommand.message(for: error) + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
         let printer = FetchPrinter()
         printer.write = { session.emit($0 + "\n") }
+        printer.live = !session.renderer.mode.isMachine
         let reports: [FetchReport]
         do { reports = try await command.perform(session.fetcher, printer, policy: session.policy) } catch let error as ValidationError {
-            throw CommandError.usage(error.message)
+            throw CommandError.usage(error.message + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
-        printer.summary(reports)
+        let output = printer.finish(reports)
         try await session.store.catchUp()
-        if !reports.contains(where: \.isUsable) {
-            let reason = reports.last.flatMap { report -> String? in
-                if case .failed(let failureClass, let message) = report.outcome { return "\(failureClass): \(message)" }
-                return nil
-            } ?? "nothing was requested"
-            throw CommandError.failed("nothing usable came back: \(reason)")
+        if !reports.isEmpty && !reports.contains(where: \.isUsable) {
+            var error = CommandError.failed("nothing usable came back: \(FetchCommand.reason(reports))")
+            error.output = output
+            throw error
         }
-        return nil
+        return output
     }
 
     // MARK: TVmaze
@@ -119,23 +117,25 @@ enum Commands {
     }
 
     static func shows(_ session: Session, _ args: [String]) async throws -> Output? {
-        let (options, rest) = try Self.options(args, ["page", "genre"])
-        guard rest.isEmpty else { throw CommandError.usage("usage: shows [--page N] [--genre G]") }
-        let page = try options["page"].map { try int($0, "--page") } ?? 1
-        guard page >= 1 else { throw CommandError.usage("--page counts from 1") }
+        let arguments = try Arguments(args, usage: "shows [--page N] [--genre G]", options: ["page", "genre"])
+        _ = try arguments.words(0 ... 0)
+        let page = try arguments.int("page", minimum: 1) ?? 1
         try await session.open(.tvmazeShowsPage(0), "shows")
+        session.freshnessLine(.tvmazeShowsPage(0), "shows")
         let view = ShowsView(state: session.state)
-        let list = options["genre"].map { view.withGenre($0) } ?? view.shows
-        let slice = Array(list.dropFirst((page - 1) * pageSize).prefix(pageSize))
-        if options["genre"] == nil, let last = slice.last, !session.isPinned {
+        let list = arguments["genre"].map { view.withGenre($0) } ?? view.shows
+        let (slice, pages) = try Self.page(list, page, size: pageSize, noun: arguments["genre"].map { "shows of genre '\($0)'" } ?? "shows")
+        if arguments["genre"] == nil, let last = slice.last, !session.isPinned {
             session.policy.didShow(itemIndex: last.itemIndex, of: .shows)
         }
         let rows = slice.map { [String($0.id), $0.name, text($0.premiereYear), text($0.rating), $0.genres.joined(separator: ", "), $0.image.kind.rawValue] }
-        let pages = max(1, (list.count + pageSize - 1) / pageSize)
-        session.emit(session.renderer.render(.table(columns: ["id", "name", "year", "rating", "genres", "image"], rows: rows, records: slice.map(showRecord))))
-        if session.renderer.mode == .table { session.emit("page \(page) of \(pages) · \(list.count) shows\n") }
-        session.freshnessLine(.tvmazeShowsPage(0), "shows")
-        return nil
+        var footer = "page \(page) of \(pages) · \(list.count) shows"
+        if list.isEmpty {
+            footer = arguments["genre"].map { genre in
+                "no held show has the genre '\(genre)' (genres held: \(Set(view.shows.flatMap(\.genres)).sorted().joined(separator: ", ")))"
+            } ?? "no shows held"
+        }
+        return .table(columns: ["id", "name", "year", "rating", "genres", "image"], rows: rows, records: slice.map(showRecord), footer: footer)
     }
 
     static func show(_ session: Session, _ args: [String]) async throws -> Output? {
@@ -159,9 +159,9 @@ enum Commands {
         if case .tvmazeImages(let images)? = state.document(.tvmazeImages(id))?.document {
             return ImageChoice.showDetailImage(images, in: state)
         }
-        var links: TVMazeImageLinks?
-        if case .tvmazeShow(let show)? = state.document(.tvmazeShow(id))?.document { links = show.image }
-        return ImageChoice.showListImage(links, in: state)
+        // The detail image is chosen from the show's image list; without it the choice is
+        // not known yet, which is not the same as a show without images.
+        return ImageChoice(url: nil, kind: "placeholder", held: false, reason: "not fetched yet (fetch tvmaze show \(id) --with images)")
     }
 
     /// `, bytes held` when the store holds the asset's bytes.
@@ -170,25 +170,40 @@ enum Commands {
     }
 
     static func imageLine(_ choice: ImageChoice) -> String {
-        (choice.url ?? "placeholder") + " — " + choice.reason + (choice.url == nil ? "" : choice.held ? ", bytes held" : ", bytes not held")
+        (choice.url ?? (choice.reason.hasPrefix("not fetched") ? "-" : "placeholder")) + " — " + choice.reason + (choice.url == nil ? "" : choice.held ? ", bytes held" : ", bytes not held")
     }
 
     static func asset(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard let verb = args.first, args.count >= 2 else { throw CommandError.usage("usage: asset show URL | asset save URL FILE") }
+        guard let verb = args.first, args.count >= 2 else { throw CommandError.usage("usage: asset show URL | asset save URL FILE [--force]") }
         let url = args[1]
         let row = AssetsView(state: session.state).asset(url)
         switch verb {
         case "show":
             guard args.count == 2 else { throw CommandError.usage("usage: asset show URL") }
-            guard let row else { return .text("\(url): never fetched (fetch asset \(url))") }
+            guard let row else {
+                return .message("\(url): never fetched (fetch asset \(url))",
+                                json: .object([("url", .string(url)), ("held", .bool(false)), ("fetched", .bool(false))]))
+            }
             guard let info = row.info else {
-                return .text("\(url): not held; \(row.failuresSince) failed attempts, last: \(row.lastError ?? "-")")
+                return .message("\(url): not held; \(row.failuresSince) failed attempts, last: \(row.lastError ?? "-")",
+                                json: .object([("url", .string(url)), ("held", .bool(false)), ("failuresSince", .number(row.failuresSince)),
+                                               ("lastError", .optional(row.lastError))]))
             }
             return .record(pairs: [("url", url), ("type", info.format.contentType), ("size", "\(info.size) bytes"), ("sha256", info.sha256),
                                    ("seq", row.seq.map { $0 == 0 ? "this session only" : String($0) } ?? "-")],
-                           json: AssetsView(state: session.state).export(asOf: session.state.seq))
+                           json: .object([("url", .string(url)), ("held", .bool(true)), ("contentType", .string(info.format.contentType)),
+                                          ("size", .number(info.size)), ("sha256", .string(info.sha256)),
+                                          ("seq", row.seq.map { $0 == 0 ? .null : .number(Int($0)) } ?? .null),
+                                          ("sessionOnly", .bool(row.seq == 0))]))
         case "save":
-            guard args.count == 3 else { throw CommandError.usage("usage: asset save URL FILE") }
+            let arguments = try Arguments(Array(args.dropFirst()), usage: "asset save URL FILE [--force]", flags: ["force"])
+            let words = try arguments.words(2 ... 2)
+            let file = words[1]
+            // An existing file is kept unless --force says to replace it.
+            var info = stat()
+            if !arguments.flag("force"), stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                throw CommandError.failed("\(file) exists: add --force to replace it")
+            }
             guard let row, row.info != nil, let seq = row.seq else { throw CommandError.failed("the bytes of \(url) are not held: fetch asset \(url)") }
             let bytes: [UInt8]
             if seq == 0 {
@@ -200,10 +215,12 @@ enum Commands {
                 guard let body = try session.log.event(at: seq)?.body else { throw CommandError.failed("event \(seq) has no body") }
                 bytes = body
             }
-            do { try Data(bytes).write(to: URL(fileURLWithPath: args[2])) } catch {
-                throw CommandError.failed("cannot write \(args[2]): \(error.localizedDescription)")
+            do { try SafeFile.write(Data(bytes), to: file) } catch let error as SafeFile.Failure {
+                throw CommandError.failed(error.description)
             }
-            return .text("wrote \(bytes.count) bytes (sha256 \(SHA256.hex(bytes))) to \(args[2])")
+            let sha = SHA256.hex(bytes)
+            return .message("wrote \(bytes.count) bytes (sha256 \(sha)) to \(file)",
+                            json: .object([("url", .string(url)), ("file", .string(file)), ("bytes", .number(bytes.count)), ("sha256", .string(sha))]))
         default:
             throw CommandError.usage("usage: asset show URL | asset save URL FILE")
         }
@@ -224,7 +241,9 @@ enum Commands {
     }
 
     static func search(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard args.count >= 2, ["shows", "podcasts"].contains(args[0]) else { throw CommandError.usage("usage: search shows|podcasts TEXT") }
+        guard args.count >= 2, ["shows", "podcasts"].contains(args[0]) else {
+            throw CommandError.usage((args.first.map { "search has no '\($0)'\(Suggest.didYouMean($0, ["shows", "podcasts"]))\n" } ?? "") + "usage: search shows|podcasts TEXT")
+        }
         let text = args.dropFirst().joined(separator: " ")
         if args[0] == "shows" {
             if !session.isPinned && SearchView(state: session.state).shows(text) == nil { _ = try await session.policy.searchShows(text) }
@@ -257,29 +276,26 @@ enum Commands {
     }
 
     static func gnomes(_ session: Session, _ args: [String]) async throws -> Output? {
+        // Pages of 20 like shows; --limit N sets the page size.
+        let arguments = try Arguments(args, usage: "gnomes [--limit N] [--page N] [TEXT]", options: ["limit", "page"])
+        let limit = try arguments.int("limit", minimum: 1) ?? pageSize
+        let page = try arguments.int("page", minimum: 1) ?? 1
         try await session.open(.brastlewarkCensus, "census")
-        // Every match by default (the census is small); --limit N and --page N cut it.
-        let (options, words) = try Self.options(args, ["limit", "page"])
-        let limit = try options["limit"].map { try int($0, "--limit") } ?? (options["page"] == nil ? nil : pageSize)
-        let page = try options["page"].map { try int($0, "--page") } ?? 1
-        guard page >= 1 else { throw CommandError.usage("--page counts from 1") }
-        guard limit != 0 else { throw CommandError.usage("--limit must be at least 1") }
-        let view = FiltersView(state: session.state)
-        let text = words.joined(separator: " ")
-        let list = view.filtered(search: text.isEmpty ? nil : text)
-        let shown = limit.map { Array(list.dropFirst((page - 1) * $0).prefix($0)) } ?? list
-        let rows = shown.map { [String($0.id), $0.name, String($0.age), $0.hairColor, $0.professions.joined(separator: ", "), String($0.friendCount)] }
-        session.emit(session.renderer.render(.table(columns: ["id", "name", "age", "hair", "professions", "friends"], rows: rows, records: shown.map(gnomeRecord))))
-        if session.renderer.mode == .table {
-            var footer = "\(list.count) gnomes"
-            if let limit {
-                let pages = max(1, (list.count + limit - 1) / limit)
-                footer = "page \(page) of \(pages) · " + footer
-            }
-            session.emit(footer + (view.active.isEmpty ? "" : " (filter: \(filterText(view.active)))") + "\n")
-        }
         session.freshnessLine(.brastlewarkCensus, "census")
-        return nil
+        let view = FiltersView(state: session.state)
+        let text = arguments.positionals.joined(separator: " ")
+        let list = view.filtered(search: text.isEmpty ? nil : text)
+        let (shown, pages) = try Self.page(list, page, size: limit, noun: "gnomes")
+        let rows = shown.map { [String($0.id), $0.name, String($0.age), $0.hairColor, $0.professions.joined(separator: ", "), String($0.friendCount)] }
+        let filter = view.active.isEmpty ? "" : " (filter: \(filterText(view.active)))"
+        var footer = "page \(page) of \(pages) · \(list.count) gnomes" + filter
+        if list.isEmpty {
+            let census = GnomesView(state: session.state).count
+            footer = text.isEmpty
+                ? "no gnome matches the filter\(filter) of \(census) in the census: filter reset shows them all"
+                : "no gnome's name, hair colour or profession contains '\(text)'\(filter); \(census) gnomes in the census"
+        }
+        return .table(columns: ["id", "name", "age", "hair", "professions", "friends"], rows: rows, records: shown.map(gnomeRecord), footer: footer)
     }
 
     static func findGnome(_ session: Session, _ word: String) throws -> GnomeRow {
@@ -289,15 +305,19 @@ enum Commands {
             guard let gnome = view.gnome(id: id) else { throw CommandError.failed("no gnome with id \(id) (ids run 0…\(view.count - 1))") }
             return gnome
         }
-        guard let gnome = view.gnome(named: word) else {
+        switch view.lookup(word) {
+        case .found(let gnome): return gnome
+        case .ambiguous(let candidates):
+            throw CommandError.failed("'\(word)' names \(candidates.count) gnomes that differ only in case: "
+                + candidates.map { "\($0.name) (\($0.id))" }.joined(separator: ", ") + "; give the exact name or the id")
+        case .notFound:
             let near = view.search(word).prefix(3).map(\.name)
             throw CommandError.failed("no gnome named '\(word)'" + (near.isEmpty ? "" : " (did you mean \(near.map { "'\($0)'" }.joined(separator: ", "))?)"))
         }
-        return gnome
     }
 
     static func gnome(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard !args.isEmpty else { throw CommandError.usage("usage: gnome NAME|ID") }
+        guard !args.isEmpty, !args.contains(where: { $0.hasPrefix("--") }) else { throw CommandError.usage("usage: gnome NAME|ID") }
         try await session.open(.brastlewarkCensus, "census")
         let g = try findGnome(session, args.joined(separator: " "))
         return .record(pairs: [
@@ -307,18 +327,23 @@ enum Commands {
         ], json: gnomeRecord(g))
     }
 
-    static func filterText(_ f: GnomeFilter) -> String {
-        var parts: [String] = []
-        if let v = f.name { parts.append("name=\(v)") }
-        if let v = f.hairColor { parts.append("hair_color=\(v)") }
-        if let v = f.profession { parts.append("profession=\(v)") }
+    static func filterParts(_ f: GnomeFilter) -> [(field: String, text: String)] {
+        var parts: [(field: String, text: String)] = []
+        if let v = f.name { parts.append(("name", "name=\(v)")) }
+        if let v = f.hairColor { parts.append(("hair_color", "hair_color=\(v)")) }
+        if let v = f.profession { parts.append(("profession", "profession=\(v)")) }
         func range<T>(_ name: String, _ a: T?, _ b: T?) {
-            if a != nil || b != nil { parts.append("\(name)=\(a.map { "\($0)" } ?? "")-\(b.map { "\($0)" } ?? "")") }
+            if a != nil || b != nil { parts.append((name, "\(name)=\(a.map { "\($0)" } ?? "")-\(b.map { "\($0)" } ?? "")")) }
         }
         range("age", f.ageMin, f.ageMax)
         range("weight", f.weightMin.map(CanonicalNumber.text), f.weightMax.map(CanonicalNumber.text))
         range("height", f.heightMin.map(CanonicalNumber.text), f.heightMax.map(CanonicalNumber.text))
         range("friends", f.friendsMin, f.friendsMax)
+        return parts
+    }
+
+    static func filterText(_ f: GnomeFilter) -> String {
+        let parts = filterParts(f).map(\.text)
         return parts.isEmpty ? "none" : parts.joined(separator: " ")
     }
 
@@ -326,6 +351,7 @@ enum Commands {
         guard let verb = args.first else { throw CommandError.usage("usage: filter show | set FIELD=VALUE… | reset") }
         switch verb {
         case "show":
+            try none(Array(args.dropFirst()), "filter show")
             let view = FiltersView(state: session.state)
             let a = view.available
             return .record(pairs: [
@@ -336,27 +362,47 @@ enum Commands {
             ], json: view.export(asOf: session.state.seq))
         case "reset":
             guard !session.isPinned else { throw CommandError.usage("at SEQ is read-only") }
+            try none(Array(args.dropFirst()), "filter reset")
+            let before = FiltersView(state: session.state).active
             try await session.store.resetGnomeFilter()
-            return .text("filter reset (\(FiltersView(state: session.state).matching.count) gnomes)")
+            let count = FiltersView(state: session.state).matching.count
+            return .message("filter reset (was \(filterText(before))): \(count) gnomes",
+                            json: .object([("active", GnomeFilter().json), ("previous", before.json), ("matching", .number(count))]))
         case "set":
             guard !session.isPinned else { throw CommandError.usage("at SEQ is read-only") }
-            guard args.count > 1 else { throw CommandError.usage("usage: filter set FIELD=VALUE… (hair_color, profession, name, age, weight, height, friends)") }
-            var f = FiltersView(state: session.state).active
+            let usage = "filter set FIELD=VALUE… (hair_color, profession, name, age, weight, height, friends; ranges as MIN-MAX)"
+            guard args.count > 1 else { throw CommandError.usage("usage: \(usage)") }
+            let view = FiltersView(state: session.state)
+            let before = view.active
+            var f = before
+            var changed: [String] = []
             for assignment in args.dropFirst() {
                 let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2 else { throw CommandError.usage("'\(assignment)' is not FIELD=VALUE") }
+                guard parts.count == 2, !parts[1].isEmpty else { throw CommandError.usage("'\(assignment)' is not FIELD=VALUE\nusage: \(usage)") }
                 let (field, value) = (parts[0], parts[1])
-                func bounds<T: LosslessStringConvertible>(_ type: T.Type) throws -> (T?, T?) {
+                func bounds<T: LosslessStringConvertible & Comparable>(_ type: T.Type) throws -> (T?, T?) {
                     let ends = value.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                     if ends.count == 1, let v = T(ends[0]) { return (v, v) }
-                    guard ends.count == 2 else { throw CommandError.usage("\(field) takes MIN-MAX, not '\(value)'") }
+                    guard ends.count == 2 else { throw CommandError.usage("\(field) takes MIN-MAX, MIN-, -MAX or one value, not '\(value)'") }
                     let lo = ends[0].isEmpty ? nil : T(ends[0]), hi = ends[1].isEmpty ? nil : T(ends[1])
-                    if (!ends[0].isEmpty && lo == nil) || (!ends[1].isEmpty && hi == nil) { throw CommandError.usage("\(field) takes MIN-MAX, not '\(value)'") }
+                    if (!ends[0].isEmpty && lo == nil) || (!ends[1].isEmpty && hi == nil) || (lo == nil && hi == nil) {
+                        throw CommandError.usage("\(field) takes MIN-MAX, MIN-, -MAX or one value, not '\(value)'")
+                    }
+                    if let lo, let hi, lo > hi { throw CommandError.usage("\(field)=\(value): the minimum \(lo) is above the maximum \(hi); write \(field)=\(hi)-\(lo)") }
                     return (lo, hi)
                 }
+                /// A text filter matches partially, ignoring case: a value no gnome has would
+                /// silently match nothing, so it is refused with the values that exist.
+                func known(_ value: String, in values: [String], _ what: String) throws -> String {
+                    let folded = value.trimmingCharacters(in: .whitespaces).lowercased()
+                    guard values.isEmpty || values.contains(where: { $0.lowercased().contains(folded) }) else {
+                        throw CommandError.failed("no gnome has the \(what) '\(value)'; the census has: \(values.joined(separator: ", "))")
+                    }
+                    return value
+                }
                 switch field {
-                case "hair_color", "hair": f.hairColor = value
-                case "profession": f.profession = value
+                case "hair_color", "hair": f.hairColor = try known(value, in: view.available.hairColors, "hair colour")
+                case "profession": f.profession = try known(value, in: view.available.professions, "profession")
                 case "name": f.name = value
                 case "age": (f.ageMin, f.ageMax) = try bounds(Int.self)
                 case "weight": (f.weightMin, f.weightMax) = try bounds(Double.self)
@@ -365,16 +411,27 @@ enum Commands {
                 default:
                     throw CommandError.usage("no filter field '\(field)'\(Suggest.didYouMean(field, ["hair_color", "profession", "name", "age", "weight", "height", "friends"])); type help filter")
                 }
+                changed.append(field == "hair" ? "hair_color" : field)
             }
             try await session.store.setGnomeFilter(f)
-            return .text("filter set: \(filterText(f)) (\(FiltersView(state: session.state).matching.count) gnomes)")
+            let count = FiltersView(state: session.state).matching.count
+            // What the new filter did to the one in force: fields it replaced, fields it kept.
+            let previous = filterParts(before)
+            let replaced = previous.filter { changed.contains($0.field) }.map(\.text)
+            let kept = previous.filter { !changed.contains($0.field) }.map(\.text)
+            var how = before.isEmpty ? "new filter" : kept.isEmpty ? "replaced the active filter" : "merged with the active filter"
+            if !replaced.isEmpty { how += "; replaced \(replaced.joined(separator: " "))" }
+            if !kept.isEmpty { how += "; kept \(kept.joined(separator: " "))" }
+            return .message("filter set: \(filterText(f)) (\(count) gnomes) — \(how)",
+                            json: .object([("active", f.json), ("previous", before.json), ("matching", .number(count)),
+                                           ("replaced", .array(replaced.map(JSONValue.string))), ("kept", .array(kept.map(JSONValue.string)))]))
         default:
-            throw CommandError.usage("usage: filter show | set FIELD=VALUE… | reset")
+            throw CommandError.usage("filter has no '\(verb)'\(Suggest.didYouMean(verb, ["show", "set", "reset"]))\nusage: filter show | set FIELD=VALUE… | reset")
         }
     }
 
     static func friends(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard !args.isEmpty else { throw CommandError.usage("usage: friends NAME|ID") }
+        guard !args.isEmpty, !args.contains(where: { $0.hasPrefix("--") }) else { throw CommandError.usage("usage: friends NAME|ID") }
         try await session.open(.brastlewarkCensus, "census")
         let g = try findGnome(session, args.joined(separator: " "))
         let view = FriendsView(state: session.state)
@@ -398,7 +455,7 @@ enum Commands {
     }
 
     static func path(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard args.count == 2 else { throw CommandError.usage("usage: path A B (names with spaces in quotes)") }
+        guard args.count == 2 else { throw CommandError.usage("usage: path A B (names with spaces in quotes: path \"Tobus Quickwhistle\" 237)") }
         try await session.open(.brastlewarkCensus, "census")
         let a = try findGnome(session, args[0]), b = try findGnome(session, args[1])
         let names = Dictionary(uniqueKeysWithValues: GnomesView(state: session.state).gnomes.map { ($0.id, $0.name) })
@@ -414,16 +471,16 @@ enum Commands {
     // MARK: Viaplay, Thmanyah
 
     static func pages(_ session: Session, _ args: [String]) async throws -> Output? {
+        try none(args, "pages")
         try await session.open(.viaplayRoot, "pages")
+        session.freshnessLine(.viaplayRoot, "pages")
         let view = PagesView(state: session.state)
         let rows = view.pages.map { [$0.path, text($0.title), text($0.pageType), String($0.sections.count), String($0.blocks.count)] }
         let records: [JSONValue] = view.pages.map {
             .object([("path", .string($0.path)), ("title", .optional($0.title)), ("pageType", .optional($0.pageType)),
                      ("sections", .number($0.sections.count)), ("blocks", .number($0.blocks.count))])
         }
-        session.emit(session.renderer.render(.table(columns: ["path", "title", "type", "sections", "blocks"], rows: rows, records: records)))
-        session.freshnessLine(.viaplayRoot, "pages")
-        return nil
+        return .table(columns: ["path", "title", "type", "sections", "blocks"], rows: rows, records: records)
     }
 
     static func page(_ session: Session, _ args: [String]) async throws -> Output? {
@@ -442,11 +499,13 @@ enum Commands {
             lines.append("  block    \(block.title ?? block.type ?? "-")  \(block.products.count) products")
             for product in block.products.prefix(5) { lines.append("           · \(product.title ?? "-")" + (product.year.map { " (\($0))" } ?? "")) }
         }
-        return .text(lines.joined(separator: "\n"))
+        return .message(lines.joined(separator: "\n"), json: PagesView.json(page))
     }
 
     static func sections(_ session: Session, _ args: [String]) async throws -> Output? {
+        try none(args, "sections")
         try await session.open(.thmanyahHome(1), "sections")
+        session.freshnessLine(.thmanyahHome(1), "sections")
         let view = SectionsView(state: session.state)
         let rows = view.sections.map { s -> [String] in
             let (type, rawType) = SectionsView.typeNames(s.type)
@@ -457,13 +516,13 @@ enum Commands {
             .object([("order", .number(s.order)), ("name", .string(s.name)), ("type", .string(SectionsView.typeNames(s.type).0)),
                      ("contentType", .string(SectionsView.contentTypeNames(s.contentType).0)), ("items", .number(s.items.count))])
         }
-        session.emit(session.renderer.render(.table(columns: ["order", "name", "type", "content", "items"], rows: rows, records: records)))
-        session.freshnessLine(.thmanyahHome(1), "sections")
-        return nil
+        return .table(columns: ["order", "name", "type", "content", "items"], rows: rows, records: records)
     }
 
     static func home(_ session: Session, _ args: [String]) async throws -> Output? {
+        try none(args, "home")
         try await session.open(.thmanyahHome(1), "sections")
+        session.freshnessLine(.thmanyahHome(1), "sections")
         var rows: [[String]] = []
         var records: [JSONValue] = []
         for section in SectionsView(state: session.state).sections {
@@ -473,32 +532,31 @@ enum Commands {
                                         ("duration", .optional(item.duration))]))
             }
         }
-        session.emit(session.renderer.render(.table(columns: ["section", "item", "duration"], rows: rows, records: records)))
-        session.freshnessLine(.thmanyahHome(1), "sections")
-        return nil
+        return .table(columns: ["section", "item", "duration"], rows: rows, records: records)
     }
 
     // MARK: ARTIC
 
     static func artworks(_ session: Session, _ args: [String]) async throws -> Output? {
-        let (options, rest) = try Self.options(args, ["page"])
-        guard rest.isEmpty else { throw CommandError.usage("usage: artworks [--page N]") }
-        let page = try options["page"].map { try int($0, "--page") } ?? 1
-        guard page >= 1 else { throw CommandError.usage("--page counts from 1") }
-        try await session.open(.articArtworks(page: 1, limit: 12), "artworks")
+        let arguments = try Arguments(args, usage: "artworks [--page N]", options: ["page"])
+        _ = try arguments.words(0 ... 0)
+        let page = try arguments.int("page", minimum: 1) ?? 1
+        // Whatever --limit the list was fetched with is the one to open and extend.
+        let list = ArtworksView.heldList(in: session.state)
+        try await session.open(list.page1, "artworks")
+        session.freshnessLine(list.page1, "artworks")
         let view = ArtworksView(state: session.state)
-        let slice = Array(view.artworks.dropFirst((page - 1) * pageSize).prefix(pageSize))
+        let (slice, pages) = try Self.page(view.artworks, page, size: pageSize, noun: "artworks")
         if let last = slice.last, let index = view.artworks.firstIndex(of: last), !session.isPinned {
-            session.policy.didShow(itemIndex: index, of: .artworks(limit: 12))
+            session.policy.didShow(itemIndex: index, of: .artworks(limit: list.limit))
         }
         let rows = slice.map { [String($0.id), $0.title, text($0.artistTitle), text($0.dateDisplay), $0.imageKind.rawValue] }
         let records: [JSONValue] = slice.map {
             .object([("id", .number($0.id)), ("title", .string($0.title)), ("artist", .optional($0.artistTitle)),
                      ("date", .optional($0.dateDisplay)), ("image", .optional($0.imageURL))])
         }
-        session.emit(session.renderer.render(.table(columns: ["id", "title", "artist", "date", "image"], rows: rows, records: records)))
-        session.freshnessLine(.articArtworks(page: 1, limit: 12), "artworks")
-        return nil
+        return .table(columns: ["id", "title", "artist", "date", "image"], rows: rows, records: records,
+                      footer: view.artworks.isEmpty ? "no artworks held" : "page \(page) of \(pages) · \(view.artworks.count) artworks")
     }
 
     static func artwork(_ session: Session, _ args: [String]) async throws -> Output? {
@@ -524,66 +582,20 @@ enum Commands {
     // MARK: status, log, replay, export, at, diff
 
     static func status(_ session: Session, _ args: [String]) async throws -> Output? {
-        let report = FreshnessReport(state: session.state, policy: session.policy.policy, now: session.clock.now())
-        var rows: [[String]] = []
-        for row in report.rows {
-            var level = row.levelText
-            if let resource = Resource.from(source: row.key.source, label: row.key.path), session.policy.isRevalidating(resource) {
-                level += ", revalidating"
-            }
-            rows.append([row.key.description, level, report.age(of: row.lastSuccess), row.currentError ?? "-"])
-        }
-        let records = report.rows.map(\.json)
-        return .table(columns: ["resource", "freshness", "last success", "last error"], rows: rows, records: records)
+        try await session.runShared(StatusCommand.self, args, usage: StatusCommand.usage)
     }
 
     static func log(_ session: Session, _ args: [String]) async throws -> Output? {
-        let log = session.log
-        let out = OutputBuffer(collect: true)
-        switch args.first {
-        case "tail":
-            let n = try args.count > 1 ? int(args[1], "a count") : 10
-            for event in try log.tail(n) { out.line(Format.tailLine(event)) }
-        case "show":
-            let seq = try int(args.count > 1 ? args[1] : nil, "a seq")
-            guard let event = try log.event(at: UInt64(seq)) else {
-                throw CommandError.failed("no event \(seq): the log holds 1…\(try log.lastSeq())")
-            }
-            LogRendering.show(event, into: out)
-        case "stats": LogRendering.stats(try log.statistics(), log: log, into: out)
-        case "verify":
-            let report = try log.verify()
-            guard report.isHealthy else { throw CommandError.failed("damaged: first bad seq \(report.problems[0].seq): \(report.problems[0].reason)") }
-            out.line("ok: \(report.checked) events, seq 1…\(report.lastSeq), every checksum valid")
-        default:
-            throw CommandError.usage("usage: log tail [N] | show SEQ | stats | verify")
-        }
-        return .text(out.collected)
+        guard !args.isEmpty else { throw CommandError.usage("usage: \(LogCommand.usage)") }
+        return try await session.runShared(LogCommand.self, args, usage: LogCommand.usage, subcommandUsage: LogCommand.usages)
     }
 
     static func replay(_ session: Session, _ args: [String]) async throws -> Output? {
-        let replayed = try Store.replay(session.log).state
-        let live = session.store.durableState
-        let liveHashes = Dictionary(uniqueKeysWithValues: ViewCatalog.hashes(of: live).map { ($0.view, $0.sha256) })
-        var rows: [[String]] = []
-        var records: [JSONValue] = []
-        for (view, hash) in ViewCatalog.hashes(of: replayed) {
-            let same = liveHashes[view] == hash
-            rows.append([view, String(hash.prefix(16)), same ? "same" : "DIFFERS"])
-            records.append(.object([("view", .string(view)), ("sha256", .string(hash)), ("matchesLive", .bool(same))]))
-        }
-        return .table(columns: ["view", "sha256", "live"], rows: rows, records: records)
+        try await session.runShared(ReplayCommand.self, args, usage: ReplayCommand.usage)
     }
 
     static func export(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard (1 ... 2).contains(args.count) else { throw CommandError.usage("usage: export VIEW [FILE]") }
-        let json: JSONValue
-        do { json = try ViewCatalog.export(args[0], state: session.state) } catch { throw CommandError.failed(error.description) }
-        guard args.count == 2 else { return .json(json) }
-        do { try (json.canonicalText() + "\n").write(toFile: args[1], atomically: true, encoding: .utf8) } catch {
-            throw CommandError.failed("cannot write \(args[1]): \(error.localizedDescription)")
-        }
-        return .text("wrote \(args[0]) (seq \(session.state.seq)) to \(args[1])")
+        try await session.runShared(ExportCommand.self, args, usage: ExportCommand.usage)
     }
 
     static func at(_ session: Session, _ args: [String]) async throws -> Output? {
@@ -601,48 +613,14 @@ enum Commands {
             before = try ViewCatalog.export(args[2], state: try Store.replay(session.log, to: a).state)
             after = try ViewCatalog.export(args[2], state: try Store.replay(session.log, to: b).state)
         } catch let error as ViewNameError { throw CommandError.failed(error.description) }
-        var changes: [(String, String, String)] = []
-        JSONDiff.compare(before, after, path: "", into: &changes)
-        changes.removeAll { $0.0 == "/asOf" }
-        if changes.isEmpty { return .text("no change in \(args[2]) between seq \(a) and \(b)") }
-        let shown = changes.prefix(50)
-        var rows = shown.map { [$0.0, $0.1, $0.2] }
-        if changes.count > 50 { rows.append(["… \(changes.count - 50) more", "", ""]) }
-        let records: [JSONValue] = shown.map { .object([("path", .string($0.0)), ("before", .string($0.1)), ("after", .string($0.2))]) }
-        return .table(columns: ["path", "seq \(a)", "seq \(b)"], rows: rows, records: records)
-    }
-}
-
-/// Differences between two JSON values, as JSON-pointer paths with short before/after text.
-enum JSONDiff {
-    static func compare(_ a: JSONValue, _ b: JSONValue, path: String, into changes: inout [(String, String, String)]) {
-        switch (a, b) {
-        case (.object(let x), .object(let y)):
-            let keys = Set(x.map(\.0)).union(y.map(\.0)).sorted()
-            for key in keys {
-                let va = x.first { $0.0 == key }?.1, vb = y.first { $0.0 == key }?.1
-                let p = path + "/" + key
-                switch (va, vb) {
-                case let (va?, vb?): compare(va, vb, path: p, into: &changes)
-                case let (va?, nil): changes.append((p, short(va), "(absent)"))
-                case let (nil, vb?): changes.append((p, "(absent)", short(vb)))
-                default: break
-                }
-            }
-        case (.array(let x), .array(let y)):
-            for i in 0 ..< max(x.count, y.count) {
-                let p = path + "/" + String(i)
-                if i < x.count && i < y.count { compare(x[i], y[i], path: p, into: &changes) }
-                else if i < x.count { changes.append((p, short(x[i]), "(absent)")) }
-                else { changes.append((p, "(absent)", short(y[i]))) }
-            }
-        default:
-            if a != b { changes.append((path.isEmpty ? "/" : path, short(a), short(b))) }
+        // Keyed collections are compared by key (resource, id, name …), so an added row is
+        // one `added` change, not a cascade of positions; values are whole JSON.
+        let diff = ViewDiff(from: before, to: after)
+        if diff.isEmpty { return .message("no change in \(args[2]) between seq \(a) and \(b)", json: .array([])) }
+        let rows = diff.changes.map { change -> [String] in
+            [change.kind.rawValue, change.path, change.before?.canonicalText() ?? "", change.after?.canonicalText() ?? ""]
         }
-    }
-
-    static func short(_ v: JSONValue) -> String {
-        let text = v.canonicalText()
-        return text.count > 60 ? String(text.prefix(59)) + "…" : text
+        return .table(columns: ["change", "path", "seq \(a)", "seq \(b)"], rows: rows, records: diff.changes.map(\.json),
+                      footer: "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s") in \(args[2]) from seq \(a) to \(b)")
     }
 }

@@ -1,64 +1,82 @@
 import Fetchlog
 import Foundation
 
-/// What a command produced, independent of the output mode.
+/// What a command produced, independent of the output mode. Every case carries both a
+/// form for people and one for machines, so `--format json|ndjson|csv` never prints prose
+/// on stdout.
 enum Output {
-    /// Rows with named columns; `records` carry the same rows as JSON for json/ndjson/line.
-    case table(columns: [String], rows: [[String]], records: [JSONValue])
+    /// Rows with named columns; `records` carry the same rows as JSON for json/ndjson.
+    /// `footer` (page n of m, counts) is printed under a table for people only.
+    case table(columns: [String], rows: [[String]], records: [JSONValue], footer: String? = nil)
     /// One record: label/value pairs for people, JSON for machines.
     case record(pairs: [(String, String)], json: JSONValue)
-    /// Plain text, printed as it is in every mode.
-    case text(String)
+    /// A sentence for people (`filter reset (1337 gnomes)`), an object for machines.
+    case message(String, json: JSONValue)
     /// A JSON document (exports), printed canonically in every mode.
     case json(JSONValue)
 }
 
-enum OutputMode: String, CaseIterable {
-    case table, json, ndjson, line
+enum OutputMode: String, CaseIterable, Sendable {
+    case table, json, ndjson, line, csv
+
+    static let choices = "table, json, ndjson, line or csv"
+
+    /// Modes whose stdout is for programs: only data goes there; notes go to stderr.
+    var isMachine: Bool { self == .json || self == .ndjson || self == .csv }
 }
 
 /// Turns an `Output` into text for a mode and a width.
 struct Renderer {
     var mode: OutputMode = .table
     var width: Int = 100
+    /// Cut cells to fit `width` (with `…`). Only for a terminal: piped or redirected
+    /// output is always complete.
+    var fitsWidth = false
 
     func render(_ output: Output) -> String {
         switch output {
-        case .text(let text):
-            return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
         case .json(let json):
             return json.canonicalText() + "\n"
+        case .message(let text, let json):
+            switch mode {
+            case .json, .ndjson: return json.canonicalText() + "\n"
+            case .csv: return csv(record: json)
+            case .table, .line: return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
+            }
         case .record(let pairs, let json):
             switch mode {
             case .json, .ndjson: return json.canonicalText() + "\n"
+            case .csv: return csvLine(pairs.map(\.0)) + csvLine(pairs.map(\.1))
             case .table, .line:
                 let labelWidth = pairs.map { $0.0.count }.max() ?? 0
                 return pairs.map { Format.padRight($0.0, labelWidth) + "  " + $0.1 }.joined(separator: "\n") + "\n"
             }
-        case .table(let columns, let rows, let records):
+        case .table(let columns, let rows, let records, let footer):
             switch mode {
             case .json: return JSONValue.array(records).canonicalText() + "\n"
             case .ndjson: return records.map { $0.canonicalText() + "\n" }.joined()
+            case .csv: return csvLine(columns) + rows.map(csvLine).joined()
             case .line:
-                return rows.map { row in
-                    let labelWidth = columns.map(\.count).max() ?? 0
-                    return zip(columns, row).map { Format.padRight($0, labelWidth) + " = " + $1 }.joined(separator: "\n") + "\n"
+                let labelWidth = columns.map(\.count).max() ?? 0
+                let body = rows.map { row in
+                    zip(columns, row).map { Format.padRight($0, labelWidth) + " = " + $1 }.joined(separator: "\n") + "\n"
                 }.joined(separator: "\n")
+                return body + (footer.map { "\n" + $0 + "\n" } ?? "")
             case .table:
-                return table(columns, rows)
+                return table(columns, rows) + (footer.map { $0 + "\n" } ?? "")
             }
         }
     }
 
-    /// Columns as wide as their widest cell, shrunk from the widest until the table fits
-    /// `width`; cut cells end with `…`.
+    /// Columns as wide as their widest cell. On a terminal they are shrunk from the widest
+    /// until the table fits `width` and cut cells end with `…`; elsewhere nothing is cut.
     func table(_ columns: [String], _ rows: [[String]]) -> String {
         var widths = columns.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
         }
         let gaps = 2 * max(0, columns.count - 1)
-        while widths.reduce(0, +) + gaps > width, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 {
+        while fitsWidth, widths.reduce(0, +) + gaps > width, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 {
             widths[widest] -= 1
         }
         func line(_ cells: [String]) -> String {
@@ -68,12 +86,32 @@ struct Renderer {
                 let cut = cell.count > w ? String(cell.prefix(w - 1)) + "…" : cell
                 parts.append(i == widths.count - 1 ? cut : Format.padRight(cut, w))
             }
-            return parts.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            var text = parts.joined(separator: "  ")
+            while text.last == " " { text.removeLast() }
+            return text
         }
         var out = line(columns) + "\n"
         out += line(widths.map { String(repeating: "─", count: $0) }) + "\n"
         for row in rows { out += line(row) + "\n" }
         return out
+    }
+
+    /// One CSV line (RFC 4180: quoted when a cell holds a comma, a quote or a line break).
+    func csvLine(_ cells: [String]) -> String {
+        cells.map { cell in
+            cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell
+        }.joined(separator: ",") + "\r\n"
+    }
+
+    /// A JSON object as a one-row CSV (nested values as canonical JSON text).
+    func csv(record json: JSONValue) -> String {
+        guard case .object(let members) = json else { return csvLine(["value"]) + csvLine([json.canonicalText()]) }
+        let cells = members.map { member -> String in
+            if case .string(let s) = member.1 { return s }
+            return member.1.canonicalText()
+        }
+        return csvLine(members.map(\.0)) + csvLine(cells)
     }
 }
 
@@ -83,4 +121,11 @@ func terminalWidth() -> Int {
     if isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
     if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
     return 100
+}
+
+/// The terminal's height in rows, when stdout is a terminal.
+func terminalHeight() -> Int? {
+    var size = winsize()
+    if isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
+    return nil
 }

@@ -8,6 +8,13 @@ import Foundation
 struct CommandError: Error, CustomStringConvertible {
     let message: String
     let status: Int32
+    /// What the command had to show before it failed (the rows of a `replay --verify`
+    /// that found a difference): printed, then the error line.
+    var output: Output?
+    init(message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
     static func usage(_ message: String) -> CommandError { CommandError(message: message, status: 64) }
     static func failed(_ message: String) -> CommandError { CommandError(message: message, status: 1) }
     var description: String { message }
@@ -42,7 +49,12 @@ final class Session: @unchecked Sendable {
         store = try Store(log: log, fetcher: fetcher, clock: clock)
         policy = OfflineFirst(store: store, fetcher: fetcher, clock: clock)
         renderer.width = terminalWidth()
+        renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
+        pager = isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1
     }
+
+    /// Long results on a terminal go through `$PAGER` (`.pager off` turns it off).
+    var pager = false
 
     var state: LogState { pinned ?? store.snapshot.state }
     var isPinned: Bool { pinned != nil }
@@ -60,10 +72,10 @@ final class Session: @unchecked Sendable {
         do {
             let output = try await run(name, Array(words.dropFirst()))
             if let output { emit(renderer.render(output)) }
-            if finishBackgroundWork {
-                await policy.waitForBackgroundWork()
-                for (resource, name) in pendingWarnings { printFreshness(resource, name) }
-            }
+            // The freshness line comes after the result; one-shot and script runs first
+            // finish the revalidation it started, so the line says how that ended.
+            if finishBackgroundWork { await policy.waitForBackgroundWork() }
+            for (resource, name) in pendingWarnings { printFreshness(resource, name) }
             pendingWarnings = []
             if timer {
                 let elapsed = ContinuousClock.now - started
@@ -72,9 +84,12 @@ final class Session: @unchecked Sendable {
             return nil
         } catch let error as CommandError {
             pendingWarnings = []
+            if let output = error.output { emit(renderer.render(output)) }
             return report(error)
         } catch let error as StoreError {
             return report(.failed(error.description))
+        } catch let error as ClockSettingError {
+            return report(.usage(error.description))
         } catch {
             return report(.failed("\(error)"))
         }
@@ -87,17 +102,19 @@ final class Session: @unchecked Sendable {
 
     /// Writes command output to the terminal or the `.output` file.
     func emit(_ text: String) {
-        if let outputHandle { writeAll(Data(text.utf8), to: outputHandle) } else { writeOut(Data(text.utf8)) }
+        if let outputHandle { writeAll(Data(text.utf8), to: outputHandle); return }
+        if pager, let rows = terminalHeight(), text.reduce(0, { $0 + ($1 == "\n" ? 1 : 0) }) >= rows - 1, Pager.show(text) { return }
+        writeOut(Data(text.utf8))
     }
 
     /// The freshness line under a result: `⚠ offline: connection refused — shows last updated 2h 14m ago`.
     func freshnessLine(_ resource: Resource, _ name: String) {
-        if finishBackgroundWork { pendingWarnings.append((resource, name)) } else { printFreshness(resource, name) }
+        pendingWarnings.append((resource, name))
     }
 
     private func printFreshness(_ resource: Resource, _ name: String) {
         guard !isPinned, let warning = policy.warning(for: resource, named: name) else { return }
-        if renderer.mode == .table || renderer.mode == .line { emit("⚠ \(warning)\n") } else { notify("⚠ \(warning)") }
+        if renderer.mode.isMachine || outputHandle != nil { notify("⚠ \(warning)") } else { emit("⚠ \(warning)\n") }
     }
 
     /// Opens a view's primary resource: never waits when data is held; with nothing held,
@@ -121,35 +138,47 @@ final class Session: @unchecked Sendable {
         guard let spec = CommandTable.find(name) else {
             throw CommandError.usage("unknown command '\(name)'\(Suggest.didYouMean(name, CommandTable.names)); type help for the list")
         }
-        return try await spec.run(self, args)
+        do { return try await spec.run(self, args) } catch let error as CommandError where error.status == 64 && !error.message.contains("usage:") {
+            // Every usage error ends with the command's own usage line.
+            var withUsage = CommandError.usage(error.message + "\nusage: \(spec.usage)")
+            withUsage.output = error.output
+            throw withUsage
+        }
     }
 
     private func dotCommand(_ name: String, _ args: [String]) throws -> Output? {
         switch name {
         case ".mode":
-            guard let value = args.first else { return .text("mode \(renderer.mode.rawValue)") }
+            guard args.count <= 1 else { throw CommandError.usage("usage: .mode \(OutputMode.allCases.map(\.rawValue).joined(separator: "|"))") }
+            guard let value = args.first else {
+                return .message("mode \(renderer.mode.rawValue)", json: .object([("mode", .string(renderer.mode.rawValue))]))
+            }
             guard let mode = OutputMode(rawValue: value) else {
-                throw CommandError.usage(".mode takes table, json, ndjson or line, not '\(value)'")
+                throw CommandError.usage(".mode takes \(OutputMode.choices), not '\(value)'\(Suggest.didYouMean(value, OutputMode.allCases.map(\.rawValue)))")
             }
             renderer.mode = mode
             return nil
         case ".output":
+            guard args.count <= 1 else { throw CommandError.usage("usage: .output FILE|stdout") }
             try? outputHandle?.close()
             outputHandle = nil
             outputPath = nil
             guard let path = args.first, path != "stdout", path != "-" else { return nil }
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw CommandError.failed("cannot write \(path)")
-            }
+            // As sqlite3's .output: the file is started afresh and written as results come.
+            // open(2), not FileManager.createFile, which replaces the path by a rename (and
+            // so would turn /dev/null into a regular file); devices and pipes are written through.
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CommandError.failed("cannot write \(path): \(SafeFile.reason(errno))") }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             outputHandle = handle
             outputPath = path
             return nil
-        case ".timer":
-            guard let value = args.first, ["on", "off"].contains(value) else { throw CommandError.usage(".timer takes on or off") }
-            timer = value == "on"
+        case ".timer", ".pager":
+            guard args.count == 1, ["on", "off"].contains(args[0]) else { throw CommandError.usage("\(name) takes on or off") }
+            if name == ".timer" { timer = args[0] == "on" } else { pager = args[0] == "on" }
             return nil
         default:
-            throw CommandError.usage("unknown command '\(name)'\(Suggest.didYouMean(name, [".mode", ".output", ".timer"]))")
+            throw CommandError.usage("unknown command '\(name)'\(Suggest.didYouMean(name, CommandTable.dotCommands.map { String($0.0.split(separator: " ")[0]) })); type help for the list")
         }
     }
 

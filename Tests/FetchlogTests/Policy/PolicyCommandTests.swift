@@ -30,7 +30,7 @@ import Testing
         #expect(await upstream.requestLog.count == 1)
 
         let status = try await runFetchlog(["status"], environment: env("2026-11-22T08:30:00Z"))
-        #expect(status.stdout.contains("tvmaze/shows?page=0                         stale             2026-11-22T08:00:00.000Z (30m ago)"))
+        #expect(status.stdout.contains("tvmaze/shows?page=0  stale      2026-11-22T08:00:00.000Z (30m ago)  -\n"), "\(status.stdout)")
 
         await upstream.setFaults([Fault(match: "*", kind: .status(503))])
         let stale = try await runFetchlog(["query", "shows", "--retries", "0"], environment: env("2026-11-22T10:14:00Z"))
@@ -42,8 +42,9 @@ import Testing
         #expect(nothing.stdout == "")
         #expect(nothing.stderr == "error: no census held yet, and fetching failed: HTTP 503 Service Unavailable. Check the network or --upstream (or drop --offline), then try again.\n")
 
+        // One row object per resource, as in the shell (`--json` is the old spelling of --format json).
         let json = try await runFetchlog(["status", "--json"], environment: env("2026-11-22T10:15:00Z"))
-        let resources = try JSONValue.parse(json.stdout)["resources"]?.arrayValue ?? []
+        let resources = try JSONValue.parse(json.stdout).arrayValue ?? []
         #expect(resources.count == 2)
         #expect(resources.map { $0["freshness"] } == [.string("missing"), .string("stale")])
         #expect(resources.map { $0["failing"] } == [.bool(true), .bool(true)])

@@ -11,6 +11,13 @@ public struct ImageChoice: Sendable, Equatable {
     public let held: Bool
     public let reason: String
 
+    public init(url: String?, kind: String, held: Bool, reason: String) {
+        self.url = url
+        self.kind = kind
+        self.held = held
+        self.reason = reason
+    }
+
     public static func choose(_ candidates: [(kind: String, url: String)], in state: LogState) -> ImageChoice {
         var failed: [String] = []
         for candidate in candidates where !candidate.url.isEmpty {

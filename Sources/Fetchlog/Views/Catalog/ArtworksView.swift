@@ -62,6 +62,28 @@ public struct ArtworksView: ExportableView, Equatable {
 
     public var count: Int { artworks.count }
 
+    /// The `limit` of the artworks list when none is held: the API's default page size.
+    public static let defaultLimit = 12
+
+    /// Which artworks list is the held one, so every reader opens the list the user fetched
+    /// (`--limit 4` included): the page-1 resource and its `limit`. When lists of several
+    /// limits are held, the most recently fetched page 1 (largest seq) decides; without any
+    /// page 1, the most recently fetched page of any list; with no list held, the default
+    /// limit (12).
+    public static func heldList(in state: LogState) -> (page1: Resource, limit: Int) {
+        var best: (isPageOne: Int, seq: UInt64, limit: Int)?
+        for (key, held) in state.documents {
+            guard key.source == Source.artic.rawValue, case .articArtworks(let page) = held.document else { continue }
+            let query = CatalogPaths.articListQuery(key)
+            let limit = query.limit ?? page.pagination.limit
+            let candidate = (isPageOne: (query.page ?? page.pagination.currentPage) == 1 ? 1 : 0, seq: held.seq, limit: limit)
+            if let current = best, (current.isPageOne, current.seq) >= (candidate.isPageOne, candidate.seq) { continue }
+            best = candidate
+        }
+        let limit = best?.limit ?? defaultLimit
+        return (.articArtworks(page: 1, limit: limit), limit)
+    }
+
     /// Rows `n*size ..< (n+1)*size` of the list, `n` from 0.
     public func page(_ n: Int, size: Int) -> [ArtworkRow] { CatalogPaths.slice(artworks, page: n, size: size) }
 

@@ -42,7 +42,8 @@ public struct PagesView: ExportableView, Equatable {
         [("pages", .array(pages.map(Self.json))), ("count", .number(pages.count))]
     }
 
-    static func json(_ page: PageRow) -> JSONValue {
+    /// One page as the `pages` export holds it.
+    public static func json(_ page: PageRow) -> JSONValue {
         .object([
             ("path", .string(page.path)),
             ("title", .optional(page.title)),

@@ -11,7 +11,8 @@ public struct FriendsView: ExportableView, Equatable {
         public let friends: [Int]
         /// Ids of the gnomes that list this one, ascending.
         public let listedBy: [Int]
-        /// Listed names (as listed) that match no gnome.
+        /// Listed names (as listed) that match no gnome — or several that differ only in
+        /// case, none exactly.
         public let unknownFriends: [String]
     }
 
@@ -30,19 +31,19 @@ public struct FriendsView: ExportableView, Equatable {
 
     public init(state: LogState) {
         let rows = GnomeCensus.rows(in: state)
-        var indexByID: [Int: Int] = [:], indexByName: [String: Int] = [:]
-        // Exact (trimmed, case-sensitive) names; on a repeated name the smallest id wins.
-        for (i, row) in rows.enumerated() {
-            if indexByID[row.id] == nil { indexByID[row.id] = i }
-            if indexByName[row.name] == nil { indexByName[row.name] = i }
-        }
+        var indexByID: [Int: Int] = [:]
+        for (i, row) in rows.enumerated() where indexByID[row.id] == nil { indexByID[row.id] = i }
+        // Friend names resolve as `GnomesView.lookup` does: the exact (trimmed,
+        // case-sensitive) name first, else a unique case-insensitive match; a name that
+        // several gnomes share up to case, none exactly, is unknown rather than guessed.
+        let names = GnomeNameIndex(rows)
         var friendIndices = [[Int]](repeating: [], count: rows.count)
         var listedBy = [[Int]](repeating: [], count: rows.count)
         var unknown = [[String]](repeating: [], count: rows.count)
         var neighbourSets = [Set<Int>](repeating: [], count: rows.count)
         for (i, row) in rows.enumerated() {
             for name in row.friends {
-                guard let j = indexByName[GnomeText.trimmed(name)] else {
+                guard case .one(let j) = names.resolve(name) else {
                     unknown[i].append(name)
                     continue
                 }

@@ -6,24 +6,20 @@ public struct GnomesView: ExportableView, Equatable {
     /// In id order; empty when no census has been fetched.
     public let gnomes: [GnomeRow]
     private let indexByID: [Int: Int]
-    private let indexByName: [String: Int]
+    private let names: GnomeNameIndex
 
     public init(state: LogState) {
         let rows = GnomeCensus.rows(in: state)
         gnomes = rows
-        (indexByID, indexByName) = Self.indexMemo.value(for: rows) {
-            var byID: [Int: Int] = [:], byName: [String: Int] = [:]
-            // Rows are in id order, so on a repeated id or name the smallest id wins.
-            for (i, row) in rows.enumerated() {
-                if byID[row.id] == nil { byID[row.id] = i }
-                let key = row.searchKeys[0].text
-                if byName[key] == nil { byName[key] = i }
-            }
-            return (byID, byName)
+        (indexByID, names) = Self.indexMemo.value(for: rows) {
+            var byID: [Int: Int] = [:]
+            // Rows are in id order, so on a repeated id the smallest id wins.
+            for (i, row) in rows.enumerated() where byID[row.id] == nil { byID[row.id] = i }
+            return (byID, GnomeNameIndex(rows))
         }
     }
 
-    private static let indexMemo = LastValueMemo<[GnomeRow], ([Int: Int], [String: Int])>()
+    private static let indexMemo = LastValueMemo<[GnomeRow], ([Int: Int], GnomeNameIndex)>()
 
     public var count: Int { gnomes.count }
 
@@ -33,8 +29,24 @@ public struct GnomesView: ExportableView, Equatable {
 
     public func gnome(id: Int) -> GnomeRow? { indexByID[id].map { gnomes[$0] } }
 
-    /// The gnome with exactly this name, compared trimmed and case-insensitively.
-    public func gnome(named name: String) -> GnomeRow? { indexByName[GnomeText.key(name)].map { gnomes[$0] } }
+    /// The gnome named `name` when the name picks exactly one (see `lookup`): the exact
+    /// (trimmed, case-sensitive) name, else the only case-insensitive match; nil when none
+    /// does or several differ only in case.
+    public func gnome(named name: String) -> GnomeRow? {
+        if case .found(let row) = lookup(name) { return row }
+        return nil
+    }
+
+    /// Looks a gnome up by name, without ids: an exact (trimmed, case-sensitive) match wins;
+    /// otherwise a unique case-insensitive match; several case-insensitive matches and no
+    /// exact one are `.ambiguous`, with the candidates in id order.
+    public func lookup(_ text: String) -> GnomeLookup {
+        switch names.resolve(text) {
+        case .one(let i): return .found(gnomes[i])
+        case .several(let indices): return .ambiguous(indices.map { gnomes[$0] })
+        case .none: return .notFound
+        }
+    }
 
     public func exportMembers() -> [(String, JSONValue)] {
         [("gnomes", .array(gnomes.map(\.json))), ("count", .number(gnomes.count))]

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Fetchlog
+import Foundation
+
+/// `--format`, taken by every command that prints results.
+struct OutputOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Output: \(OutputMode.choices) (rows on stdout, warnings on stderr).", valueName: "mode"))
+    var format: String?
+
+    func mode() throws -> OutputMode? {
+        guard let format else { return nil }
+        guard let mode = OutputMode(rawValue: format) else { throw ValidationError("--format takes \(OutputMode.choices), not '\(format)'") }
+        return mode
+    }
+}
+
+/// What a command shared by the shell and the command line reads: the log, the clock,
+/// and the shell's session when it runs inside one (the command line opens the live
+/// store on demand instead).
+struct CommandContext {
+    let log: EventLog
+    let clock: any Clock
+    let session: Session?
+    /// Where a command that streams (`log export` to stdout) writes.
+    let write: (String) -> Void
+
+    /// The live state: the shell's current (or pinned) snapshot, else the store opened
+    /// from its checkpoint and tail.
+    func liveState() async throws -> LogState {
+        if let session { return session.state }
+        return try await openLiveStore(log, clock: clock).snapshot.state
+    }
+
+    /// The state as of `seq` (time travel), refusing a seq past the end.
+    func state(at seq: UInt64?) async throws -> LogState {
+        guard let seq else { return try await liveState() }
+        let last = try log.lastSeq()
+        guard seq <= last else { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
+        return try Store.replay(log, to: seq).state
+    }
+}
+
+/// A command with one implementation for both doors: `fetchlog log tail -n 2` and the
+/// shell's `log tail -n 2` parse with the same ArgumentParser type and run the same
+/// `output(_:)`, so their grammar and answers cannot drift apart.
+protocol SharedCommand: AsyncParsableCommand {
+    var storeOptions: StoreOptions { get }
+    var outputOptions: OutputOptions { get }
+    func output(_ context: CommandContext) async throws -> Output?
+}
+
+extension SharedCommand {
+    /// The command-line door: open the store, run, render in `--format`, map errors to
+    /// the documented exit statuses.
+    func runOnCommandLine() async throws {
+        // Settings are checked before the store is opened (and so perhaps created).
+        let clock = try reportingErrors { try cliClock() }
+        let log = try reportingErrors { try storeOptions.open() }
+        var renderer = Renderer()
+        renderer.mode = try outputOptions.mode() ?? .table
+        renderer.width = terminalWidth()
+        renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
+        let buffer = OutputBuffer()
+        let context = CommandContext(log: log, clock: clock, session: nil, write: { buffer.write($0) })
+        do {
+            let output = try await output(context)
+            if let output { buffer.write(renderer.render(output)) }
+            buffer.flush()
+        } catch let error as CommandError {
+            if let output = error.output { buffer.write(renderer.render(output)) }
+            buffer.flush()
+            printError(error.message)
+            throw ExitCode(error.status)
+        } catch let error as StoreError {
+            buffer.flush()
+            _ = try reportingErrors { throw error }
+        }
+    }
+}
+
+extension Session {
+    /// The shell's door to a shared command: `words` are what follows the command's name.
+    /// `--store` is refused (the shell is on one store); `--format` applies to this one
+    /// command.
+    func runShared<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String,
+                                       subcommandUsage: [String: String] = [:]) async throws -> Output? {
+        let subcommands = root.configuration.subcommands.map { $0._commandName }
+        if let first = words.first, !subcommands.isEmpty, !first.hasPrefix("-"), !subcommands.contains(first) {
+            throw CommandError.usage("\(root._commandName) has no '\(first)'\(Suggest.didYouMean(first, subcommands))\nusage: \(usage)")
+        }
+        let parsed: ParsableCommand
+        do { parsed = try root.parseAsRoot(words) } catch {
+            let full = root.fullMessage(for: error)
+            if root.exitCode(for: error) == .success { return .message(full, json: .object([("help", .string(full))])) }
+            // The usage of the subcommand that failed (`log tail …`), when it has its own.
+            let own = words.first.flatMap { subcommandUsage[$0] }
+            throw CommandError.usage(root.message(for: error) + "\nusage: \(own ?? usage)")
+        }
+        guard let command = parsed as? any SharedCommand else {
+            throw CommandError.usage("usage: \(usage)")
+        }
+        if command.storeOptions.store != nil {
+            throw CommandError.usage("--store belongs on the command line: this shell is on \(log.path)")
+        }
+        let context = CommandContext(log: log, clock: clock, session: self, write: { self.emit($0) })
+        let chosen: OutputMode?
+        do { chosen = try command.outputOptions.mode() } catch {
+            throw CommandError.usage("--format takes \(OutputMode.choices)\nusage: \(usage)")
+        }
+        guard let chosen else { return try await command.output(context) }
+        // --format on one shell command: render it here, in that mode.
+        var renderer = self.renderer
+        renderer.mode = chosen
+        do {
+            if let output = try await command.output(context) { emit(renderer.render(output)) }
+        } catch var error as CommandError {
+            if let output = error.output { emit(renderer.render(output)) }
+            error.output = nil
+            throw error
+        }
+        return nil
+    }
+}
