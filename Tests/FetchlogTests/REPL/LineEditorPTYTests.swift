@@ -54,8 +54,9 @@ import Testing
     }
 
     /// A history file in a directory that does not exist yet, and no user history touched.
+    /// No pager: a long answer (help) would otherwise wait in `less` for a key.
     func environment(_ dir: TemporaryDirectory) -> [String: String] {
-        ["FETCHLOG_HISTORY": dir.sub("state/nested/history"), "HOME": dir.sub("home"), "XDG_STATE_HOME": dir.sub("xdg")]
+        ["FETCHLOG_HISTORY": dir.sub("state/nested/history"), "HOME": dir.sub("home"), "XDG_STATE_HOME": dir.sub("xdg"), "PAGER": ""]
     }
 
     /// The history entries in the file (libedit's "_HiStOrY_V2_" header line left out).
