@@ -7,6 +7,13 @@ import Testing
     /// The recorded census with four gnomes appended: the twins, a gnome listing the
     /// lower-case twin, and one listing names only in capitals.
     static func twinState() throws -> LogState {
+        var b = StateBuilder()
+        b.fetched(.brastlewarkCensus, body: try twinCensusBody())
+        return b.state
+    }
+
+    /// The census body of `twinState`.
+    static func twinCensusBody() throws -> [UInt8] {
         let census = try JSONValue.parse(bytes: try Fixture.bytes("brastlewark/census.json"))
         func gnome(_ id: Int, _ name: String, _ friends: [String]) -> JSONValue {
             .object([("id", .number(id)), ("name", .string(name)), ("thumbnail", .string("http://example.org/\(id).jpg")),
@@ -21,9 +28,7 @@ import Testing
             gnome(5006, "Loud Caller", ["CASE TWIN", "TOBUS QUICKWHISTLE"]),
         ]
         let gnomes = try #require(census["Brastlewark"]?.arrayValue) + added
-        var b = StateBuilder()
-        b.fetched(.brastlewarkCensus, body: Array(JSONValue.object([("Brastlewark", .array(gnomes))]).canonicalText().utf8))
-        return b.state
+        return Array(JSONValue.object([("Brastlewark", .array(gnomes))]).canonicalText().utf8)
     }
 
     @Test func lookupTakesTheExactNameFirst() throws {

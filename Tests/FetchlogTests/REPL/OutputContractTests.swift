@@ -338,3 +338,29 @@ enum CommandTableNames {
         #expect(changes[1]["before"] == .number(1) && changes[1]["after"] == .number(2))
     }
 }
+
+/// Names that differ only in case, through the shell (issue 12, item 3): exact first; an
+/// ambiguous case-insensitive name is an error listing the candidates with their ids.
+@Suite struct CaseTwinShellTests {
+    @Test func gnomeFriendsAndPathTakeTheExactName() async throws {
+        let dir = TemporaryDirectory("cli-twins")
+        let store = dir.sub("store")
+        let body = try GnomeLookupTests.twinCensusBody()
+        let log = try EventLog.open(at: store)
+        _ = try await log.append(Event(recordedAt: fixedTime, kind: .fetched, source: "brastlewark", label: "/data.json",
+                                       request: Event.Request(url: "http://127.0.0.1:1/brastlewark/data.json"),
+                                       response: Event.Response(status: 200, headers: []), body: body))
+        log.close()
+        func query(_ line: String) async throws -> CommandResult {
+            try await runFetchlog(["--store", store, "--offline", "--format", "json", "query", line], environment: demoEnvironment)
+        }
+        #expect(try JSONValue.parse(try await query("gnome case twin").stdout)["id"] == .number(5004))
+        #expect(try JSONValue.parse(try await query("gnome Case Twin").stdout)["id"] == .number(5003))
+        let friends = try JSONValue.parse(try await query("friends case twin").stdout).arrayValue ?? []
+        #expect(friends.map { $0["id"] } == [.number(1), .number(5003), .number(5005)])
+        #expect(try JSONValue.parse(try await query("path \"Case Twin\" \"case twin\"").stdout)["path"]?.canonicalText() == "[5003,5004]")
+        let ambiguous = try await query("friends CASE TWIN")
+        #expect(ambiguous.status == 1)
+        #expect(ambiguous.stderr == "error: 'CASE TWIN' names 2 gnomes that differ only in case: Case Twin (5003), case twin (5004); give the exact name or the id\n")
+    }
+}
