@@ -143,7 +143,7 @@ public final class Fetcher: Sendable {
             }
 
             var wait: Duration?
-            if retryable, attempt <= configuration.retry.retries, !Task.isCancelled {
+            if retryable, attempt <= configuration.retry.retries {
                 let retryAfter = event.response?.header("Retry-After").flatMap { parseRetryAfter($0) }
                 wait = configuration.retry.delay(beforeRetry: attempt, retryAfter: retryAfter, random: &random)
             }
@@ -170,7 +170,9 @@ public final class Fetcher: Sendable {
                 }
                 return FetchReport(resource: resource, url: url, attempts: attempts, outcome: outcome)
             }
-            // Cancelled during the wait: no next attempt (the recorded ones are in the report).
+            // Cancelled before or during the wait: no next attempt; the error lists the
+            // attempts recorded, this one included. (Task.sleep throws at once when the
+            // task is already cancelled.)
             do { try await Task.sleep(for: wait) } catch { throw cancelled(requestInFlight: false) }
             attempt += 1
         }

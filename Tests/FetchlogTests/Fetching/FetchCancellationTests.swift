@@ -46,7 +46,8 @@ import Testing
             let cancelledAt = ContinuousClock.now
             task.cancel()
             let error = try #require(await Self.cancelled(task))
-            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+            // Far below the 20 s latency, with room for a loaded machine.
+            #expect(ContinuousClock.now - cancelledAt < .seconds(5))
             #expect(error.completed.isEmpty)
             #expect(error.interrupted?.resource == .brastlewarkCensus)
             #expect(error.interrupted?.attempts.isEmpty == true)
@@ -135,9 +136,10 @@ import Testing
             waiting.cancel()
             await waiting.value
             // The background fetch ends too (its task removes itself when done).
-            let ended = try await waitUntil(timeout: .seconds(2)) { !policy.isRevalidating(.brastlewarkCensus) }
+            // Bounds far below the 20 s latency, with room for a loaded machine.
+            let ended = try await waitUntil(timeout: .seconds(5)) { !policy.isRevalidating(.brastlewarkCensus) }
             #expect(ended)
-            #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+            #expect(ContinuousClock.now - cancelledAt < .seconds(5))
             #expect(try h.events().isEmpty)
             #expect(await h.upstream.receivedPaths == ["/brastlewark/data.json"])
         }
