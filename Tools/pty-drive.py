@@ -12,6 +12,11 @@ it is missing, from stdin:
                                       sequences, \\r and BEL removed) after the end of the
                                       previous wait's match; timeout defaults to 5 s
   {"sleep": 0.2}                      sleep, collecting output
+  {"wait_url": "http://…", "contains": "text", "timeout": 5}
+                                      poll the URL (GET, every 50 ms, collecting output
+                                      meanwhile) until its body contains text: e.g. a sample
+                                      upstream's /_admin/received, to act once a request
+                                      has reached the server rather than after a guessed sleep
 After the last step it waits (--exit-timeout, default 10 s) for the child to exit, prints
 everything captured (raw bytes decoded as UTF-8 with errors="replace") to stdout, and
 exits with the child's status (128+N if killed by signal N). On a wait timeout, or if the
@@ -29,6 +34,7 @@ import struct
 import sys
 import termios
 import time
+import urllib.request
 
 ROWS, COLUMNS = 30, 100
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78MDEc]")
@@ -155,6 +161,23 @@ def main():
                     child.kill()
                     finish(child, 124, f"timed out waiting for {step['wait']!r}")
                 child.pump(min(remaining, 0.1))
+        elif "wait_url" in step:
+            deadline = time.monotonic() + float(step.get("timeout", 5))
+            while True:
+                try:
+                    # No proxy: the URL is a loopback test server.
+                    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+                    with opener.open(step["wait_url"], timeout=2) as response:
+                        body = response.read().decode("utf-8", errors="replace")
+                except OSError:
+                    body = ""
+                if step["contains"] in body:
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    child.kill()
+                    finish(child, 124, f"timed out waiting for {step['contains']!r} at {step['wait_url']}")
+                child.pump(min(remaining, 0.05))
         elif "sleep" in step:
             deadline = time.monotonic() + float(step["sleep"])
             while (remaining := deadline - time.monotonic()) > 0:

@@ -12,6 +12,8 @@
 #include <sys/ioctl.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <errno.h>
+#include <signal.h>
 #include <histedit.h>
 
 // ---- C globals ----
@@ -54,6 +56,33 @@ static inline int fl_nonblocking_pipe(int fds[2]) {
         fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
     }
     return 0;
+}
+
+// ---- signals ----
+// The shell observes SIGINT (Ctrl-C) and SIGCONT (back from Ctrl-Z) instead of dying or
+// ignoring them: the handler only writes the signal's number (one byte) to a pipe, the one
+// async-signal-safe thing it needs; a thread of the REPL reads the pipe and acts.
+// Used from one Swift file only (Interrupts.swift), so the static below exists once.
+
+static int fl_signal_pipe_fd = -1;
+
+static void fl_signal_to_pipe(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    if (fl_signal_pipe_fd >= 0) { ssize_t ignored = write(fl_signal_pipe_fd, &byte, 1); (void)ignored; }
+    errno = saved;
+}
+
+/// Sends `signo` to the pipe `fd` from now on (SA_RESTART, so blocking reads elsewhere
+/// go on). A program this execs gets the default disposition back. 0 on success.
+static inline int fl_signal_to_pipe_install(int signo, int fd) {
+    fl_signal_pipe_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = fl_signal_to_pipe;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signo, &action, NULL);
 }
 
 // ---- el_set / el_get ----

@@ -41,7 +41,7 @@ struct FetchlogCommand: AsyncParsableCommand {
             printError("unknown command '\(unknown)'\(Suggest.didYouMean(unknown, names)); fetchlog --help lists them")
             Glibc.exit(64)
         }
-        await main(arguments)
+        await mainCancellingOnInterrupt(arguments)
     }
 }
 

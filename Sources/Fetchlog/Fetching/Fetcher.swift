@@ -17,6 +17,8 @@ public final class Fetcher: Sendable {
     private let client: HTTPClient
     private let validators = ValidatorIndex()
     private let inFlight = InFlight()
+    /// Internal so that tests can see a caller join a shared fetch.
+    let waiters = FetchWaiters()
 
     public init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
         self.log = log
@@ -60,11 +62,40 @@ public final class Fetcher: Sendable {
             return FetchReport(resource: resource, url: url(for: resource), attempts: [],
                                outcome: .failed(.transport, "offline: the network is not used (--offline)"))
         }
+        // Cancelled before it started (Ctrl-C between two pages): nothing to abandon.
+        if Task.isCancelled {
+            throw FetchCancelled(completed: FetchLedger.current?.reports ?? [], interrupted: nil, requestInFlight: false)
+        }
+        // Counted before joining, so a caller that cancels in between never stops the
+        // request this one is about to wait for.
+        let ticket = waiters.join(resource)
+        defer { ticket.leave() }
         let (task, shared) = inFlight.task(for: resource) {
             Task { try await self.performFetch(resource, recording: recording) }
         }
         defer { if !shared { inFlight.finish(resource) } }
-        return try await task.value
+        do {
+            // The fetch runs in a task of its own (shared by concurrent callers), which does
+            // not inherit this task's cancellation: pass it on, unless another caller still
+            // waits for the answer.
+            let report = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                if ticket.leave() == 0 { task.cancel() }
+            }
+            FetchLedger.current?.add(report)
+            return report
+        } catch var cancelled as FetchCancelled {
+            guard Task.isCancelled else {
+                // Joined a shared fetch just as its last other caller cancelled it: this
+                // caller still wants the answer, so it asks again (once that task is gone).
+                ticket.leave()
+                await Task.yield()
+                return try await fetch(resource, recording: recording)
+            }
+            cancelled.completed = FetchLedger.current?.reports ?? []
+            throw cancelled
+        }
     }
 
     private func performFetch(_ resource: Resource, recording: Recording) async throws -> FetchReport {
@@ -77,12 +108,23 @@ public final class Fetcher: Sendable {
         var attempts: [FetchReport.Attempt] = []
         var random = SystemRandomNumberGenerator()
         var attempt = 1
+        /// What was recorded when the fetch is cancelled.
+        func cancelled(requestInFlight: Bool) -> FetchCancelled {
+            FetchCancelled(completed: [], interrupted: FetchReport(resource: resource, url: url, attempts: attempts,
+                                                                  outcome: .failed(.transport, "cancelled")),
+                           requestInFlight: requestInFlight)
+        }
         while true {
+            if Task.isCancelled { throw cancelled(requestInFlight: false) }
             configuration.logger.debug("request", metadata: [
                 "resource": "\(resource)", "url": "\(url)", "attempt": "\(attempt)", "conditional": "\(!requestHeaders.isEmpty)",
             ])
             let started = ContinuousClock.now
             let result = await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json")
+            // A failure while cancelled is the cancellation itself (the HTTP client abandons
+            // the request): nothing came back from the upstream, so nothing is recorded. A
+            // complete answer that arrived anyway is recorded like any other, without a retry.
+            if Task.isCancelled, case .failure = result { throw cancelled(requestInFlight: true) }
             let elapsed = ContinuousClock.now - started
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
@@ -128,7 +170,10 @@ public final class Fetcher: Sendable {
                 }
                 return FetchReport(resource: resource, url: url, attempts: attempts, outcome: outcome)
             }
-            try? await Task.sleep(for: wait)
+            // Cancelled before or during the wait: no next attempt; the error lists the
+            // attempts recorded, this one included. (Task.sleep throws at once when the
+            // task is already cancelled.)
+            do { try await Task.sleep(for: wait) } catch { throw cancelled(requestInFlight: false) }
             attempt += 1
         }
     }

@@ -2,10 +2,14 @@ import Foundation
 
 /// `log export` and `log import`: the log as NDJSON, one event a line.
 extension EventLog {
-    /// Writes every event from `seq` on, one canonical JSON line each.
+    /// Writes every event from `seq` on, one canonical JSON line each. Stops with
+    /// `ExportCancelled` between two events when the calling task is cancelled (Ctrl-C).
     public func exportNDJSON(from seq: UInt64 = 1, to write: (String) throws -> Void) throws {
+        var written: UInt64?
         try scan(from: seq, batchSize: 64) { event in
+            if Task.isCancelled { throw ExportCancelled(lastWritten: written) }
             try write(EventJSON.line(for: event) + "\n")
+            written = event.seq
             return true
         }
     }

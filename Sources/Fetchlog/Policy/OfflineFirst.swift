@@ -75,12 +75,16 @@ public final class OfflineFirst: @unchecked Sendable {
     public func isRevalidating(_ resource: Resource) -> Bool { lock.withLock { running[resource] != nil } }
 
     /// Waits until every background fetch started so far has finished (one-shot commands
-    /// call this before exiting, so the outcome is in the log).
+    /// call this before exiting, so the outcome is in the log). When the waiting task is
+    /// cancelled (Ctrl-C on a command waiting for its first data), the fetches it waits for
+    /// are cancelled too, and it returns at once: nothing is recorded for them.
     public func waitForBackgroundWork() async {
-        while true {
+        while !Task.isCancelled {
             let tasks = lock.withLock { Array(running.values) }
             if tasks.isEmpty { return }
-            for task in tasks { await task.value }
+            for task in tasks {
+                await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+            }
         }
     }
 

@@ -229,11 +229,16 @@ public final class Store: @unchecked Sendable {
     /// source, label) to find each resource's last `fetched` event, and the second pass
     /// skips the earlier ones, whose every effect on the final state the last one
     /// overwrites. (Should a kept body not decode, the replay is redone in full.)
-    public static func replay(_ log: EventLog, to seq: UInt64? = nil) throws -> (state: LogState, events: [String: Int]) {
+    ///
+    /// Stops with `ReplayCancelled` when `isCancelled` says so (checked every 256 events;
+    /// by default: when the calling task is cancelled, e.g. by Ctrl-C). A replay writes nothing.
+    public static func replay(_ log: EventLog, to seq: UInt64? = nil,
+                              isCancelled: () -> Bool = { Task.isCancelled }) throws -> (state: LogState, events: [String: Int]) {
         var lastFetched: [ResourceKey: UInt64] = [:]
         var perSource: [String: Int] = [:]
         try log.scanStored(batchSize: 1024) { stored in
             if let seq, stored.seq > seq { return false }
+            if stored.seq % 256 == 0, isCancelled() { throw ReplayCancelled(seq: stored.seq, last: try log.lastSeq()) }
             perSource[stored.source, default: 0] += 1
             if stored.kind == .fetched { lastFetched[ResourceKey(source: stored.source, path: stored.label)] = stored.seq }
             return true
@@ -242,6 +247,7 @@ public final class Store: @unchecked Sendable {
         var state = LogState()
         try log.scanStored(batchSize: 256) { stored in
             if let seq, stored.seq > seq { return false }
+            if stored.seq % 256 == 0, isCancelled() { throw ReplayCancelled(seq: stored.seq, last: try log.lastSeq()) }
             if stored.kind == .fetched && !kept.contains(stored.seq) {
                 state.seq = stored.seq
                 return true
@@ -252,15 +258,16 @@ public final class Store: @unchecked Sendable {
             return true
         }
         let complete = lastFetched.allSatisfy { key, seq in state.status[key]?.lastSuccessSeq == seq }
-        if !complete { return (try fullReplay(log, to: seq), perSource) }
+        if !complete { return (try fullReplay(log, to: seq, isCancelled: isCancelled), perSource) }
         return (state, perSource)
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.
-    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil) throws -> LogState {
+    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled }) throws -> LogState {
         var state = LogState()
         try log.scan(batchSize: 256) { event in
             if let seq, event.seq > seq { return false }
+            if event.seq % 256 == 0, isCancelled() { throw ReplayCancelled(seq: event.seq, last: try log.lastSeq()) }
             LogReducer.apply(event, to: &state)
             return true
         }

@@ -123,6 +123,7 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
         if let banner { say(banner) }
         let editor = LineEditor(prompt: "fetchlog> ", historyPath: defaultHistoryPath(),
                                 completer: { Completion.candidates(for: $0, session: session) })
+        let interrupts = ShellInterrupts(editor: editor)
         session.notify = { editor.printAbove($0) }
         session.policy.onBackgroundReport = { report in
             let outcome: String = switch report.outcome {
@@ -138,17 +139,20 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
         while let line = await readOffPool(editor) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed == "quit" || trimmed == "exit" { break }
-            await session.execute(trimmed)
+            await interrupts.run { await session.execute(trimmed) }
         }
         editor.saveHistory()
     } else {
         session.finishBackgroundWork = true
         if let banner { writeErr(Data((banner + "\n").utf8)) }
+        let interrupts = ShellInterrupts(editor: nil)
         while let line = Swift.readLine(strippingNewline: true) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed == "quit" || trimmed == "exit" { break }
-            if let error = await session.execute(trimmed), !options.keepGoing {
+            let error = await interrupts.run { await session.execute(trimmed) }
+            if interrupts.interrupted { status = 130; break }  // Ctrl-C ends a script, whatever the command made of it
+            if let error, !options.keepGoing {
                 status = error.status
                 break
             }

@@ -27,10 +27,18 @@ import Glibc
 /// Limitations: widths are counted in Unicode scalars (double-width characters in a line
 /// that wraps make the clear-above-the-line step miss a row); a message that arrives in the
 /// middle of a multi-byte character or escape sequence waits for the next key boundary the
-/// reader sees; `~/.editrc` is not read; with `EL_SIGNAL` on, Ctrl-C at the prompt restores
-/// the terminal and then takes the process's SIGINT disposition (by default: exit).
+/// reader sees; `~/.editrc` is not read; a window resize is picked up at the next line.
 /// When stdin or stdout is not a terminal, libedit reads plain lines (no prompt, no
 /// editing) and `printAbove` prints directly.
+///
+/// Signals: libedit's own handling (`EL_SIGNAL`) is off — on SIGINT it puts the terminal
+/// back in cooked mode and re-sends the signal to the whole process group. The shell
+/// observes Ctrl-C itself (Interrupts.swift) and, while a line is being typed, calls
+/// `cancelLine()`: like a queued message it wakes the reader through the self-pipe, the
+/// reader hands libedit a ^C character, which is bound to `fetchlog-cancel-line`: that
+/// prints "^C" after the text typed, and ends `el_gets` with nothing read, so `readLine`
+/// answers "" and the shell shows a fresh prompt (as bash and psql do). After Ctrl-Z and
+/// `fg` (SIGCONT), `resumed()` has the reader put the terminal back in raw mode and redraw.
 final class LineEditor: @unchecked Sendable {
     private let editLine: OpaquePointer
     private let historyHandle: OpaquePointer
@@ -49,6 +57,13 @@ final class LineEditor: @unchecked Sendable {
     private var reading = false
     /// Guarded by `lock`.
     private var pending: [String] = []
+    /// Guarded by `lock`: Ctrl-C came while the line was being typed.
+    private var cancelRequested = false
+    /// Guarded by `lock`: the process was continued (SIGCONT) while the line was being typed.
+    private var resumeRequested = false
+    /// Set on the reading thread when the line being typed was cancelled (`el_gets` then
+    /// returns nothing, as at end of input).
+    private var lineCancelled = false
     /// The line (up to the cursor, and all of it) at the last TAB that could not make
     /// progress: a second TAB on the same line lists the candidates, as in bash.
     private var lastAmbiguousTab: String?
@@ -79,7 +94,7 @@ final class LineEditor: @unchecked Sendable {
         editLine = fl_el_init_stdio(CommandLine.arguments.first ?? "fetchlog")
         fl_el_set_clientdata(editLine, Unmanaged.passUnretained(self).toOpaque())
         fl_el_set_editor(editLine, "emacs")
-        fl_el_set_signal(editLine, 1)
+        fl_el_set_signal(editLine, 0)
         fl_el_set_hist(editLine, historyHandle)
         fl_el_set_prompt(editLine) { el in
             guard let el, let editor = LineEditor.instance(el) else { return LineEditor.emptyPrompt }
@@ -94,6 +109,11 @@ final class LineEditor: @unchecked Sendable {
             return editor.complete()
         }
         fl_el_bind(editLine, "^I", "fetchlog-complete")
+        fl_el_addfn(editLine, "fetchlog-cancel-line", "Discard the line being typed (Ctrl-C)") { el, _ in
+            guard let el, let editor = LineEditor.instance(el) else { return UInt8(CC_ERROR) }
+            return editor.cancelTypedLine()
+        }
+        fl_el_bind(editLine, "^C", "fetchlog-cancel-line")
     }
 
     deinit {
@@ -127,17 +147,29 @@ final class LineEditor: @unchecked Sendable {
         // libedit prints the prompt in cooked mode and makes the terminal raw only at the
         // first key it reads: a key typed in between (as soon as the prompt shows) would be
         // cooked by the kernel (echoed; Ctrl-D turned into a NUL). Raw mode first, then prompt.
-        if editing { fl_el_prep_term(editLine, 1) }
+        if editing {
+            fl_el_prep_term(editLine, 1)
+            // Entering raw mode may re-bind the terminal's special characters (VINTR is ^C)
+            // to libedit's defaults: ^C must stay the cancel-line command.
+            fl_el_bind(editLine, "^C", "fetchlog-cancel-line")
+        }
+        lineCancelled = false
         var count: Int32 = 0
         let raw = el_gets(editLine, &count)
 
         lock.lock()
         reading = false
+        cancelRequested = false
+        resumeRequested = false
         let late = pending
         pending.removeAll()
         lock.unlock()
         defer { if !late.isEmpty { fl_stdout_write(Self.format(late, terminal: false)) } }
 
+        if lineCancelled {
+            lineCancelled = false
+            return ""
+        }
         guard let raw, count > 0 else {
             // Ctrl-D leaves the cursor after the prompt: end that line.
             if editing { fl_stdout_write("\n") }
@@ -163,6 +195,27 @@ final class LineEditor: @unchecked Sendable {
         var needed = 1
         while true {
             if bytes.isEmpty { deliverPending() }
+            switch takeRequests() {
+            case (true, _):
+                if editing {
+                    // ^C never arrives as a key (the terminal turns it into SIGINT): this
+                    // one stands for it, and runs the command bound to it.
+                    out.pointee = 0x03
+                    return 1
+                }
+                // Plain line reading: the terminal already dropped the half-typed line.
+                lineCancelled = true
+                fl_stdout_write("\n")
+                return 0
+            case (_, true) where editing:
+                // The shell that ran while this process was stopped put the terminal in
+                // its own mode: raw again (from cooked, or libedit skips it), then redraw.
+                fl_el_prep_term(editLine, 0)
+                fl_el_prep_term(editLine, 1)
+                fl_stdout_write("\r\u{1B}[J")
+                fl_el_refresh(editLine)
+            default: break
+            }
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, wakeRead >= 0 ? 2 : 1, -1)
@@ -203,6 +256,59 @@ final class LineEditor: @unchecked Sendable {
                 return 1
             }
         }
+    }
+
+    // MARK: Ctrl-C and SIGCONT
+
+    /// Ctrl-C: discards the line being typed (the reader is woken to do it on its thread).
+    /// Returns false when no line is being read (nothing to discard). Any thread.
+    @discardableResult
+    func cancelLine() -> Bool {
+        wake { cancelRequested = true }
+    }
+
+    /// The process was continued after a stop (Ctrl-Z, then `fg`): back to raw mode and
+    /// redraw the line. Any thread.
+    func resumed() {
+        wake { resumeRequested = true }
+    }
+
+    /// Runs `request` under the lock and wakes the reader, if a line is being read.
+    @discardableResult
+    private func wake(_ request: () -> Void) -> Bool {
+        lock.lock()
+        guard reading, wakeWrite >= 0 else {
+            lock.unlock()
+            return false
+        }
+        request()
+        lock.unlock()
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        return true
+    }
+
+    private func takeRequests() -> (cancel: Bool, resume: Bool) {
+        lock.withLock {
+            defer { cancelRequested = false; resumeRequested = false }
+            return (cancelRequested, resumeRequested)
+        }
+    }
+
+    /// The `fetchlog-cancel-line` command (bound to ^C): "^C" after the whole text typed,
+    /// a new line, and `el_gets` ends as at end of input, with `lineCancelled` set.
+    private func cancelTypedLine() -> UInt8 {
+        let (beforeCursor, whole) = lineParts()
+        let columns = max(1, Int(fl_terminal_columns(STDOUT_FILENO)))
+        // From the cursor to just after the last character typed (which may be rows below).
+        let cursorRow = (promptWidth + beforeCursor.unicodeScalars.count) / columns
+        let end = promptWidth + whole.unicodeScalars.count
+        let down = end / columns - cursorRow
+        var text = (down > 0 ? "\u{1B}[\(down)B" : "") + "\r"
+        if end % columns > 0 { text += "\u{1B}[\(end % columns)C" }
+        fl_stdout_write(text + "^C\r\n")
+        lineCancelled = true
+        return UInt8(CC_EOF)
     }
 
     // MARK: Printing above the line

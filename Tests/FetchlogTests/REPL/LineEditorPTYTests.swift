@@ -10,12 +10,15 @@ import Testing
         case send(String)
         case wait(String, timeout: Double = 10)
         case sleep(Double)
+        /// Polls `url` until its body contains `text` (a server-side condition, e.g. a request arrived).
+        case waitURL(String, contains: String, timeout: Double = 10)
 
         var json: [String: Any] {
             switch self {
             case .send(let text): ["send": text]
             case .wait(let text, let timeout): ["wait": text, "timeout": timeout]
             case .sleep(let seconds): ["sleep": seconds]
+            case .waitURL(let url, let text, let timeout): ["wait_url": url, "contains": text, "timeout": timeout]
             }
         }
     }
@@ -37,12 +40,12 @@ import Testing
         return stripped.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\u{07}", with: "")
     }
 
-    /// Runs `fetchlog repl --store STORE` in a 100x30 pty (TERM=xterm) through the script.
-    func repl(store: String, environment: [String: String], steps: [Step]) async throws -> Run {
+    /// Runs `fetchlog repl --store STORE [ARGUMENTS]` in a 100x30 pty (TERM=xterm) through the script.
+    func repl(store: String, environment: [String: String], arguments extra: [String] = [], steps: [Step]) async throws -> Run {
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps.map(\.json)), as: UTF8.self)
         var arguments = [Repo.root + "/Tools/pty-drive.py"]
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["--env", "\(name)=\(value)"] }
-        arguments += ["--steps", stepsJSON, "--", Repo.executable, "repl", "--store", store]
+        arguments += ["--steps", stepsJSON, "--", Repo.executable, "repl", "--store", store] + extra
         let finalArguments = arguments
         return try await offPool {
             let result = try runProcessBlocking("/usr/bin/env", ["python3"] + finalArguments)
@@ -51,8 +54,9 @@ import Testing
     }
 
     /// A history file in a directory that does not exist yet, and no user history touched.
+    /// No pager: a long answer (help) would otherwise wait in `less` for a key.
     func environment(_ dir: TemporaryDirectory) -> [String: String] {
-        ["FETCHLOG_HISTORY": dir.sub("state/nested/history"), "HOME": dir.sub("home"), "XDG_STATE_HOME": dir.sub("xdg")]
+        ["FETCHLOG_HISTORY": dir.sub("state/nested/history"), "HOME": dir.sub("home"), "XDG_STATE_HOME": dir.sub("xdg"), "PAGER": ""]
     }
 
     /// The history entries in the file (libedit's "_HiStOrY_V2_" header line left out).

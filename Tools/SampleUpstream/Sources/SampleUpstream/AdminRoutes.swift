@@ -9,7 +9,8 @@ import NIOCore
 ///   GET    /_admin/faults    the active faults
 ///   DELETE /_admin/faults    clears them
 ///   GET    /_admin/requests  the request log as a JSON array
-///   DELETE /_admin/requests  clears it
+///   DELETE /_admin/requests  clears it (and the received list)
+///   GET    /_admin/received  paths of the requests received, noted on arrival (before any latency)
 ///   POST   /_admin/version   {"tvmaze":"2019"|"2024", "brastlewark":"v1"|"v2", "viaplay":"2022"|"2024"}
 ///                            (every key optional)
 ///   GET    /_admin/version   the active data versions
@@ -34,6 +35,8 @@ enum AdminRoutes {
                 return encodable(faults)
             case (.get, "/_admin/requests"):
                 return jsonResponse(200, RequestLog.encode(await state.records))
+            case (.get, "/_admin/received"):
+                return encodable(await state.received)
             case (.delete, "/_admin/requests"):
                 await state.clearLog()
                 return jsonResponse(200, Data("[]".utf8))

@@ -39,6 +39,7 @@ struct UpstreamResponder: HTTPResponder {
             await state.record(method: method.rawValue, path: fullPath, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault)
         }
 
+        await state.receive(fullPath)
         let decision = await state.decide(path: path)
         if decision.latencyMilliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(decision.latencyMilliseconds))

@@ -83,6 +83,13 @@ public actor SampleUpstream {
         get async { await state.records }
     }
 
+    /// Paths (with query) of the data requests received so far, noted on arrival, before a
+    /// latency fault holds them: what a test waits on to know a slow request is in flight.
+    /// Cleared with the request log.
+    public var receivedPaths: [String] {
+        get async { await state.received }
+    }
+
     public func clearRequestLog() async { await state.clearLog() }
 
     public var faults: [Fault] {

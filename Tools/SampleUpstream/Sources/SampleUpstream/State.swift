@@ -38,7 +38,14 @@ actor UpstreamState {
     func snapshot(source: String) -> (DataVersions, Int) { (versions, switches[source] ?? 0) }
 
     var records: [RequestRecord] { log.records }
-    func clearLog() { log.clear() }
+    /// Paths (with query) of the data requests received, in arrival order, noted before any
+    /// latency fault delays them (the request log notes a request once it is answered).
+    private(set) var received: [String] = []
+    func receive(_ path: String) { received.append(path) }
+    func clearLog() {
+        log.clear()
+        received.removeAll()
+    }
 
     func record(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?) {
         let r = log.append(method: method, path: path, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault)

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Thrown by `Fetcher.fetch` (and so by the paged fetches built on it) when the calling
+/// task is cancelled, e.g. by Ctrl-C: the request in flight is abandoned, no retry is
+/// made, and the abandoned attempt is not recorded — nothing came back from the upstream,
+/// the user stopped it, so it is not an upstream failure. Everything recorded before the
+/// cancellation stays in the log (appends are never interrupted halfway).
+///
+/// It says what was recorded: `completed` holds the fetches that finished within the
+/// enclosing `FetchLedger.collecting` scope (the earlier pages of a paged fetch, the
+/// earlier resources of a command), `interrupted` the fetch that was stopped, with the
+/// attempts it had already recorded (failed attempts before a retry).
+public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
+    /// Fetches that ended before the cancellation, every attempt of them recorded.
+    public var completed: [FetchReport]
+    /// The fetch that was stopped (nil when the cancellation came between fetches).
+    public var interrupted: FetchReport?
+    /// Whether a request was on the wire when the cancellation came (rather than a retry
+    /// wait, or the gap between two fetches).
+    public var requestInFlight: Bool
+
+    public init(completed: [FetchReport], interrupted: FetchReport?, requestInFlight: Bool) {
+        self.completed = completed
+        self.interrupted = interrupted
+        self.requestInFlight = requestInFlight
+    }
+
+    /// Every attempt that was recorded, in order.
+    public var recordedAttempts: [FetchReport.Attempt] {
+        completed.flatMap(\.attempts) + (interrupted?.attempts ?? [])
+    }
+
+    /// `cancelled: 2 events were recorded (seq 14…15); the request in flight was not recorded`
+    public var description: String {
+        let attempts = recordedAttempts
+        let durable = attempts.map(\.seq).filter { $0 > 0 }
+        let sessionOnly = attempts.count - durable.count
+        var parts: [String] = []
+        if attempts.isEmpty {
+            parts.append("no event was recorded")
+        } else {
+            var text = "\(attempts.count) event\(attempts.count == 1 ? " was" : "s were") recorded"
+            if let first = durable.min(), let last = durable.max() {
+                text += first == last ? " (seq \(first))" : " (seq \(first)…\(last))"
+            }
+            // Events of the durable window's far side go to the session log, seq 0.
+            if sessionOnly > 0 { text += durable.isEmpty ? " (this session only)" : ", \(sessionOnly) for this session only" }
+            parts.append(text)
+        }
+        parts.append(requestInFlight ? "the request in flight was not recorded" : "no request was in flight")
+        return "cancelled: " + parts.joined(separator: "; ")
+    }
+}
+
+/// Collects the reports of the fetches that finish in a task (and the tasks it starts),
+/// so that a cancellation can say everything that was recorded before it.
+public final class FetchLedger: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [FetchReport] = []
+
+    public init() {}
+
+    public var reports: [FetchReport] { lock.withLock { stored } }
+
+    func add(_ report: FetchReport) { lock.withLock { stored.append(report) } }
+
+    /// The ledger of the running task, if any.
+    @TaskLocal public static var current: FetchLedger?
+
+    /// Runs `body` with a fresh ledger: every fetch that finishes inside it is noted, and a
+    /// `FetchCancelled` thrown inside it lists them in `completed`.
+    public static func collecting<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await $current.withValue(FetchLedger()) { try await body() }
+    }
+}
+
+/// How many callers wait on each in-flight fetch: a cancelled caller stops the shared
+/// request only when no other caller is left waiting for its answer.
+final class FetchWaiters: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Resource: Int] = [:]
+
+    /// One caller's place in the count; leaving twice counts once (the cancellation
+    /// handler and the end of the call may both leave).
+    final class Ticket: @unchecked Sendable {
+        private let waiters: FetchWaiters
+        private let resource: Resource
+        private var left = false
+
+        fileprivate init(_ waiters: FetchWaiters, _ resource: Resource) {
+            self.waiters = waiters
+            self.resource = resource
+        }
+
+        /// How many callers still wait after this one left; nil if it had left already.
+        @discardableResult
+        func leave() -> Int? {
+            waiters.lock.withLock {
+                guard !left else { return nil }
+                left = true
+                let remaining = max(0, (waiters.counts[resource] ?? 0) - 1)
+                waiters.counts[resource] = remaining == 0 ? nil : remaining
+                return remaining
+            }
+        }
+    }
+
+    /// How many callers wait on the fetch of `resource` now.
+    func count(for resource: Resource) -> Int { lock.withLock { counts[resource] ?? 0 } }
+
+    func join(_ resource: Resource) -> Ticket {
+        lock.withLock { counts[resource, default: 0] += 1 }
+        return Ticket(self, resource)
+    }
+}

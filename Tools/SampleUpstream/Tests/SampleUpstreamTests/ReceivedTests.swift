@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import SampleUpstream
+
+/// The received list notes a request on arrival, before a latency fault holds it, where the
+/// request log notes it only once answered: a client test can act while the request is in flight.
+@Suite("Received requests")
+struct ReceivedTests {
+    @Test func aHeldRequestIsListedOnArrivalAndLoggedOnAnswer() async throws {
+        var configuration = SampleUpstreamConfiguration()
+        configuration.faults = [Fault(match: "/brastlewark", kind: .latency(milliseconds: 1_500))]
+        try await withServer(configuration) { h async throws in
+            let answer = Task { try await h.get("/brastlewark/data.json") }
+            var arrived = false
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !arrived, ContinuousClock.now < deadline {
+                arrived = await h.server.receivedPaths == ["/brastlewark/data.json"]
+                if !arrived { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(arrived)
+            // Held by the latency: received, not yet answered.
+            #expect(await h.server.requestLog.isEmpty)
+            let viaHTTP = try await h.get("/_admin/received")
+            #expect(viaHTTP.json as? [String] == ["/brastlewark/data.json"])
+            #expect(try await answer.value.status == 200)
+            #expect(await h.server.requestLog.map(\.path) == ["/brastlewark/data.json"])
+            // Admin requests are not noted; clearing the request log clears the list too.
+            #expect(await h.server.receivedPaths == ["/brastlewark/data.json"])
+            #expect(try await h.send(.DELETE, "/_admin/requests").status == 200)
+            #expect(await h.server.receivedPaths.isEmpty)
+        }
+    }
+}
