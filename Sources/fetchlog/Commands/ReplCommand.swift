@@ -88,10 +88,18 @@ struct DemoCommand: AsyncParsableCommand {
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
         printer.expect(Self.firstPages.count)
         var loaded: Set<String> = []
-        for resource in Self.firstPages {
-            let report = try await fetcher.fetch(resource)
-            printer.progress(report)
-            if report.isUsable { loaded.insert(resource.source.rawValue) }
+        do {
+            for resource in Self.firstPages {
+                let report = try await fetcher.fetch(resource)
+                printer.progress(report)
+                if report.isUsable { loaded.insert(resource.source.rawValue) }
+            }
+        } catch {
+            // Ctrl-C while loading (or a store failure): the client and the upstream are
+            // shut down before the error ends the command.
+            await fetcher.shutdown()
+            await upstream.stop()
+            throw error
         }
         await fetcher.shutdown()
         let missing = Source.dataSources.map(\.rawValue).filter { !loaded.contains($0) }

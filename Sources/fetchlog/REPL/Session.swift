@@ -124,6 +124,8 @@ final class Session: @unchecked Sendable {
         let opened = try await policy.open(resource)
         guard opened.freshness.level == .missing else { return }
         await policy.waitForBackgroundWork()
+        // Ctrl-C while waiting for the first data: say that, not "fetching failed".
+        if Task.isCancelled { throw CommandError(message: "cancelled: \(name ?? resource.description) is not held yet; nothing was recorded for it", status: 130) }
         let after = policy.freshness(of: resource)
         if let name, after.level == .missing {
             let reason = fetcher.configuration.offline ? "--offline forbids the network" : (after.status.lastError ?? "nothing came back")
