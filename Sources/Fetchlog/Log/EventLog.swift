@@ -132,6 +132,18 @@ public final class EventLog: Sendable {
         return try outcome.get()
     }
 
+    /// Runs `body` on the writer thread in a write transaction of its own and waits.
+    func writeExclusive(_ body: @escaping LogWriter.Exclusive) throws -> Range<UInt64> {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Range<UInt64>, any Error>!
+        writer.submitExclusive(body) {
+            outcome = $0
+            done.signal()
+        }
+        done.wait()
+        return try outcome.get()
+    }
+
     private func validate(_ events: [Event]) throws {
         for event in events {
             do { try EnvelopeCodec.validate(event) } catch { throw StoreError.invalidEvent(reason: error) }

@@ -1,3 +1,4 @@
+import FetchlogLMDB
 import Foundation
 
 /// `log export` and `log import`: the log as NDJSON, one event a line.
@@ -14,13 +15,19 @@ extension EventLog {
         }
     }
 
-    /// Imports an NDJSON export into this store, which must be empty. The whole file is
-    /// checked first (JSON, fields, checksums, seqs 1, 2, 3 … with no gap), so a bad
-    /// line leaves the store empty; then events are appended in batches.
-    /// `progress` is called as lines are checked (`checked`, total unknown) and as
-    /// events are written (`written` of `total`), for a progress display.
+    /// Imports an NDJSON export into this store, which must be empty: all or nothing.
+    ///
+    /// The whole file is checked first (JSON, fields, checksums, seqs 1, 2, 3 … with no
+    /// gap), so a bad line imports nothing. Then every event is written in ONE write
+    /// transaction of its own, which first checks that the log is empty: two imports racing
+    /// into one empty store, or an import racing a fetch, cannot both land (the second finds
+    /// the log not empty and writes nothing), and a process killed mid-import leaves the
+    /// store as it was (LMDB spills a large transaction's pages to the file before the
+    /// commit; none of them is reachable until it commits).
+    /// `progress` is called as lines are checked (total unknown) and as events are
+    /// written (of the total), for a progress display.
     @discardableResult
-    public func importNDJSON(path file: String, progress: (ImportProgress) -> Void = { _ in }) throws -> Int {
+    public func importNDJSON(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> Int {
         let last = try lastSeq()
         guard last == 0 else { throw StoreError.notEmpty(path: path, lastSeq: last) }
         var expected: UInt64 = 1
@@ -33,27 +40,35 @@ extension EventLog {
             if number % 256 == 0 { progress(ImportProgress(phase: .checking, events: number, total: nil, bytes: 0)) }
         }
         let total = Int(expected - 1)
-        var writtenBytes = 0
-        var batch: [Event] = []
-        var batchBytes = 0
-        var imported = 0
-        func flush() throws {
-            guard !batch.isEmpty else { return }
-            try appendBlocking(contentsOf: batch)
-            imported += batch.count
-            writtenBytes += batchBytes
-            progress(ImportProgress(phase: .writing, events: imported, total: total, bytes: writtenBytes))
-            batch.removeAll(keepingCapacity: true)
-            batchBytes = 0
+        let storePath = path
+        let range = try writeExclusive { txn, events in
+            // Inside the transaction: nothing can be appended between this check and the commit.
+            if try txn.withCursor(events, { try $0.get(.last) }) != nil {
+                let lastSeq = try txn.withCursor(events) { cursor in try cursor.get(.last).flatMap { SequenceKey.decode($0.key) } } ?? 0
+                throw StoreError.notEmpty(path: storePath, lastSeq: lastSeq)
+            }
+            var seq: UInt64 = 0
+            var bytes = 0
+            try forEachLine(of: file) { number, line in
+                var event = try Self.parseLine(line, number: number)
+                // The file may have changed since it was checked: the seqs are checked again.
+                guard event.seq == seq + 1 else {
+                    throw ImportError(line: number, reason: "seq \(event.seq) where \(seq + 1) was expected (the file changed during the import)")
+                }
+                do { try EnvelopeCodec.validate(event) } catch let error as EnvelopeError { throw StoreError.invalidEvent(reason: error) }
+                seq = event.seq
+                event.seq = seq
+                let size = EnvelopeCodec.encodedSize(of: event)
+                try SequenceKey.with(seq) { key in
+                    try txn.reserve(events, key: key, count: size, flags: .append) { buffer in EnvelopeCodec.encode(event, into: buffer) }
+                }
+                bytes += event.body?.count ?? 0
+                if seq % 256 == 0 { progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes)) }
+            }
+            progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes))
+            return 1 ..< seq + 1
         }
-        try forEachLine(of: file) { number, line in
-            let event = try Self.parseLine(line, number: number)
-            batchBytes += event.body?.count ?? 0
-            batch.append(event)
-            if batch.count >= 1000 || batchBytes >= 32 << 20 { try flush() }
-        }
-        try flush()
-        return imported
+        return range.count
     }
 
     static func parseLine(_ line: [UInt8], number: Int) throws -> Event {

@@ -16,9 +16,14 @@ public final class LogWriter: @unchecked Sendable {
     /// Extra work done in the same write transaction after the events (checkpoints).
     typealias Extra = @Sendable (inout WriteTransaction) throws -> Void
 
+    /// A write that must be a transaction of its own (an import): it sees the log as it
+    /// is when it starts, writes what it will, and returns the seqs it wrote.
+    typealias Exclusive = @Sendable (inout WriteTransaction, Database) throws -> Range<UInt64>
+
     private struct Pending {
         let events: [Event]
         let extra: Extra?
+        var exclusive: Exclusive? = nil
         let completion: @Sendable (Result<Range<UInt64>, any Error>) -> Void
     }
 
@@ -54,6 +59,19 @@ public final class LogWriter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Runs `body` in a write transaction shared with no other submission.
+    func submitExclusive(_ body: @escaping Exclusive, completion: @escaping @Sendable (Result<Range<UInt64>, any Error>) -> Void) {
+        condition.lock()
+        if stopping {
+            condition.unlock()
+            completion(.failure(StoreError.closed))
+            return
+        }
+        queue.append(Pending(events: [], extra: nil, exclusive: body, completion: completion))
+        condition.signal()
+        condition.unlock()
+    }
+
     var statistics: Statistics { condition.withLock { stats } }
 
     /// Finishes what was submitted, then ends the thread. Waits for it.
@@ -84,8 +102,15 @@ public final class LogWriter: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let batch = queue
-            queue.removeAll(keepingCapacity: true)
+            // An exclusive write goes alone; appends before it are committed first.
+            let batch: [Pending]
+            if queue.first?.exclusive != nil {
+                batch = [queue.removeFirst()]
+            } else {
+                let end = queue.firstIndex { $0.exclusive != nil } ?? queue.count
+                batch = Array(queue[..<end])
+                queue.removeFirst(end)
+            }
             lastBatchSubmissions = batch.count
             condition.unlock()
             commit(batch)
@@ -93,6 +118,25 @@ public final class LogWriter: @unchecked Sendable {
     }
 
     private func commit(_ batch: [Pending]) {
+        if batch.count == 1, let exclusive = batch[0].exclusive {
+            let result: Result<Range<UInt64>, any Error>
+            do {
+                let events = database
+                result = .success(try environment.write { txn in try exclusive(&txn, events) })
+            } catch let error as LMDBError {
+                result = .failure(StoreError.fromWrite(error, path: environment.path, bytes: 0, events: 0))
+            } catch {
+                result = .failure(error)
+            }
+            if case .success(let range) = result {
+                condition.withLock {
+                    stats.commits += 1
+                    stats.events += range.count
+                }
+            }
+            batch[0].completion(result)
+            return
+        }
         let result: Result<[Range<UInt64>], any Error>
         do {
             let ranges = try environment.write { txn -> [Range<UInt64>] in
