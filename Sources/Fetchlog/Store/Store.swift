@@ -232,8 +232,13 @@ public final class Store: @unchecked Sendable {
     ///
     /// Stops with `ReplayCancelled` when `isCancelled` says so (checked every 256 events;
     /// by default: when the calling task is cancelled, e.g. by Ctrl-C). A replay writes nothing.
+    ///
+    /// `progress(seq, last)` is called every 256 events of the pass that applies them, for
+    /// a progress display.
     public static func replay(_ log: EventLog, to seq: UInt64? = nil,
-                              isCancelled: () -> Bool = { Task.isCancelled }) throws -> (state: LogState, events: [String: Int]) {
+                              isCancelled: () -> Bool = { Task.isCancelled },
+                              progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
+        let last = try seq ?? log.lastSeq()
         var lastFetched: [ResourceKey: UInt64] = [:]
         var perSource: [String: Int] = [:]
         try log.scanStored(batchSize: 1024) { stored in
@@ -247,7 +252,10 @@ public final class Store: @unchecked Sendable {
         var state = LogState()
         try log.scanStored(batchSize: 256) { stored in
             if let seq, stored.seq > seq { return false }
-            if stored.seq % 256 == 0, isCancelled() { throw ReplayCancelled(seq: stored.seq, last: try log.lastSeq()) }
+            if stored.seq % 256 == 0 {
+                if isCancelled() { throw ReplayCancelled(seq: stored.seq, last: try log.lastSeq()) }
+                progress(stored.seq, last)
+            }
             if stored.kind == .fetched && !kept.contains(stored.seq) {
                 state.seq = stored.seq
                 return true
@@ -258,16 +266,21 @@ public final class Store: @unchecked Sendable {
             return true
         }
         let complete = lastFetched.allSatisfy { key, seq in state.status[key]?.lastSuccessSeq == seq }
-        if !complete { return (try fullReplay(log, to: seq, isCancelled: isCancelled), perSource) }
+        if !complete { return (try fullReplay(log, to: seq, isCancelled: isCancelled, progress: progress), perSource) }
         return (state, perSource)
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.
-    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled }) throws -> LogState {
+    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+                                  progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
+        let last = try seq ?? log.lastSeq()
         var state = LogState()
         try log.scan(batchSize: 256) { event in
             if let seq, event.seq > seq { return false }
-            if event.seq % 256 == 0, isCancelled() { throw ReplayCancelled(seq: event.seq, last: try log.lastSeq()) }
+            if event.seq % 256 == 0 {
+                if isCancelled() { throw ReplayCancelled(seq: event.seq, last: try log.lastSeq()) }
+                progress(event.seq, last)
+            }
             LogReducer.apply(event, to: &state)
             return true
         }

@@ -34,7 +34,12 @@ struct ReplayCommand: SharedCommand {
         if verify, let to, to != last {
             throw CommandError.usage("--verify compares with the live state, which is at seq \(last): drop --to")
         }
-        let (replayed, perSource) = try Store.replay(log, to: to)
+        let bar = ProgressBar()
+        let started = ContinuousClock.now
+        let (replayed, perSource) = try Store.replay(log, to: to, progress: { seq, last in
+            bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
+        })
+        bar.clear()
         let hashes = ViewCatalog.hashes(of: replayed)
         var live: [String: String]?
         var liveSeq: UInt64 = 0
