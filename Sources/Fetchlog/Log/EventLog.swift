@@ -122,21 +122,19 @@ public final class EventLog: Sendable {
     @discardableResult
     public func appendBlocking(contentsOf events: [Event]) throws -> Range<UInt64> {
         try validate(events)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var outcome: Result<Range<UInt64>, any Error>!
-        writer.submit(events) {
-            outcome = $0
-            done.signal()
-        }
-        done.wait()
-        return try outcome.get()
+        return try waitForWriter { writer.submit(events, completion: $0) }
     }
 
     /// Runs `body` on the writer thread in a write transaction of its own and waits.
     func writeExclusive(_ body: @escaping LogWriter.Exclusive) throws -> Range<UInt64> {
+        try waitForWriter { writer.submitExclusive(body, completion: $0) }
+    }
+
+    /// Submits through `submit` and blocks this (non-writer) thread until the writer is done.
+    private func waitForWriter(_ submit: (@escaping @Sendable (Result<Range<UInt64>, any Error>) -> Void) -> Void) throws -> Range<UInt64> {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var outcome: Result<Range<UInt64>, any Error>!
-        writer.submitExclusive(body) {
+        submit {
             outcome = $0
             done.signal()
         }

@@ -112,9 +112,9 @@ extension StoreError {
     }
 }
 
-/// Byte counts for messages (`1.5 MiB`).
-enum ByteText {
-    static func describe(_ count: Int) -> String {
+/// Byte counts for people (`1.5 MiB`), in messages and tables alike.
+public enum ByteText {
+    public static func describe(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(count) / 1024

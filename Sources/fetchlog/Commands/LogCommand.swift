@@ -23,9 +23,7 @@ struct LogCommand: AsyncParsableCommand {
         @Flag(name: .long, help: .hidden) var json = false
 
         func run() async throws {
-            var command = self
-            if json && command.outputOptions.format == nil { command.outputOptions.format = "json" }
-            try await command.runOnCommandLine()
+            try await runOnCommandLine(legacyJSON: json)
         }
 
         func output(_ context: CommandContext) async throws -> Output? {

@@ -29,9 +29,7 @@ struct StatusCommand: SharedCommand {
     @Flag(name: .long, help: .hidden) var json = false
 
     func run() async throws {
-        var command = self
-        if json && command.outputOptions.format == nil { command.outputOptions.format = "json" }
-        try await command.runOnCommandLine()
+        try await runOnCommandLine(legacyJSON: json)
     }
 
     func output(_ context: CommandContext) async throws -> Output? {

@@ -45,11 +45,18 @@ struct CommandContext {
 /// `output(_:)`, so their grammar and answers cannot drift apart.
 protocol SharedCommand: AsyncParsableCommand {
     var storeOptions: StoreOptions { get }
-    var outputOptions: OutputOptions { get }
+    var outputOptions: OutputOptions { get set }
     func output(_ context: CommandContext) async throws -> Output?
 }
 
 extension SharedCommand {
+    /// The command-line door, taking the old `--json` flag as `--format json`.
+    func runOnCommandLine(legacyJSON: Bool) async throws {
+        var command = self
+        if legacyJSON && command.outputOptions.format == nil { command.outputOptions.format = "json" }
+        try await command.runOnCommandLine()
+    }
+
     /// The command-line door: open the store, run, render in `--format`, map errors to
     /// the documented exit statuses.
     func runOnCommandLine() async throws {

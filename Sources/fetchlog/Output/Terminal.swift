@@ -91,14 +91,7 @@ enum Format {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    static func bytes(_ count: Int) -> String {
-        if count < 1024 { return "\(count) B" }
-        let units = ["KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
-        return String(format: "%.1f %@", value, units[unit])
-    }
+    static func bytes(_ count: Int) -> String { ByteText.describe(count) }
 
     static func padRight(_ s: String, _ width: Int) -> String {
         s.count >= width ? s : s + String(repeating: " ", count: width - s.count)

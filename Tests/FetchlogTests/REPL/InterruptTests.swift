@@ -98,15 +98,7 @@ import Testing
         process.terminationHandler = { _ in exited.continuation.yield(); exited.continuation.finish() }
         try process.run()
         // Ctrl-C once the request has reached the server (and is held there by the latency).
-        let arrived = try await waitUntil(timeout: .seconds(10)) {
-            await upstream.receivedPaths.contains("/brastlewark/data.json")
-        }
-        #expect(arrived, "the census request never reached the upstream")
-        let interrupted = ContinuousClock.now
-        kill(process.processIdentifier, SIGINT)
-        let ended = try await waitUntil(timeout: .seconds(2)) { !process.isRunning }
-        let elapsed = ContinuousClock.now - interrupted
-        if !ended { process.terminate() }
+        let (ended, elapsed) = try await interruptOnArrival(process, upstream, "/brastlewark/data.json")
         for await _ in exited.stream {}
         await upstream.stop()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -124,6 +116,20 @@ import Testing
         defer { log.close() }
         #expect(try log.events(from: 1).map(\.source) == ["viaplay"])
     }
+}
+
+/// Sends SIGINT to `process` once `path` has reached `upstream` (held there by its latency
+/// fault) and waits up to 2 s for it to end (terminating it otherwise): whether it ended by
+/// itself, and how long it took.
+func interruptOnArrival(_ process: Process, _ upstream: SampleUpstream, _ path: String) async throws -> (Bool, Duration) {
+    let arrived = try await waitUntil(timeout: .seconds(10)) { await upstream.receivedPaths.contains(path) }
+    #expect(arrived, "\(path) never reached the upstream")
+    let interrupted = ContinuousClock.now
+    kill(process.processIdentifier, SIGINT)
+    let ended = try await waitUntil(timeout: .seconds(2)) { !process.isRunning }
+    let elapsed = ContinuousClock.now - interrupted
+    if !ended { process.terminate() }
+    return (ended, elapsed)
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
@@ -152,15 +158,7 @@ func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async th
         // Even with --keep-going, the commands after the cancelled one never run.
         input.fileHandleForWriting.write(Data("fetch brastlewark census\nsources\n".utf8))
         try input.fileHandleForWriting.close()
-        let arrived = try await waitUntil(timeout: .seconds(10)) {
-            await upstream.receivedPaths.contains("/brastlewark/data.json")
-        }
-        #expect(arrived, "the census request never reached the upstream")
-        let interrupted = ContinuousClock.now
-        kill(process.processIdentifier, SIGINT)
-        let ended = try await waitUntil(timeout: .seconds(2)) { !process.isRunning }
-        let elapsed = ContinuousClock.now - interrupted
-        if !ended { process.terminate() }
+        let (ended, elapsed) = try await interruptOnArrival(process, upstream, "/brastlewark/data.json")
         process.waitUntilExit()
         await upstream.stop()
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
