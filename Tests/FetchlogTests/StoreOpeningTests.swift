@@ -84,6 +84,26 @@ import Testing
         #expect(underFile.stderr == "fetchlog: \(dir.sub("file/store")) cannot be used as a store: \(dir.sub("file")) is a file, not a directory. Nothing was changed. Choose a --store path you can create and write.\n")
     }
 
+    /// A directory the user may not enter: one line, the cause, exit 3 (run as `nobody`,
+    /// since root passes every permission check).
+    @Test func aDirectoryWithoutPermissionIsOneLineAndExitThree() async throws {
+        let dir = TemporaryDirectory("open-denied")
+        try FileManager.default.createDirectory(atPath: dir.sub("closed"), withIntermediateDirectories: true)
+        chmod(dir.path, 0o755)
+        chmod(dir.sub("closed"), 0o700)
+        // A copy of the binary nobody can run, wherever the checkout is.
+        let binary = dir.sub("fetchlog")
+        try FileManager.default.copyItem(atPath: Repo.executable, toPath: binary)
+        chmod(binary, 0o755)
+        let result = try await offPool {
+            try runProcessBlocking("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary,
+                                                        "--store", dir.sub("closed/store"), "status"], environment: ["HOME": dir.path])
+        }
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr == "fetchlog: \(dir.sub("closed/store")) cannot be used as a store: permission denied. Nothing was changed. Choose a --store path you can create and write.\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.sub("closed/store")))
+    }
+
     @Test func aStoreIsPrivateAndTighteningIsSaid() async throws {
         let dir = TemporaryDirectory("open-modes")
         let fresh = dir.sub("fresh/nested")
