@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import Fetchlog
+
+/// Per-view observation (issue 18, item 2): an observer of a view wakes only when that
+/// view's value changes.
+@Suite struct ObservationTests {
+    @Test func aGnomeFilterIntentDoesNotWakeAnObserverOfShows() async throws {
+        let harness = try await FetchHarness.start()
+        _ = try await harness.fetcher.fetch(.brastlewarkCensus)
+        _ = try await harness.fetcher.fetch(.tvmazeShowsPage(0))
+        let store = try Store(log: harness.log, fetcher: harness.fetcher, clock: FixedClock(fixedTime))
+        let shows = LockedBox<[JSONValue]>([])
+        let filters = LockedBox<[JSONValue]>([])
+        let showsTask = Task { for await value in try store.observe(view: "shows") { shows.set(shows.get() + [value]) } }
+        let filtersTask = Task { for await value in try store.observe(view: "filters") { filters.set(filters.get() + [value]) } }
+        defer { showsTask.cancel(); filtersTask.cancel() }
+        #expect(try await waitUntil(timeout: .seconds(5)) { shows.get().count == 1 && filters.get().count == 1 })
+        #expect(shows.get()[0]["count"] == .number(240))
+
+        var filter = GnomeFilter()
+        filter.hairColor = "Pink"
+        try await store.setGnomeFilter(filter)
+        // The filters observer saw the intent; the shows observer did not wake for it.
+        #expect(try await waitUntil(timeout: .seconds(5)) { filters.get().count == 2 })
+        #expect(filters.get()[1]["active"]?["hairColor"] == .string("Pink"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(shows.get().count == 1)
+
+        // A new page changes the shows view: one more value, with the second page's shows.
+        _ = try await harness.fetcher.fetch(.tvmazeShowsPage(1))
+        try await store.catchUp()
+        #expect(try await waitUntil(timeout: .seconds(5)) { shows.get().count == 2 })
+        #expect(shows.get()[1]["pagesHeld"]?.canonicalText() == "[0,1]")
+        #expect(filters.get().count == 2)
+        await harness.stop()
+    }
+
+    @Test func anUnknownViewIsRefused() throws {
+        let dir = TemporaryDirectory("observe-unknown")
+        let store = try Store(log: try EventLog.open(at: dir.path), fetcher: nil, clock: FixedClock(fixedTime))
+        #expect(throws: ViewNameError.self) { _ = try store.observe(view: "nope") }
+    }
+}
