@@ -41,7 +41,7 @@ extension EventLog {
         }
         let total = Int(expected - 1)
         let storePath = path
-        let range = try writeExclusive { txn, events in
+        let range = try writeExclusive { txn, events, tally in
             // Inside the transaction: nothing can be appended between this check and the commit.
             if try txn.withCursor(events, { try $0.get(.last) }) != nil {
                 let lastSeq = try txn.withCursor(events) { cursor in try cursor.get(.last).flatMap { SequenceKey.decode($0.key) } } ?? 0
@@ -63,6 +63,8 @@ extension EventLog {
                     try txn.reserve(events, key: key, count: size, flags: .append) { buffer in EnvelopeCodec.encode(event, into: buffer) }
                 }
                 bytes += event.body?.count ?? 0
+                tally.events += 1
+                tally.bytes += size
                 if seq % 256 == 0 { progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes)) }
             }
             progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes))

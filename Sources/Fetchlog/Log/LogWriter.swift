@@ -18,7 +18,13 @@ public final class LogWriter: @unchecked Sendable {
 
     /// A write that must be a transaction of its own (an import): it sees the log as it
     /// is when it starts, writes what it will, and returns the seqs it wrote.
-    typealias Exclusive = @Sendable (inout WriteTransaction, Database) throws -> Range<UInt64>
+    /// It counts what it writes in the tally, so a failed commit (a full disk) can say.
+    typealias Exclusive = @Sendable (inout WriteTransaction, Database, inout WriteTally) throws -> Range<UInt64>
+
+    struct WriteTally {
+        var events = 0
+        var bytes = 0
+    }
 
     private struct Pending {
         let events: [Event]
@@ -120,11 +126,15 @@ public final class LogWriter: @unchecked Sendable {
     private func commit(_ batch: [Pending]) {
         if batch.count == 1, let exclusive = batch[0].exclusive {
             let result: Result<Range<UInt64>, any Error>
+            var tally = WriteTally()
             do {
                 let events = database
-                result = .success(try environment.write { txn in try exclusive(&txn, events) })
+                result = .success(try environment.write { txn in
+                    tally = WriteTally()
+                    return try exclusive(&txn, events, &tally)
+                })
             } catch let error as LMDBError {
-                result = .failure(StoreError.fromWrite(error, path: environment.path, bytes: 0, events: 0))
+                result = .failure(StoreError.fromWrite(error, path: environment.path, bytes: tally.bytes, events: tally.events))
             } catch {
                 result = .failure(error)
             }
