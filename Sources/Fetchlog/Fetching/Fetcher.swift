@@ -250,9 +250,11 @@ public final class Fetcher: Sendable {
             // connected to either.
             for address in addresses {
                 guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
-                let subject = redirect ? "the redirect to \(configuration.redaction.url(url))" : "\(configuration.redaction.url(url)), named by a body,"
-                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)); nothing was sent. "
-                    + "Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to fetch from such addresses, or serve them through --upstream",
+                let subject = redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
+                let rule = redirect ? "redirects off the upstream" : "asset URLs (which bodies name)"
+                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(rule) may reach public "
+                    + "addresses only; nothing was sent. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, "
+                    + "or serve such files through --upstream",
                     status: nil, headers: [])
             }
             return nil

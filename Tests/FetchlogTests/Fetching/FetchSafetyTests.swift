@@ -148,8 +148,9 @@ import Testing
         let refused = try await strictFetcher.fetch(.brastlewarkCensus)
         await strictFetcher.shutdown()
         #expect(refused.attempts.count == 1)
-        #expect(refused.outcome == .failed(.transport, "refused: the redirect to \(secondBase)\(Self.censusPath) leads to 127.0.0.1, a loopback address (127.0.0.1); "
-            + "nothing was sent. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to fetch from such addresses, or serve them through --upstream"))
+        #expect(refused.outcome == .failed(.transport, "refused: the redirect to \(secondBase)\(Self.censusPath) leads to 127.0.0.1, a loopback address (127.0.0.1), "
+            + "and redirects off the upstream may reach public addresses only; nothing was sent. "
+            + "Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, or serve such files through --upstream"))
         #expect(await second.requestLog.count == 1)
         let refusedEvent = try #require(try log.event(at: 3))
         #expect(refusedEvent.response?.status == 302)
@@ -203,8 +204,9 @@ import Testing
         let strict = Fetcher(log: h.log, configuration: Self.configuration(base: nil))
         let refused = try await strict.fetch(.asset(url))
         await strict.shutdown()
-        #expect(refused.outcome == .failed(.transport, "refused: \(url), named by a body, leads to 127.0.0.1, a loopback address (127.0.0.1); nothing was sent. "
-            + "Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to fetch from such addresses, or serve them through --upstream"))
+        #expect(refused.outcome == .failed(.transport, "refused: \(url) leads to 127.0.0.1, a loopback address (127.0.0.1), "
+            + "and asset URLs (which bodies name) may reach public addresses only; nothing was sent. "
+            + "Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, or serve such files through --upstream"))
         #expect(refused.attempts.count == 1)
         #expect(await h.upstream.requestLog.isEmpty)
 
