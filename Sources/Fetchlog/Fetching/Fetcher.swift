@@ -143,7 +143,8 @@ public final class Fetcher: Sendable {
                 .refused(.transport, namedRefusal, status: nil, headers: [])
             } else {
                 // Only URLs from bodies are checked on the first hop: the source hosts and the
-                // `--upstream` base are the user's choice. Every redirect is checked.
+                // `--upstream` base are the user's choice. Every redirect off the upstream is
+                // checked: a Location is as untrusted as a body.
                 await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json",
                               checkAddress: resource.document == .asset && !isUpstream(url))
             }
