@@ -34,19 +34,26 @@ import Testing
         let report = try await fetcher.fetch(.brastlewarkCensus)
         let elapsed = ContinuousClock.now - started
         await fetcher.shutdown()
-        #expect(elapsed >= .seconds(3) && elapsed <= .milliseconds(3300), "ended after \(elapsed), not within the 3 s deadline + 10 %")
         let census = try Fixture.bytes("brastlewark/census.json")
         let events = try h.events()
         #expect(events.count == 1)
         #expect(report.attempts.count == 1)
         let event = try #require(events.first)
         let partial = try #require(event.body)
+        // The attempt as recorded ends within the deadline + 10 %. The whole call also appends
+        // the event (an fsync), which with the fetch suites running in parallel on two shared
+        // cores was seen to take 2 s: the wall-clock bound allows 5 s for it (the body at
+        // 50 bytes/s would take over 2 hours).
+        let attempt = Duration.microseconds(Int64(try #require(event.durationMicros)))
+        #expect(attempt >= .seconds(3) && attempt <= .milliseconds(3300), "the attempt took \(attempt), not within the 3 s deadline + 10 %")
+        #expect(elapsed >= .seconds(3) && elapsed <= .milliseconds(3300 + 5000), "the fetch took \(elapsed)")
         #expect(event.kind == .fetchFailed)
         #expect(event.failure?.failureClass == .timeout)
         #expect(event.failure?.message == "the attempt ran past its deadline of 3 s (headers and body) after \(partial.count) of \(census.count) body bytes; "
             + "raise --deadline if the upstream is only slow")
-        // 50 bytes/s for 3 s: a partial body, byte for byte what was sent.
-        #expect(partial.count > 50 && partial.count < 200)
+        // At most 50 bytes/s for 3 s (fewer when the server is starved): a partial body, byte
+        // for byte what was sent.
+        #expect(partial.count > 0 && partial.count <= 160)
         #expect(partial == Array(census.prefix(partial.count)))
         #expect(event.response?.status == 200)
     }
@@ -62,9 +69,12 @@ import Testing
         _ = try await fetcher.fetch(.brastlewarkCensus)
         let elapsed = ContinuousClock.now - started
         await fetcher.shutdown()
-        // The first check is a full window after the headers (then every 100 ms).
-        #expect(elapsed >= .seconds(2) && elapsed <= .milliseconds(2400), "ended after \(elapsed), not one 2 s window")
         let events = try h.events()
+        // The first check is a full window after the headers (then every 100 ms); the whole
+        // call also appends the event (see above).
+        let attempt = Duration.microseconds(Int64(try #require(events.first?.durationMicros)))
+        #expect(attempt >= .seconds(2) && attempt <= .milliseconds(2400), "the attempt took \(attempt), not one 2 s window")
+        #expect(elapsed >= .seconds(2) && elapsed <= .milliseconds(2400 + 5000), "the fetch took \(elapsed)")
         #expect(events.count == 1)
         let message = try #require(events.first?.failure?.message)
         #expect(events.first?.failure?.failureClass == .timeout)
@@ -87,10 +97,14 @@ import Testing
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("fetchlog: nothing usable came back: timeout: the attempt ran past its deadline of 2 s (headers and body) after "))
-        // 2 s, 10 %, and the start of a debug build's process.
-        #expect(elapsed < .milliseconds(2200 + 1500), "the command took \(elapsed)")
+        // 2 s, 10 %, and the start of a debug build's process and the event's fsync on a
+        // loaded machine; the attempt itself as recorded within 2 s + 10 %.
+        #expect(elapsed < .milliseconds(2200 + 5000), "the command took \(elapsed)")
         let log = try EventLog.open(at: dir.path)
-        #expect(try log.events(from: 1).map(\.kind) == [.fetchFailed])
+        let events = try log.events(from: 1)
+        #expect(events.map(\.kind) == [.fetchFailed])
+        let attempt = Duration.microseconds(Int64(try #require(events.first?.durationMicros)))
+        #expect(attempt >= .seconds(2) && attempt <= .milliseconds(2200), "the attempt took \(attempt)")
         let invalid = try await runFetchlog(["--store", dir.path, "fetch", "brastlewark", "census", "--min-rate=-1"])
         #expect(invalid.status == 64)
         #expect(invalid.stderr.contains("--min-rate takes 0 (no minimum) or more bytes per second, not -1"))
