@@ -100,8 +100,8 @@ enum GlobalOptions {
     /// subcommand that declares them, so when they stand before it they are moved to the
     /// end; a command that does not take one still says so ("Unknown option").
     static let withValue: Set<String> = ["--store", "--upstream", "--connect-timeout", "--read-timeout", "--retries",
-                                         "--retry-after-cap", "--format"]
-    static let flags: Set<String> = ["--offline", "--keep-going"]
+                                         "--retry-after-cap", "--format", "--deadline", "--min-rate", "--redact-param"]
+    static let flags: Set<String> = ["--offline", "--keep-going", "--allow-private-hosts"]
 
     /// The first word when it is meant as a subcommand but names none (`fetchlog querry`).
     /// The default command (the shell) takes no words, so any first word must be one.

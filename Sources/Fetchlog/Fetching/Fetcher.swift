@@ -26,7 +26,10 @@ public final class Fetcher: Sendable {
         var http = HTTPClient.Configuration()
         http.timeout = .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
                              read: .nanoseconds(configuration.readTimeout.nanoseconds))
-        http.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        // Redirects are followed here, hop by hop (see `perform`): the client's own following
+        // forwarded If-None-Match and credentials to any host, went to any address a
+        // Location named, and left no trace of the hops in the event.
+        http.redirectConfiguration = .disallow
         // The pool would otherwise keep retrying a refused connection until the connect
         // timeout (10 s) runs out, and only then fail the attempt: an upstream that is down
         // would take 40 s to report. Fetcher's own RetryPolicy does the retrying, with its
@@ -45,6 +48,12 @@ public final class Fetcher: Sendable {
         configuration.upstream.url(source: resource.source, path: resource.path, realBase: resource.realBase)
     }
 
+    /// The URL as events, reports and log lines show it: userinfo and secret query
+    /// parameters masked (see `Redaction`).
+    public func recordedURL(for resource: Resource) -> String {
+        configuration.redaction.url(url(for: resource))
+    }
+
     /// The last stored body of a resource (from a `fetched` event), if any.
     public func heldBody(of resource: Resource) throws -> [UInt8]? {
         guard let entry = try validators.entry(for: resource, in: log) else { return nil }
@@ -59,7 +68,7 @@ public final class Fetcher: Sendable {
     /// the first one's report. With `offline` set, nothing is sent and nothing recorded.
     public func fetch(_ resource: Resource, recording: Recording = .durable) async throws -> FetchReport {
         if configuration.offline {
-            return FetchReport(resource: resource, url: url(for: resource), attempts: [],
+            return FetchReport(resource: resource, url: recordedURL(for: resource), attempts: [],
                                outcome: .failed(.transport, "offline: the network is not used (--offline)"))
         }
         // Cancelled before it started (Ctrl-C between two pages): nothing to abandon.
@@ -99,28 +108,46 @@ public final class Fetcher: Sendable {
     }
 
     private func performFetch(_ resource: Resource, recording: Recording) async throws -> FetchReport {
-        let url = url(for: resource)
+        // Credentials in the URL (`--upstream http://user:pass@host`) are sent as a header,
+        // never recorded: the event keeps `***` for both (see `Redaction`).
+        let (url, authorization) = URLParts(url(for: resource)).splitCredentials()
+        let recordedURL = recordedURL(for: resource)
         var requestHeaders: [Header] = []
+        if let authorization { requestHeaders.append(Header("Authorization", authorization)) }
+        var conditional = false
         if case .durable = recording, let held = try validators.entry(for: resource, in: log) {
             if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
             if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
+            conditional = held.etag != nil || held.lastModified != nil
         }
+        // A URL named by a body (an image) that is not a web address is refused before any
+        // connection: AsyncHTTPClient would follow `http+unix://` to a local socket. Checked
+        // on the URL as named, since under `--upstream` it is rewritten to an http one.
+        let namedRefusal = resource.document == .asset ? schemeRefusal(resource.path, redirect: false) : nil
         var attempts: [FetchReport.Attempt] = []
         var random = SystemRandomNumberGenerator()
         var attempt = 1
         /// What was recorded when the fetch is cancelled.
         func cancelled(requestInFlight: Bool) -> FetchCancelled {
-            FetchCancelled(completed: [], interrupted: FetchReport(resource: resource, url: url, attempts: attempts,
+            FetchCancelled(completed: [], interrupted: FetchReport(resource: resource, url: recordedURL, attempts: attempts,
                                                                   outcome: .failed(.transport, "cancelled")),
                            requestInFlight: requestInFlight)
         }
         while true {
             if Task.isCancelled { throw cancelled(requestInFlight: false) }
             configuration.logger.debug("request", metadata: [
-                "resource": "\(resource)", "url": "\(url)", "attempt": "\(attempt)", "conditional": "\(!requestHeaders.isEmpty)",
+                "resource": "\(resource)", "url": "\(recordedURL)", "attempt": "\(attempt)", "conditional": "\(conditional)",
             ])
             let started = ContinuousClock.now
-            let result = await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json")
+            let result: AttemptResult = if let namedRefusal {
+                .refused(.transport, namedRefusal, status: nil, headers: [])
+            } else {
+                // Only URLs from bodies are checked on the first hop: the source hosts and the
+                // `--upstream` base are the user's choice. Every redirect off the upstream is
+                // checked: a Location is as untrusted as a body.
+                await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json",
+                              checkAddress: resource.document == .asset && !isUpstream(url))
+            }
             // A failure while cancelled is the cancellation itself (the HTTP client abandons
             // the request): nothing came back from the upstream, so nothing is recorded. A
             // complete answer that arrived anyway is recorded like any other, without a retry.
@@ -129,7 +156,7 @@ public final class Fetcher: Sendable {
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
-                              request: Event.Request(method: "GET", url: url, headers: requestHeaders))
+                              request: Event.Request(method: "GET", url: recordedURL, headers: configuration.redaction.headers(requestHeaders)))
             let retryable = classify(result, resource: resource, into: &event)
             let seq: UInt64
             switch recording {
@@ -168,7 +195,7 @@ public final class Fetcher: Sendable {
                 case .endOfList: .endOfList
                 default: .failed(event.failure?.failureClass ?? .transport, event.failure?.message ?? "failed")
                 }
-                return FetchReport(resource: resource, url: url, attempts: attempts, outcome: outcome)
+                return FetchReport(resource: resource, url: recordedURL, attempts: attempts, outcome: outcome)
             }
             // Cancelled before or during the wait: no next attempt; the error lists the
             // attempts recorded, this one included. (Task.sleep throws at once when the
@@ -183,50 +210,284 @@ public final class Fetcher: Sendable {
     private enum AttemptResult {
         case response(status: UInt16, headers: [Header], body: [UInt8])
         case failure(FailureClass, String, status: UInt16?, headers: [Header], partialBody: [UInt8]?)
+        /// Not sent (or not followed) by Fetchlog's own rules; never retried.
+        case refused(FailureClass, String, status: UInt16?, headers: [Header])
     }
 
-    private func perform(url: String, headers: [Header], accept: String) async -> AttemptResult {
-        var request = HTTPClientRequest(url: url)
-        request.method = .GET
-        request.headers.add(name: "User-Agent", value: configuration.userAgent)
-        request.headers.add(name: "Accept", value: accept)
-        for header in headers { request.headers.add(name: header.name, value: header.value) }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, deadline: .now() + .nanoseconds(configuration.requestTimeout.nanoseconds))
-        } catch {
-            let (failureClass, message) = Self.describe(error)
-            return .failure(failureClass, message, status: nil, headers: [], partialBody: nil)
+    /// The recorded response header naming one redirect followed: `302 http://host/path`
+    /// (status, then the target, redacted), one per hop in order. The event envelope has no
+    /// field for hops; a header keeps every existing reader working.
+    public static let redirectHeader = "Fetchlog-Redirect"
+
+    /// Request headers that only the origin they were meant for may see: dropped when a
+    /// redirect leads to another scheme, host or port.
+    static let originBoundHeaders: Set<String> = ["if-none-match", "if-modified-since", "authorization", "cookie", "proxy-authorization"]
+
+    private func isUpstream(_ url: String) -> Bool {
+        guard let base = configuration.upstream.base else { return false }
+        return URLParts(url).origin == URLParts(base).origin
+    }
+
+    /// Why `url` is not fetched at all (not http or https), or nil.
+    private func schemeRefusal(_ url: String, redirect: Bool) -> String? {
+        let scheme = URLParts(url).scheme?.lowercased()
+        if let scheme, AddressCheck.schemes.contains(scheme) { return nil }
+        let what = redirect ? "a redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
+        return "refused: \(what) is not an http or https URL (scheme \(scheme ?? "none")); Fetchlog fetches web addresses only, "
+            + "never a unix socket or a file, so nothing was sent"
+    }
+
+    /// Why the host of `url` may not be reached (it resolves to a non-public address and
+    /// `allowPrivateHosts` is off), or nil. A name that does not resolve is a transport
+    /// failure like any other, worth a retry.
+    private func addressRefusal(_ url: String, redirect: Bool) async -> AttemptResult? {
+        guard !configuration.allowPrivateHosts else { return nil }
+        let host = URLParts(url).host
+        switch await AddressCheck.resolve(host) {
+        case .failure(let error):
+            return .failure(.transport, "could not resolve \(error.host): \(error.reason)", status: nil, headers: [], partialBody: nil)
+        case .success(let addresses):
+            // Every address: a name that resolves to a public and a private address could be
+            // connected to either.
+            for address in addresses {
+                guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
+                let subject = redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
+                let rule = redirect ? "redirects off the upstream" : "asset URLs (which bodies name)"
+                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(rule) may reach public "
+                    + "addresses only; nothing was sent. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, "
+                    + "or serve such files through --upstream",
+                    status: nil, headers: [])
+            }
+            return nil
         }
-        let status = UInt16(clamping: response.status.code)
-        let kept = response.headers.filter { Header.keptResponseHeaders.contains($0.name.lowercased()) }.map { Header($0.name, $0.value) }
-        let expected = response.headers.first(name: "content-length").flatMap(Int.init)
-        var body: [UInt8] = []
-        if let expected, expected <= configuration.maxBodyBytes { body.reserveCapacity(expected) }
-        do {
-            for try await chunk in response.body {
-                body.append(contentsOf: chunk.readableBytesView)
-                if body.count > configuration.maxBodyBytes {
-                    return .failure(.truncated, "body larger than the \(configuration.maxBodyBytes)-byte limit; cut off",
-                                    status: status, headers: kept, partialBody: nil)
+    }
+
+    /// One attempt: the request, its redirects (each checked, at most `maxRedirects`) and
+    /// the body, all within `deadline`, the body no slower than `minimumRate`.
+    private func perform(url: String, headers: [Header], accept: String, checkAddress: Bool) async -> AttemptResult {
+        let deadline = ContinuousClock.now + configuration.deadline
+        var current = url
+        var sending = headers
+        var check = checkAddress
+        var hops: [Header] = []
+        var lastRedirect: (status: UInt16, headers: [Header])?
+        /// The result with the hops recorded; a failure after a redirect keeps the redirect
+        /// as its response (the last answer that came) and says where it failed.
+        func finish(_ result: AttemptResult) -> AttemptResult {
+            guard let lastRedirect else { return result }
+            let count = hops.count == 1 ? "1 redirect" : "\(hops.count) redirects"
+            switch result {
+            case .response(let status, let headers, let body):
+                return .response(status: status, headers: headers + hops, body: body)
+            case .failure(let failureClass, let message, let status, let headers, let partial):
+                return .failure(failureClass, message + " (at \(configuration.redaction.url(current)), after \(count))",
+                                status: status ?? lastRedirect.status, headers: (status == nil ? lastRedirect.headers : headers) + hops,
+                                partialBody: partial)
+            case .refused(let failureClass, let message, let status, let headers):
+                return .refused(failureClass, message, status: status ?? lastRedirect.status,
+                                headers: (status == nil ? lastRedirect.headers : headers) + hops)
+            }
+        }
+
+        while true {
+            if hops.count > 0, let refusal = schemeRefusal(current, redirect: true) {
+                return finish(.refused(.transport, refusal, status: nil, headers: []))
+            }
+            if check, let refusal = await addressRefusal(current, redirect: hops.count > 0) { return finish(refusal) }
+            var request = HTTPClientRequest(url: current)
+            request.method = .GET
+            request.headers.add(name: "User-Agent", value: configuration.userAgent)
+            request.headers.add(name: "Accept", value: accept)
+            for header in sending { request.headers.add(name: header.name, value: header.value) }
+            let remaining = deadline - ContinuousClock.now
+            let response: HTTPClientResponse
+            do {
+                guard remaining > .zero else { throw HTTPClientError.deadlineExceeded }
+                // The client's deadline covers only the wait for the headers; the body is
+                // bounded below, by the same instant.
+                response = try await client.execute(request, deadline: .now() + .nanoseconds(remaining.nanoseconds))
+            } catch {
+                if let error = error as? HTTPClientError, error == .deadlineExceeded {
+                    return finish(.failure(.timeout, "the attempt ran past its deadline of \(Self.seconds(configuration.deadline)) (headers and body) "
+                        + "before the response headers arrived; raise --deadline if the upstream is only slow", status: nil, headers: [], partialBody: nil))
+                }
+                let (failureClass, message) = Self.describe(error)
+                return finish(.failure(failureClass, message, status: nil, headers: [], partialBody: nil))
+            }
+            let status = UInt16(clamping: response.status.code)
+            let kept = response.headers.filter { Header.keptResponseHeaders.contains($0.name.lowercased()) }.map { Header($0.name, $0.value) }
+
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+                // The redirect's own body is not wanted: dropping the response ends its stream,
+                // and the client closes that connection.
+                guard let target = URL(string: location, relativeTo: URL(string: current))?.absoluteString else {
+                    return finish(.refused(.httpStatus, "HTTP \(status) with a Location that is not a URL: \(configuration.redaction.url(location))",
+                                           status: status, headers: kept))
+                }
+                guard hops.count < configuration.maxRedirects else {
+                    return finish(.refused(.httpStatus, "HTTP \(status): more than \(configuration.maxRedirects) redirects (the next to "
+                        + "\(configuration.redaction.url(target))); the upstream is probably redirecting in a loop", status: status, headers: kept))
+                }
+                hops.append(Header(Self.redirectHeader, "\(status) \(configuration.redaction.url(target))"))
+                lastRedirect = (status, kept)
+                // Credentials a Location carries are never sent: the user did not give them.
+                let next = URLParts(URLParts(target).splitCredentials().url)
+                if next.origin != URLParts(current).origin {
+                    sending.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) }
+                }
+                check = !isUpstream(next.string)
+                current = next.string
+                continue
+            }
+
+            let expected = response.headers.first(name: "content-length").flatMap(Int.init)
+            let (end, limit) = await readBody(response.body, expected: expected, deadline: deadline)
+            switch end {
+            case .complete(let body):
+                if let expected, body.count < expected {
+                    return finish(.failure(.truncated, "\(body.count) of \(expected) body bytes arrived", status: status, headers: kept, partialBody: body))
+                }
+                return finish(.response(status: status, headers: kept, body: body))
+            case .tooLarge:
+                return finish(.failure(.truncated, "body larger than the \(configuration.maxBodyBytes)-byte limit; cut off",
+                                       status: status, headers: kept, partialBody: nil))
+            case .failed(let error, let body):
+                let of = expected.map { " of \($0)" } ?? ""
+                switch limit {
+                case .deadline?:
+                    return finish(.failure(.timeout, "the attempt ran past its deadline of \(Self.seconds(configuration.deadline)) (headers and body) "
+                        + "after \(body.count)\(of) body bytes; raise --deadline if the upstream is only slow",
+                        status: status, headers: kept, partialBody: body))
+                case .rate(let received, let span)?:
+                    let rate = Int((Double(received) / max(span.seconds, 0.001)).rounded())
+                    return finish(.failure(.timeout, "the body arrived at \(rate) bytes/s over the last \(Self.seconds(span)), below the minimum rate "
+                        + "of \(configuration.minimumRate.bytesPerSecond) bytes/s, after \(body.count)\(of) body bytes; "
+                        + "lower --min-rate (0 turns the check off) if the upstream is only slow",
+                        status: status, headers: kept, partialBody: body))
+                case nil:
+                    var (failureClass, message) = Self.describe(error)
+                    if failureClass != .timeout && !message.contains("reset") { failureClass = .truncated }
+                    message += " after \(body.count)\(of) body bytes"
+                    return finish(.failure(failureClass, message, status: status, headers: kept, partialBody: body))
                 }
             }
-        } catch {
-            var (failureClass, message) = Self.describe(error)
-            let of = expected.map { " of \($0)" } ?? ""
-            if failureClass != .timeout && !message.contains("reset") { failureClass = .truncated }
-            message += " after \(body.count)\(of) body bytes"
-            return .failure(failureClass, message, status: status, headers: kept, partialBody: body)
         }
-        if let expected, body.count < expected {
-            return .failure(.truncated, "\(body.count) of \(expected) body bytes arrived", status: status, headers: kept, partialBody: body)
+    }
+
+    // MARK: Reading a body within its limits
+
+    private enum BodyEnd: Sendable {
+        case complete([UInt8])
+        case tooLarge
+        case failed(any Error, [UInt8])
+    }
+
+    enum BodyLimit: Sendable, Equatable {
+        case deadline
+        /// `received` bytes over the last `span`.
+        case rate(received: Int, span: Duration)
+    }
+
+    /// Bytes read so far, shared by the reader and the watch over it.
+    private final class BodyProgress: @unchecked Sendable {
+        private let lock = NSLock()
+        private var bytes = 0
+        func add(_ count: Int) { lock.withLock { bytes += count } }
+        var count: Int { lock.withLock { bytes } }
+    }
+
+    /// Reads the body in one child task while another watches the deadline and the rate; the
+    /// first limit hit cancels the read, which ends the stream (the client then closes the
+    /// connection) and leaves what arrived as the partial body. Watching from a task of its
+    /// own bounds the read even when no chunk comes: a check on each chunk alone would wait
+    /// for the next byte of a server that dribbles.
+    private func readBody(_ body: HTTPClientResponse.Body, expected: Int?, deadline: ContinuousClock.Instant) async -> (BodyEnd, BodyLimit?) {
+        let progress = BodyProgress()
+        let maxBytes = configuration.maxBodyBytes
+        let rate = configuration.minimumRate
+        let started = ContinuousClock.now
+        enum Ending: Sendable {
+            case read(BodyEnd)
+            case limit(BodyLimit)
         }
-        return .response(status: status, headers: kept, body: body)
+        return await withTaskGroup(of: Ending?.self) { group in
+            group.addTask {
+                var bytes: [UInt8] = []
+                if let expected, expected <= maxBytes { bytes.reserveCapacity(expected) }
+                do {
+                    for try await chunk in body {
+                        bytes.append(contentsOf: chunk.readableBytesView)
+                        progress.add(chunk.readableBytes)
+                        if bytes.count > maxBytes { return .read(.tooLarge) }
+                    }
+                } catch {
+                    return .read(.failed(error, bytes))
+                }
+                // A cancelled stream may end as if complete; only the length tells.
+                if Task.isCancelled, bytes.count < (expected ?? Int.max) { return .read(.failed(CancellationError(), bytes)) }
+                return .read(.complete(bytes))
+            }
+            group.addTask {
+                do { return try await Self.watch(progress, started: started, deadline: deadline, rate: rate).map { .limit($0) } } catch { return nil }
+            }
+            var end: BodyEnd = .failed(CancellationError(), [])
+            var limit: BodyLimit?
+            for await ending in group {
+                switch ending {
+                case .read(let read)?: end = read
+                case .limit(let hit)?: limit = hit
+                case nil: break
+                }
+                group.cancelAll()
+            }
+            // A body that was complete when the limit hit is kept whole.
+            if case .complete = end { limit = nil }
+            return (end, limit)
+        }
+    }
+
+    /// Returns the limit the body hits first; throws when cancelled (the read ended).
+    private static func watch(_ progress: BodyProgress, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+                              rate: MinimumRate) async throws -> BodyLimit? {
+        guard rate.bytesPerSecond > 0, rate.window > .zero else {
+            try await Task.sleep(until: deadline, clock: .continuous)
+            return .deadline
+        }
+        // Samples of the byte count every tick; the rate is taken between now and the newest
+        // sample at least a window old, so it covers a full window whatever the tick.
+        let tick = Duration.milliseconds(100)
+        var samples: [(at: ContinuousClock.Instant, bytes: Int)] = [(started, 0)]
+        while true {
+            let now = ContinuousClock.now
+            if now >= deadline { return .deadline }
+            try await Task.sleep(until: min(deadline, now + tick), clock: .continuous)
+            let at = ContinuousClock.now
+            let bytes = progress.count
+            samples.append((at, bytes))
+            let cutoff = at - rate.window
+            guard cutoff >= started else { continue }
+            while samples.count > 1, samples[1].at <= cutoff { samples.removeFirst() }
+            let span = at - samples[0].at
+            let received = bytes - samples[0].bytes
+            if Double(received) < Double(rate.bytesPerSecond) * span.seconds { return .rate(received: received, span: span) }
+        }
+    }
+
+    /// `60 s`, `2.5 s`: a duration as messages show it.
+    static func seconds(_ duration: Duration) -> String {
+        let value = duration.seconds
+        return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     /// Fills in the event for this result; returns whether another attempt may help.
     private func classify(_ result: AttemptResult, resource: Resource, into event: inout Event) -> Bool {
         switch result {
+        case .refused(let failureClass, let message, let status, let headers):
+            // Refused by Fetchlog itself: another attempt would be refused again.
+            event.kind = .fetchFailed
+            event.failure = Event.Failure(failureClass, message)
+            if let status { event.response = Event.Response(status: status, headers: headers) }
+            return false
         case .failure(let failureClass, let message, let status, let headers, let partial):
             event.kind = .fetchFailed
             event.failure = Event.Failure(failureClass, message)
@@ -316,4 +577,5 @@ public final class Fetcher: Sendable {
 
 extension Duration {
     var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -198,6 +198,16 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: "Retries after a failed attempt.") var retries: Int = 3
     @Option(help: "Longest Retry-After honoured, in seconds.") var retryAfterCap: Double = 30
     @Flag(help: "Forbid the network: answer from held data only.") var offline = false
+    @Option(help: ArgumentHelp("Longest one attempt may take, headers and body, in seconds.", valueName: "seconds"))
+    var deadline: Double = 60
+    @Option(name: .customLong("min-rate"),
+            help: ArgumentHelp("Slowest body accepted, in bytes per second over the last 10 s; 0 turns the check off.", valueName: "bytes-per-s"))
+    var minRate: Int = 1024
+    @Flag(help: "Let URLs named by bodies (images) and redirects reach loopback, link-local and private addresses.")
+    var allowPrivateHosts = false
+    @Option(name: .customLong("redact-param"),
+            help: ArgumentHelp("Also mask this query parameter's value in recorded URLs (repeatable; api_key, apikey, token, access_token, key, password, secret and signature always are).", valueName: "name"))
+    var redactParams: [String] = []
 
     func validate() throws {
         if let upstream, !upstream.isEmpty { try Self.checkUpstream(upstream, "--upstream") }
@@ -205,6 +215,11 @@ struct NetworkOptions: ParsableArguments {
             throw ValidationError("\(name) takes a number of seconds above 0, not \(value)")
         }
         if retries < 0 { throw ValidationError("--retries takes 0 or more, not \(retries)") }
+        if !(deadline > 0) { throw ValidationError("--deadline takes a number of seconds above 0, not \(deadline)") }
+        if minRate < 0 { throw ValidationError("--min-rate takes 0 (no minimum) or more bytes per second, not \(minRate)") }
+        for name in redactParams where name.isEmpty || name.contains("=") || name.contains("&") {
+            throw ValidationError("--redact-param takes a query parameter name such as api_key, not '\(name)'")
+        }
     }
 
     /// An upstream base must be an absolute http(s) URL with a host: anything else is a
@@ -227,6 +242,10 @@ struct NetworkOptions: ParsableArguments {
         configuration.retry.retries = max(0, retries)
         configuration.retry.retryAfterCap = .milliseconds(Int64(retryAfterCap * 1000))
         configuration.offline = offline
+        configuration.deadline = .milliseconds(Int64(deadline * 1000))
+        configuration.minimumRate.bytesPerSecond = minRate
+        configuration.allowPrivateHosts = allowPrivateHosts
+        configuration.redaction.queryParameters.formUnion(redactParams.map { $0.lowercased() })
         configuration.clock = try cliClock()
         return configuration
     }

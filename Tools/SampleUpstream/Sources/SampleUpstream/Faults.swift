@@ -27,7 +27,8 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 
     // JSON shape: {"match": "/tvmaze/shows", "kind": "status", "status": 429, "retryAfter": 5}
-    private enum CodingKeys: String, CodingKey { case match, kind, status, retryAfter, count, ms }
+    // {"kind": "slowDrip", "ms": 100}   {"kind": "redirect", "status": 302, "location": "http://127.0.0.1:9/x"}
+    private enum CodingKeys: String, CodingKey { case match, kind, status, retryAfter, count, ms, location }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -47,6 +48,10 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case "malformedJSON": kind = .malformedJSON
         case "wrongContentType": kind = .wrongContentType
         case "htmlBody": kind = .htmlBody
+        case "slowDrip":
+            kind = .slowDrip(milliseconds: try c.decodeIfPresent(Int.self, forKey: .ms) ?? FaultKind.defaultDripMilliseconds)
+        case "redirect":
+            kind = .redirect(try c.decodeIfPresent(Int.self, forKey: .status) ?? 302, location: try c.decode(String.self, forKey: .location))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown fault kind \(name)")
         }
@@ -64,8 +69,11 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
         case .failNext(let count, let status):
             try c.encode(count, forKey: .count)
             try c.encode(status, forKey: .status)
-        case .latency(let ms):
+        case .latency(let ms), .slowDrip(let ms):
             try c.encode(ms, forKey: .ms)
+        case .redirect(let status, let location):
+            try c.encode(status, forKey: .status)
+            try c.encode(location, forKey: .location)
         default: break
         }
     }
@@ -90,6 +98,15 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
     case wrongContentType
     /// 200 with `Content-Type: text/html` and a small HTML error page instead of the real body.
     case htmlBody
+    /// The real headers (full Content-Length), then the body one byte every `milliseconds`:
+    /// a server that never goes silent long enough for a read timeout, yet never finishes.
+    case slowDrip(milliseconds: Int)
+    /// Answer `status` (301, 302, 303, 307 or 308) with `Location: location` instead of the
+    /// route: a redirect to another path, or to another server.
+    case redirect(Int, location: String)
+
+    /// A slow drip's pace when none is given: 100 ms a byte (10 bytes/s).
+    public static let defaultDripMilliseconds = 100
 
     var jsonName: String {
         switch self {
@@ -102,6 +119,8 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case .malformedJSON: "malformedJSON"
         case .wrongContentType: "wrongContentType"
         case .htmlBody: "htmlBody"
+        case .slowDrip: "slowDrip"
+        case .redirect: "redirect"
         }
     }
 
@@ -117,6 +136,8 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case "malformedjson", "malformed": "malformedJSON"
         case "wrongcontenttype": "wrongContentType"
         case "htmlbody", "html": "htmlBody"
+        case "slowdrip", "drip": "slowDrip"
+        case "redirect": "redirect"
         default: nil
         }
     }
@@ -133,6 +154,8 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case .malformedJSON: "malformed-json"
         case .wrongContentType: "wrong-content-type"
         case .htmlBody: "html-body"
+        case .slowDrip(let ms): "slow-drip=\(ms)ms"
+        case .redirect(let status, let location): "redirect=" + (status == 302 ? "" : "\(status):") + location
         }
     }
 }
@@ -150,8 +173,11 @@ public struct FaultSpecError: Error, CustomStringConvertible, Equatable {
 ///     status=503@tvmaze/shows   status=429:5 (Retry-After 5 s)   fail-next=2   fail-next=2:500
 ///     latency=200ms  latency=1.5s  latency=200   no-answer   reset-mid-body (or reset)
 ///     truncated   malformed-json   wrong-content-type   html-body
+///     slow-drip (a byte every 100 ms)   slow-drip=50ms
+///     redirect=http://127.0.0.1:8081/brastlewark/data.json@brastlewark   redirect=307:/brastlewark/data.json
 ///
 /// MATCH is a path prefix (leading slash optional) or `*`; without `@MATCH` the fault applies to all.
+/// A redirect's URL may hold `@` (userinfo) only when an `@MATCH` follows: the last `@` starts MATCH.
 public enum FaultSpec {
     public static func parse(_ text: String) throws -> [Fault] {
         try text.split(separator: ",").map { try parseOne(String($0).trimmingCharacters(in: .whitespaces)) }
@@ -165,7 +191,10 @@ public enum FaultSpec {
         func fail(_ reason: String) -> FaultSpecError { FaultSpecError(spec: spec, reason: reason) }
         var body = Substring(spec)
         var match = "*"
-        if let at = body.firstIndex(of: "@") {
+        // The last `@`: a redirect URL may carry userinfo (`redirect=http://u:p@host/x@/brastlewark`).
+        // No other kind's value holds an `@`, so for them first and last are the same.
+        let isRedirect = FaultKind.canonicalName(String(body.prefix { $0 != "=" && $0 != "@" })) == "redirect"
+        if let at = isRedirect ? body.lastIndex(of: "@") : body.firstIndex(of: "@") {
             match = String(body[body.index(after: at)...])
             body = body[..<at]
             if match.isEmpty { throw fail("empty match after @") }
@@ -200,9 +229,24 @@ public enum FaultSpec {
         case "truncated": kind = .truncated
         case "malformedJSON": kind = .malformedJSON
         case "htmlBody": kind = .htmlBody
+        case "slowDrip":
+            guard let ms = value.map(parseDuration) ?? FaultKind.defaultDripMilliseconds, ms >= 1 else {
+                throw fail("expected the pause between bytes, such as 50ms (at least 1 ms)")
+            }
+            kind = .slowDrip(milliseconds: ms)
+        case "redirect":
+            guard var v = value, !v.isEmpty else { throw fail("redirect needs a location, e.g. redirect=http://127.0.0.1:8081/x") }
+            var status = 302
+            // `307:URL`: a status first, told apart from a URL's scheme by being three digits.
+            if let colon = v.firstIndex(of: ":"), let code = Int(v[..<colon]), v.distance(from: v.startIndex, to: colon) == 3 {
+                guard [301, 302, 303, 307, 308].contains(code) else { throw fail("a redirect status is 301, 302, 303, 307 or 308, not \(code)") }
+                status = code
+                v = String(v[v.index(after: colon)...])
+            }
+            kind = .redirect(status, location: v)
         default: kind = .wrongContentType
         }
-        if value != nil && !["status", "failNext", "latency"].contains(canonical) {
+        if value != nil && !["status", "failNext", "latency", "slowDrip", "redirect"].contains(canonical) {
             throw fail("this fault takes no value")
         }
         return Fault(match: match, kind: kind)
@@ -250,7 +294,7 @@ struct FaultPlan: Sendable {
                 guard decision.failure == nil else { continue }
                 decision.failure = fault.kind
                 decision.applied.append(fault.description)
-            case .noAnswer, .resetMidBody, .truncated, .malformedJSON, .wrongContentType, .htmlBody:
+            case .noAnswer, .resetMidBody, .truncated, .malformedJSON, .wrongContentType, .htmlBody, .slowDrip, .redirect:
                 guard decision.failure == nil else { continue }
                 decision.failure = fault.kind
                 decision.applied.append(fault.description)

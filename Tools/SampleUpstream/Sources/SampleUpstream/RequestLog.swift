@@ -14,8 +14,13 @@ public struct RequestRecord: Sendable, Equatable, Codable {
     /// The faults applied, in text-spec form, or nil.
     public var fault: String?
     public var date: Date
+    /// Every request header, names lowercased, repeated values joined with ", ": what a test
+    /// checks to see that credentials or validators were (or were not) sent. nil in records
+    /// decoded from a log written before this field existed.
+    public var headers: [String: String]?
 
-    public init(index: Int, method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?, date: Date) {
+    public init(index: Int, method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?, date: Date,
+                headers: [String: String]? = nil) {
         self.index = index
         self.method = method
         self.path = path
@@ -24,6 +29,7 @@ public struct RequestRecord: Sendable, Equatable, Codable {
         self.ifModifiedSince = ifModifiedSince
         self.fault = fault
         self.date = date
+        self.headers = headers
     }
 }
 
@@ -31,10 +37,11 @@ struct RequestLog: Sendable {
     private(set) var records: [RequestRecord] = []
     private var nextIndex = 0
 
-    mutating func append(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?) -> RequestRecord {
+    mutating func append(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?,
+                         headers: [String: String]? = nil) -> RequestRecord {
         let record = RequestRecord(
             index: nextIndex, method: method, path: path, status: status,
-            ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault, date: Date())
+            ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault, date: Date(), headers: headers)
         nextIndex += 1
         records.append(record)
         return record

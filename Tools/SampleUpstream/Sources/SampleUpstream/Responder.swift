@@ -35,8 +35,14 @@ struct UpstreamResponder: HTTPResponder {
         let method = request.method
         let ifNoneMatch = request.headers[.ifNoneMatch]
         let ifModifiedSince = request.headers[.ifModifiedSince]
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.canonicalName
+            headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
+        }
         func record(_ status: Int, _ fault: String?) async {
-            await state.record(method: method.rawValue, path: fullPath, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault)
+            await state.record(method: method.rawValue, path: fullPath, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault,
+                               headers: headers)
         }
 
         await state.receive(fullPath)
@@ -70,6 +76,15 @@ struct UpstreamResponder: HTTPResponder {
             headers[.contentType] = "text/html"
             let response = Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: htmlErrorPage)))
             return method == .head ? headHeaders(response) : response
+        case .redirect(let code, let location):
+            // Before the route, like a load balancer that moved the resource: no validators,
+            // a small JSON body, and Location as given (absolute or relative).
+            await record(code, decision.summary)
+            var headers = HTTPFields()
+            headers[.location] = location
+            headers[.contentType] = "application/json; charset=utf-8"
+            let body = JSONBody.encode(["moved": location])
+            return Response(status: .init(code: code), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
         default:
             break
         }
@@ -114,7 +129,10 @@ struct UpstreamResponder: HTTPResponder {
             headers[.lastModified] = Validators.httpDate(lastModified)
             if let cacheControl = SourceMetadata.cacheControl(source) { headers[.cacheControl] = cacheControl }
             // Transport faults must reach the client even when it holds a current copy.
-            let bodyFault = [.resetMidBody, .truncated, .malformedJSON].contains(decision.failure)
+            let bodyFault: Bool = switch decision.failure {
+            case .resetMidBody, .truncated, .malformedJSON, .slowDrip: true
+            default: false
+            }
             if !bodyFault, Validators.isNotModified(ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, etag: etag, lastModified: lastModified) {
                 response = Response(status: .notModified, headers: headers)
                 // A 304 has no body; a Content-Length of 0 would misstate the representation's length.
@@ -160,6 +178,19 @@ struct UpstreamResponder: HTTPResponder {
                 try await Task.sleep(for: .milliseconds(100))
                 // Throwing from the body writer makes Hummingbird close the connection (FIN).
                 throw InjectedFaultError()
+            }
+        case .slowDrip(let ms):
+            let state = state
+            return ResponseBody(contentLength: body.count) { writer in
+                // One byte, then a pause: never silent long enough for a read timeout. Ends
+                // when the client goes away (the channel closes, so the write throws or the
+                // channel is inactive) or the server stops.
+                for byte in body {
+                    guard channel.isActive, !Task.isCancelled, !(await state.isStopping) else { throw InjectedFaultError() }
+                    try await writer.write(ByteBuffer(bytes: [byte]))
+                    try await Task.sleep(for: .milliseconds(ms))
+                }
+                try await writer.finish(nil)
             }
         default:
             return ResponseBody(byteBuffer: ByteBuffer(bytes: body))

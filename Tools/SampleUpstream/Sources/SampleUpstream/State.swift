@@ -47,8 +47,10 @@ actor UpstreamState {
         received.removeAll()
     }
 
-    func record(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?) {
-        let r = log.append(method: method, path: path, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault)
+    func record(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?,
+                headers: [String: String]? = nil) {
+        let r = log.append(method: method, path: path, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault,
+                           headers: headers)
         if echoToStderr {
             let line = "#\(r.index) \(r.method) \(r.path) -> \(r.status == 0 ? "no answer" : String(r.status))" + (r.fault.map { " [fault: \($0)]" } ?? "") + "\n"
             FileHandle.standardError.write(Data(line.utf8))
