@@ -327,14 +327,21 @@ final class FetchPrinter: @unchecked Sendable {
                                                 $1.failure.map { "\($0.failureClass.name): \($0.message)" } ?? "-", String($1.bodyBytes)] },
                           records: attempts.map { Self.record($0, $1) })
         }
+        // A refused URL (a scheme or an address Fetchlog does not go to) is an event, but
+        // no request was sent.
+        let isRefused = { (attempt: FetchReport.Attempt) in attempt.status == nil && attempt.failure?.message.hasPrefix("refused:") == true }
         var statuses: [String: Int] = [:]
-        for (_, attempt) in attempts { statuses[attempt.status.map(String.init) ?? (attempt.failure?.failureClass.name ?? "-"), default: 0] += 1 }
+        for (_, attempt) in attempts where !isRefused(attempt) {
+            statuses[attempt.status.map(String.init) ?? (attempt.failure?.failureClass.name ?? "-"), default: 0] += 1
+        }
         let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
         let seqs = attempts.map(\.1.seq).filter { $0 > 0 }
         let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
         let bytes = attempts.reduce(0) { $0 + $1.1.bodyBytes }
-        let n = attempts.count, e = seqs.count, session = n - e
-        write("\(n) request\(n == 1 ? "" : "s") (\(statusText)); \(e) event\(e == 1 ? "" : "s") appended\(range)"
+        let refused = attempts.filter { isRefused($0.1) }.count
+        let n = attempts.count - refused, e = seqs.count, session = attempts.count - e
+        write("\(n) request\(n == 1 ? "" : "s")" + (statusText.isEmpty ? "" : " (\(statusText))") + (refused > 0 ? ", \(refused) refused" : "")
+              + "; \(e) event\(e == 1 ? "" : "s") appended\(range)"
               + (session > 0 ? ", \(session) kept for this session only" : "") + "; \(Format.bytes(bytes)) of bodies")
         return nil
     }
