@@ -84,6 +84,31 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Opens existing named databases in a read transaction that is committed (not
+    /// aborted) so the handles stay open for the environment, as liblmdb keeps handles a
+    /// committed read-only transaction opened. nil when one of them does not exist. Unlike
+    /// `write`, it never waits for another process's write transaction.
+    public func openExistingDatabases(_ names: [String]) throws -> [Database]? {
+        try mapLock.withReadLock {
+            var raw: OpaquePointer?
+            try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &raw), "mdb_txn_begin(read)", path)
+            var databases: [Database] = []
+            for name in names {
+                var dbi: MDB_dbi = 0
+                let rc = mdb_dbi_open(raw, name, 0, &dbi)
+                if rc == MDB_NOTFOUND {
+                    mdb_txn_abort(raw)
+                    return nil
+                }
+                if rc != 0 { mdb_txn_abort(raw) }
+                try check(rc, "mdb_dbi_open(\(name))", path)
+                databases.append(Database(dbi: dbi, name: name))
+            }
+            try check(mdb_txn_commit(raw), "mdb_txn_commit(read)", path)
+            return databases
+        }
+    }
+
     /// Runs `body` in a write transaction and commits it. When the map is full, the
     /// transaction is aborted, the map grows, and `body` runs again from the start, so
     /// `body` must derive everything it writes from what it reads in the transaction.

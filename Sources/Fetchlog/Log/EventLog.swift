@@ -40,13 +40,14 @@ public final class EventLog: Sendable {
         let lock = try StoreOpening.lock(path)
         defer { lock.release() }
         _ = try StoreProbe.check(path)
+        let tightened = StoreOpening.tightenDirectory(path)
         var envOptions = Environment.Options()
         envOptions.mapSize = options.initialMapSize
         envOptions.maxDatabases = 16
         envOptions.noSync = options.unsafeNoSync
         do {
             let env = try Environment(path: path, options: envOptions)
-            return try EventLog(environment: env, path: path, options: options, notes: lock.notes + StoreOpening.tightenFiles(path))
+            return try EventLog(environment: env, path: path, options: options, notes: lock.notes + tightened + StoreOpening.tightenFiles(path))
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
@@ -59,6 +60,14 @@ public final class EventLog: Sendable {
         self.notes = notes
         self.environment = environment
         self.path = path
+        // An existing store is opened with a read transaction only, so opening never waits
+        // for another process's write (a long import holds LMDB's write lock throughout).
+        if let existing = try environment.openExistingDatabases([StoreSchema.eventsName, StoreSchema.metaName, StoreSchema.checkpointsName]),
+           let metadata = try Self.readMetadata(environment, meta: existing[1]) {
+            (events, meta, checkpoints, self.metadata) = (existing[0], existing[1], existing[2], metadata)
+            writer = LogWriter(environment: environment, events: events)
+            return
+        }
         // Creating the databases and the metadata is one transaction: a store either
         // has all of it or none (and none is treated as fresh).
         let opened = try environment.write { txn -> (Database, Database, Database, StoreMetadata) in
@@ -85,6 +94,19 @@ public final class EventLog: Sendable {
         }
         (events, meta, checkpoints, metadata) = opened
         writer = LogWriter(environment: environment, events: events)
+    }
+
+    /// The metadata of an existing store, nil when it has none yet.
+    private static func readMetadata(_ environment: Environment, meta: Database) throws -> StoreMetadata? {
+        try environment.read { txn -> StoreMetadata? in
+            guard try txn.get(meta, key: StoreSchema.Key.format) != nil else { return nil }
+            var values: [String] = []
+            for key in [StoreSchema.Key.formatVersion, StoreSchema.Key.storeID, StoreSchema.Key.createdAt, StoreSchema.Key.createdBy] {
+                values.append(try txn.get(meta, key: key).map { String(decoding: $0, as: UTF8.self) } ?? "")
+            }
+            return StoreMetadata(formatVersion: Int(values[0]) ?? 0, storeID: values[1], createdAt: values[2], createdBy: values[3],
+                                 staleReadersCleared: Int(environment.staleReadersCleared))
+        }
     }
 
     deinit { writer.stop() }

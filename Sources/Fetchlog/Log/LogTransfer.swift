@@ -67,6 +67,11 @@ extension EventLog {
                 tally.bytes += size
                 if seq % 256 == 0 { progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes)) }
             }
+            // Fewer lines than were checked (the file shrank, or could be read only once):
+            // nothing of it is committed.
+            guard seq == UInt64(total) else {
+                throw ImportError(line: Int(seq) + 1, reason: "the file changed during the import (\(seq) events where the check read \(total))")
+            }
             progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes))
             return 1 ..< seq + 1
         }

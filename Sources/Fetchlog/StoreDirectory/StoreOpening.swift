@@ -20,7 +20,7 @@ enum StoreOpening {
     }
 
     static func lock(_ path: String) throws -> Lock {
-        var notes: [String] = []
+        let notes: [String] = []
         var info = stat()
         if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
@@ -44,10 +44,6 @@ enum StoreOpening {
                 close(fd)
                 throw StoreError.notAccessible(path: path, reason: "it cannot be locked (\(reason(code)))")
             }
-        }
-        // An existing directory others may read: the log is the user's alone.
-        if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0, fchmod(fd, 0o700) == 0 {
-            notes.append("made \(path) private (mode \(String(info.st_mode & 0o777, radix: 8)) → 700)")
         }
         return Lock(fd: fd, notes: notes)
     }
@@ -81,6 +77,14 @@ enum StoreOpening {
                 throw StoreError.notAccessible(path: path, reason: "\(prefix) cannot be created: \(reason(errno))")
             }
         }
+    }
+
+    /// The store directory to 0700 when others may read it: called only once the probe has
+    /// accepted it as a store (or it was just made), never on a directory that is refused.
+    static func tightenDirectory(_ path: String) -> [String] {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0, chmod(path, 0o700) == 0 else { return [] }
+        return ["made \(path) private (mode \(String(info.st_mode & 0o777, radix: 8)) → 700)"]
     }
 
     /// data.mdb and lock.mdb to 0600 when they are more open (a store made by an older

@@ -131,6 +131,7 @@ struct LogCommand: AsyncParsableCommand {
             } catch let error as StoreError {
                 throw CommandError.failed("\(error.description); \(out) was left as it was")
             }
+            if SafeFile.isStandardOutput(out) { return nil }
             return .message("wrote \(count) events (\(Format.bytes(bytes))) to \(out)",
                             json: .object([("file", .string(out)), ("events", .number(count)), ("bytes", .number(bytes))]))
         }
@@ -143,16 +144,26 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var outputOptions: OutputOptions
         @Argument(help: "The NDJSON file, or - for standard input.") var file: String
 
+        func validate() throws {
+            guard file != "-" else { return }
+            var info = stat()
+            guard stat(file, &info) == 0 else { throw ValidationError("cannot read \(file): \(SafeFile.reason(errno))") }
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw ValidationError("\(file) is a directory: give an NDJSON file from `log export`") }
+        }
+
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            var path = file
-            if file == "-" {
-                // The import reads its input twice (check, then write): keep stdin in a file.
-                path = NSTemporaryDirectory() + "fetchlog-import-\(getpid()).ndjson"
-                try FileHandle.standardInput.readDataToEndOfFile().write(to: URL(fileURLWithPath: path))
+            if file == "-" && context.session != nil {
+                throw CommandError.usage("in the shell, give the file: log import FILE (the shell's own input is its commands)")
             }
-            defer { if file == "-" { try? FileManager.default.removeItem(atPath: path) } }
+            // The import reads its input twice (check, then write): anything but a regular
+            // file (stdin, a pipe, <(…)) is first copied into a private file of its own.
+            var info = stat()
+            let regular = file != "-" && stat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+            let copy: PrivateCopy? = regular ? nil : try PrivateCopy(of: file)
+            defer { copy?.remove() }
+            let path = copy?.path ?? file
             let count: Int
             let bar = ProgressBar()
             let started = ContinuousClock.now
@@ -164,6 +175,8 @@ struct LogCommand: AsyncParsableCommand {
                 }
             } catch let error as ImportError {
                 throw CommandError.failed(error.description)
+            } catch let error as CocoaError {
+                throw CommandError.failed("cannot read \(file): \(error.localizedDescription)")
             }
             if let session = context.session { try await session.store.catchUp() }
             return .message("imported \(count) events into \(context.log.path)",
@@ -255,4 +268,26 @@ enum LogRendering {
             out.line("(binary: \(body.count) bytes; `fetchlog log export` carries them as base64)")
         }
     }
+}
+
+/// A private copy (0600, in a directory of its own) of an input that can be read only
+/// once, for the import's two passes.
+struct PrivateCopy {
+    let directory: String
+    var path: String { directory + "/input.ndjson" }
+
+    init(of file: String) throws {
+        var template = Array((NSTemporaryDirectory() + "/fetchlog-import-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw CommandError.failed("cannot make a temporary directory: \(SafeFile.reason(errno))") }
+        directory = String(cString: made)
+        let source = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+        guard let source else { throw CommandError.failed("cannot read \(file): \(SafeFile.reason(errno))") }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw CommandError.failed("cannot copy \(file): \(SafeFile.reason(errno))") }
+        let sink = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try sink.write(contentsOf: chunk) }
+        try sink.close()
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
 }

@@ -13,6 +13,9 @@ struct SessionOptions: ParsableArguments {
         guard let mode = OutputMode(rawValue: format) else { throw ValidationError("--format takes \(OutputMode.choices), not '\(format)'") }
         return mode
     }
+
+    /// A bad --format is a usage error before anything is opened.
+    func validate() throws { _ = try mode() }
 }
 
 /// `fetchlog` / `fetchlog repl`: the query shell. Interactive on a terminal (line
@@ -48,10 +51,27 @@ struct QueryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
-        let log = try reportingErrors { try storeOptions.open() }
-        let session = try makeSession(log: log, configuration: configuration, options: sessionOptions)
-        session.finishBackgroundWork = true
         let line = command.count == 1 ? command[0] : command.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+        // `log …` needs the log alone, not the state: it runs as `fetchlog log …` does, so
+        // `query "log verify"` works on a store whose state cannot be rebuilt.
+        if let words = try? Tokenizer.words(line), words.first == "log" {
+            var arguments = Array(words.dropFirst())
+            if let store = storeOptions.store { arguments += ["--store", store] }
+            if let format = sessionOptions.format { arguments += ["--format", format] }
+            do {
+                let parsed = try LogCommand.parseAsRoot(arguments)
+                guard var shared = parsed as? any SharedCommand else { throw CommandError.usage("usage: \(LogCommand.usage)") }
+                try await shared.run()
+            } catch let error as ExitCode {
+                throw error
+            } catch {
+                LogCommand.exit(withError: error)
+            }
+            return
+        }
+        let log = try reportingErrors { try storeOptions.open() }
+        let session = try await makeSession(log: log, configuration: configuration, options: sessionOptions)
+        session.finishBackgroundWork = true
         let error = await session.execute(line)
         await session.policy.waitForBackgroundWork()
         await session.fetcher.shutdown()
@@ -112,17 +132,28 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) throws -> Session {
+func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) async throws -> Session {
+    let mode = try options.mode()
     let fetcher = Fetcher(log: log, configuration: configuration)
-    let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
-    if let mode = try options.mode() { session.renderer.mode = mode }
-    return session
+    do {
+        let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
+        if let mode { session.renderer.mode = mode }
+        return session
+    } catch let error as StoreError {
+        // The HTTP client must be shut down before it is released, whatever failed.
+        await fetcher.shutdown()
+        printError(error.description)
+        throw ExitCode(ExitStatus.failure)
+    } catch {
+        await fetcher.shutdown()
+        throw error
+    }
 }
 
 /// Runs the shell on stdin: interactive on a terminal, a script otherwise. Returns the
 /// exit status.
 func runShell(log: EventLog, network: FetchConfiguration, options: SessionOptions, banner: String?) async throws -> Int32 {
-    let session = try makeSession(log: log, configuration: network, options: options)
+    let session = try await makeSession(log: log, configuration: network, options: options)
     defer { session.close() }
     let watcher = session.store.watch()
     defer { watcher.cancel() }

@@ -12,6 +12,9 @@ struct OutputOptions: ParsableArguments {
         guard let mode = OutputMode(rawValue: format) else { throw ValidationError("--format takes \(OutputMode.choices), not '\(format)'") }
         return mode
     }
+
+    /// A bad --format is a usage error before a store is opened (or created).
+    func validate() throws { _ = try mode() }
 }
 
 /// What a command shared by the shell and the command line reads: the log, the clock,

@@ -106,6 +106,7 @@ struct ExportCommand: SharedCommand {
         do { try SafeFile.write(Data(text.utf8), to: path) } catch let error as SafeFile.Failure {
             throw CommandError.failed(error.description)
         }
+        if SafeFile.isStandardOutput(path) { return nil }
         return .message("wrote \(view) (seq \(state.seq), \(Format.bytes(text.utf8.count))) to \(path)",
                         json: .object([("view", .string(view)), ("seq", .number(Int(state.seq))), ("file", .string(path)),
                                        ("bytes", .number(text.utf8.count))]))

@@ -22,21 +22,47 @@ enum SafeFile {
         try write(to: path, body, bytes: nil)
     }
 
+    /// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`: the process's own
+    /// descriptor, written through as it is (a pipe, a terminal, or a file opened with
+    /// `>>`, which must be appended to, never replaced).
+    /// True when `path` names this process's standard output (nothing else may go there).
+    static func isStandardOutput(_ path: String) -> Bool { ownDescriptor(path) == STDOUT_FILENO }
+
+    private static func ownDescriptor(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                return Int32(path.dropFirst(prefix.count))
+            }
+            return nil
+        }
+    }
+
     private static func write(to path: String, _ body: (_ sink: (String) throws -> Void) throws -> Void, bytes: Data?) throws {
-        let target = resolvingLinks(path)
+        if let fd = ownDescriptor(path) {
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+            do {
+                if let bytes { try handle.write(contentsOf: bytes) } else { try body { try handle.write(contentsOf: Data($0.utf8)) } }
+            } catch let failure as Failure { throw failure } catch let error as CocoaError { throw Failure(path: path, reason: describe(error)) }
+            return
+        }
         var info = stat()
-        let exists = stat(target, &info) == 0
+        let exists = stat(path, &info) == 0
         let kind = info.st_mode & S_IFMT
         if exists && kind == S_IFDIR { throw Failure(path: path, reason: "it is a directory") }
         if exists && kind != S_IFREG {
-            // A device or a pipe: write through it.
-            guard let handle = FileHandle(forWritingAtPath: target) else { throw Failure(path: path, reason: reason(errno)) }
+            // A device or a pipe (through however many links): write through it.
+            guard let handle = FileHandle(forWritingAtPath: path) else { throw Failure(path: path, reason: reason(errno)) }
             defer { try? handle.close() }
             do {
                 if let bytes { try handle.write(contentsOf: bytes) } else { try body { try handle.write(contentsOf: Data($0.utf8)) } }
             } catch { throw Failure(path: path, reason: "\(error.localizedDescription)") }
             return
         }
+        // A regular file (or a new one): replaced where the links lead, the links kept.
+        let target = resolvingLinks(path)
         let directory = (target as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "." : directory) + "/." + (target as NSString).lastPathComponent + ".fetchlog-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? info.st_mode & 0o7777 : 0o644)
@@ -89,7 +115,7 @@ enum SafeFile {
         switch code {
         case ENOSPC: return "the disk is full (nothing was replaced; free space and try again)"
         case EACCES, EPERM: return "permission denied"
-        case ENOENT: return "no such directory"
+        case ENOENT: return "no such file or directory"
         case ENOTDIR: return "a part of the path is not a directory"
         case EROFS: return "the file system is read-only"
         default: return String(cString: strerror(code))
