@@ -41,6 +41,10 @@ struct FetchlogCommand: AsyncParsableCommand {
             printError("unknown command '\(unknown)'\(Suggest.didYouMean(unknown, names)); fetchlog --help lists them")
             Glibc.exit(64)
         }
+        if let (group, word, names) = GlobalOptions.unknownNestedSubcommand(in: arguments) {
+            printError("\(group) has no '\(word)'\(Suggest.didYouMean(word, names)); fetchlog \(group) --help lists them")
+            Glibc.exit(64)
+        }
         await mainCancellingOnInterrupt(arguments)
     }
 }
@@ -111,11 +115,21 @@ enum GlobalOptions {
         return names.contains(first) ? nil : first
     }
 
+    /// `fetchlog log tial`: a group's mistyped subcommand, with the group's subcommands.
+    static func unknownNestedSubcommand(in arguments: [String]) -> (group: String, word: String, names: [String])? {
+        guard arguments.count >= 2, !arguments[1].hasPrefix("-"),
+              let group = FetchlogCommand.configuration.subcommands.first(where: { $0._commandName == arguments[0] }) else { return nil }
+        let names = group.configuration.subcommands.map { $0._commandName }
+        guard !names.isEmpty, !names.contains(arguments[1]), arguments[1] != "help" else { return nil }
+        return (arguments[0], arguments[1], names)
+    }
+
     static func hoist(_ arguments: [String]) -> [String] {
         var front: [String] = []
         var moved: [String] = []
         var index = 0
         var seenSubcommand = false
+        var group: any ParsableCommand.Type = FetchlogCommand.self
         while index < arguments.count {
             let argument = arguments[index]
             if !seenSubcommand {
@@ -134,7 +148,16 @@ enum GlobalOptions {
                     index += 1
                     continue
                 }
-                if !argument.hasPrefix("-") { seenSubcommand = true }
+                if !argument.hasPrefix("-") {
+                    // A group (`log`) goes on hoisting until its own subcommand (`tail`):
+                    // `fetchlog log --format json tail 2` means `log tail 2 --format json`.
+                    if let next = group.configuration.subcommands.first(where: { $0._commandName == argument }),
+                       !next.configuration.subcommands.isEmpty {
+                        group = next
+                    } else {
+                        seenSubcommand = true
+                    }
+                }
             }
             front.append(argument)
             index += 1

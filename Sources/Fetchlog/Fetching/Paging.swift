@@ -37,7 +37,7 @@ public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
 /// 404 (recorded as end-of-list), or the `total_pages` a page announces.
 extension Fetcher {
     /// Hard stop for `--pages all` on a source that never says it ended.
-    static let pageLimit = 10_000
+    public static let pageLimit = 10_000
 
     /// Fetches pages of the TVmaze show index until `pages` ends or the index does (404).
     ///

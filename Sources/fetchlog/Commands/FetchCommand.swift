@@ -33,9 +33,36 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "How many shows' images (assets shows).") var first: Int = 100
     @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
 
+    /// What each source can fetch (the grammar `fetch SOURCE WHAT`).
+    static let whats: [String: [String]] = [
+        "tvmaze": ["shows", "show", "search"], "brastlewark": ["census"], "viaplay": ["root", "page"],
+        "thmanyah": ["home", "search"], "artic": ["artworks", "artwork", "artist", "agent"],
+        "assets": ["shows", "show", "gnomes", "artworks"],
+    ]
+
+    /// Everything that can be checked without the network or the store is checked here,
+    /// before either is touched: a bad source, WHAT, --pages or --limit is a usage error
+    /// with this command's usage, and no store is created for it.
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
         guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
+        guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
+        if source != "asset" {
+            guard let options = Self.whats[source] else {
+                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use tvmaze, brastlewark, viaplay, thmanyah, artic, assets or asset")
+            }
+            guard options.contains(what) else {
+                throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
+            }
+        } else if !(what.hasPrefix("http://") || what.hasPrefix("https://")) {
+            throw ValidationError("fetch asset takes an http(s) URL")
+        }
+        if let pages {
+            guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)'") }
+            if case .range(let r) = selection, r.upperBound > Fetcher.pageLimit {
+                throw ValidationError("--pages goes up to \(Fetcher.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
+            }
+        }
     }
 
     func run() async throws {
@@ -100,7 +127,12 @@ struct FetchCommand: AsyncParsableCommand {
         func selection(_ fallback: String) throws -> PageSelection {
             let text = pages ?? fallback
             guard let selection = PageSelection(text) else { throw ValidationError("--pages takes N, A-B or all, not '\(text)'") }
-            if case .range(let r) = selection { printer.expect(r.count) }
+            if case .range(let r) = selection {
+                guard r.upperBound <= Fetcher.pageLimit else {
+                    throw ValidationError("--pages goes up to \(Fetcher.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
+                }
+                printer.expect(r.count)
+            }
             return selection
         }
         switch (source, what) {
@@ -298,7 +330,7 @@ final class FetchPrinter: @unchecked Sendable {
     static func record(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> JSONValue {
         .object([
             ("seq", attempt.seq == 0 ? .null : .number(Int(attempt.seq))), ("sessionOnly", .bool(attempt.seq == 0)),
-            ("resource", .string(report.resource.description)), ("url", .string(report.url)),
+            ("source", .string(report.resource.source.rawValue)), ("path", .string(report.resource.path)), ("url", .string(report.url)),
             ("status", attempt.status.map { .number(Int($0)) } ?? .null), ("kind", .string(attempt.kind.name)),
             ("failureClass", attempt.failure.map { .string($0.failureClass.name) } ?? .null),
             ("failure", attempt.failure.map { .string($0.message) } ?? .null),

@@ -21,6 +21,7 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
         @Flag(name: .long, help: .hidden) var json = false
+        var legacyJSON: Bool { json }
 
         func run() async throws {
             try await runOnCommandLine(legacyJSON: json)
@@ -119,7 +120,8 @@ struct LogCommand: AsyncParsableCommand {
             var count = 0
             var bytes = 0
             do {
-                try SafeFile.write(to: out) { sink in
+                // 0600: a log export carries every body, as private as the store itself.
+                try SafeFile.write(to: out, mode: 0o600) { sink in
                     try context.log.exportNDJSON(from: from) { line in
                         count += line.last == "\n" ? 1 : 0
                         bytes += line.utf8.count

@@ -27,6 +27,7 @@ struct StatusCommand: SharedCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
     @Flag(name: .long, help: .hidden) var json = false
+    var legacyJSON: Bool { json }
 
     func run() async throws {
         try await runOnCommandLine(legacyJSON: json)

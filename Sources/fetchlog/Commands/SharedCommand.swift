@@ -49,7 +49,13 @@ struct CommandContext {
 protocol SharedCommand: AsyncParsableCommand {
     var storeOptions: StoreOptions { get }
     var outputOptions: OutputOptions { get set }
+    /// The old `--json` flag of `status` and `log stats`, meaning `--format json`.
+    var legacyJSON: Bool { get }
     func output(_ context: CommandContext) async throws -> Output?
+}
+
+extension SharedCommand {
+    var legacyJSON: Bool { false }
 }
 
 extension SharedCommand {
@@ -107,19 +113,22 @@ extension Session {
             throw CommandError.usage(root.message(for: error) + "\nusage: \(own ?? usage)")
         }
         guard let command = parsed as? any SharedCommand else {
-            throw CommandError.usage("usage: \(usage)")
+            // `--help` (ArgumentParser answers it with a help command of its own).
+            let sub = root.configuration.subcommands.first { $0._commandName == words.first }
+            let help = sub.map { root.helpMessage(for: $0) } ?? root.helpMessage()
+            return .message(help, json: .object([("help", .string(help))]))
         }
         if command.storeOptions.store != nil {
             throw CommandError.usage("--store belongs on the command line: this shell is on \(log.path)")
         }
         let context = CommandContext(log: log, clock: clock, session: self, write: { self.emit($0) })
         let chosen: OutputMode?
-        do { chosen = try command.outputOptions.mode() } catch {
+        do { chosen = command.legacyJSON ? .json : try command.outputOptions.mode() } catch {
             throw CommandError.usage("--format takes \(OutputMode.choices)\nusage: \(usage)")
         }
         guard let chosen else { return try await command.output(context) }
         // --format on one shell command: render it here, in that mode.
-        var renderer = self.renderer
+        var renderer = self.activeRenderer
         renderer.mode = chosen
         do {
             if let output = try await command.output(context) { emit(renderer.render(output)) }

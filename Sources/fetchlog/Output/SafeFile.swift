@@ -15,11 +15,12 @@ enum SafeFile {
     }
 
     static func write(_ data: Data, to path: String) throws {
-        try write(to: path, { _ in }, bytes: data)
+        try write(to: path, { _ in }, bytes: data, mode: 0o644)
     }
 
-    static func write(to path: String, _ body: (_ sink: (String) throws -> Void) throws -> Void) throws {
-        try write(to: path, body, bytes: nil)
+    /// `mode` is for a new file; a replaced file keeps its own.
+    static func write(to path: String, mode: mode_t = 0o644, _ body: (_ sink: (String) throws -> Void) throws -> Void) throws {
+        try write(to: path, body, bytes: nil, mode: mode)
     }
 
     /// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`: the process's own
@@ -40,7 +41,7 @@ enum SafeFile {
         }
     }
 
-    private static func write(to path: String, _ body: (_ sink: (String) throws -> Void) throws -> Void, bytes: Data?) throws {
+    private static func write(to path: String, _ body: (_ sink: (String) throws -> Void) throws -> Void, bytes: Data?, mode: mode_t) throws {
         if let fd = ownDescriptor(path) {
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
             do {
@@ -65,7 +66,7 @@ enum SafeFile {
         let target = resolvingLinks(path)
         let directory = (target as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "." : directory) + "/." + (target as NSString).lastPathComponent + ".fetchlog-\(getpid())-\(UInt32.random(in: 0 ... .max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? info.st_mode & 0o7777 : 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? info.st_mode & 0o7777 : mode)
         guard fd >= 0 else { throw Failure(path: path, reason: reason(errno)) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         // Write errors become a Failure naming the file; an error of the producer (a

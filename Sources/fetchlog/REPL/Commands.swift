@@ -25,7 +25,8 @@ enum Commands {
     /// The slice of `list` on page `page` of `size`; a page past the end is an error
     /// naming how many there are (an empty list has one, empty, page).
     static func page<T>(_ list: [T], _ page: Int, size: Int, noun: String) throws -> (slice: [T], pages: Int) {
-        let pages = max(1, (list.count + size - 1) / size)
+        // Written so that any size and page a user can type (up to Int.max) cannot overflow.
+        let pages = list.isEmpty ? 1 : (list.count - 1) / size + 1
         guard page <= pages else {
             throw CommandError.failed("no page \(page): \(list.count) \(noun) make \(pages) page\(pages == 1 ? "" : "s") of \(size)")
         }
@@ -87,6 +88,14 @@ enum Commands {
 
     static func fetch(_ session: Session, _ args: [String]) async throws -> Output? {
         guard !session.isPinned else { throw CommandError.usage("at SEQ is read-only: fetch cannot run inside it") }
+        // The shell fetches with the settings it was started with; these are the command
+        // line's, and silently ignoring them would fetch other than asked.
+        let startOnly = ["--store", "--upstream", "--offline", "--retries", "--connect-timeout", "--read-timeout", "--retry-after-cap",
+                         "--deadline", "--min-rate", "--allow-private-hosts", "--redact-param"]
+        if let given = args.first(where: { arg in startOnly.contains { arg == $0 || arg.hasPrefix($0 + "=") } }) {
+            let option = given.split(separator: "=").first.map(String.init) ?? given
+            throw CommandError.usage("\(option) is set when the shell starts (fetchlog \(option) … repl); this shell fetches with its own settings")
+        }
         let command: FetchCommand
         do { command = try FetchCommand.parse(args) } catch {
             throw CommandError.usage(FetchCommand.message(for: error) + "\nusage: \(CommandTable.find("fetch")!.usage)")
@@ -327,6 +336,11 @@ enum Commands {
         ], json: gnomeRecord(g))
     }
 
+    /// The active filter in the one shape it has everywhere (`filter show`, `export filters`).
+    static func activeJSON(_ view: FiltersView) -> JSONValue {
+        view.exportMembers().first { $0.0 == "active" }?.1 ?? .null
+    }
+
     static func filterParts(_ f: GnomeFilter) -> [(field: String, text: String)] {
         var parts: [(field: String, text: String)] = []
         if let v = f.name { parts.append(("name", "name=\(v)")) }
@@ -363,11 +377,12 @@ enum Commands {
         case "reset":
             guard !session.isPinned else { throw CommandError.usage("at SEQ is read-only") }
             try none(Array(args.dropFirst()), "filter reset")
-            let before = FiltersView(state: session.state).active
+            let beforeView = FiltersView(state: session.state)
             try await session.store.resetGnomeFilter()
-            let count = FiltersView(state: session.state).matching.count
-            return .message("filter reset (was \(filterText(before))): \(count) gnomes",
-                            json: .object([("active", GnomeFilter().json), ("previous", before.json), ("matching", .number(count))]))
+            let afterView = FiltersView(state: session.state)
+            let count = afterView.matching.count
+            return .message("filter reset (was \(filterText(beforeView.active))): \(count) gnomes",
+                            json: .object([("active", activeJSON(afterView)), ("previous", activeJSON(beforeView)), ("matching", .number(count))]))
         case "set":
             guard !session.isPinned else { throw CommandError.usage("at SEQ is read-only") }
             let usage = "filter set FIELD=VALUE… (hair_color, profession, name, age, weight, height, friends; ranges as MIN-MAX)"
@@ -414,7 +429,8 @@ enum Commands {
                 changed.append(field == "hair" ? "hair_color" : field)
             }
             try await session.store.setGnomeFilter(f)
-            let count = FiltersView(state: session.state).matching.count
+            let afterView = FiltersView(state: session.state)
+            let count = afterView.matching.count
             // What the new filter did to the one in force: fields it replaced, fields it kept.
             let previous = filterParts(before)
             let replaced = previous.filter { changed.contains($0.field) }.map(\.text)
@@ -423,7 +439,7 @@ enum Commands {
             if !replaced.isEmpty { how += "; replaced \(replaced.joined(separator: " "))" }
             if !kept.isEmpty { how += "; kept \(kept.joined(separator: " "))" }
             return .message("filter set: \(filterText(f)) (\(count) gnomes) — \(how)",
-                            json: .object([("active", f.json), ("previous", before.json), ("matching", .number(count)),
+                            json: .object([("active", activeJSON(afterView)), ("previous", activeJSON(view)), ("matching", .number(count)),
                                            ("replaced", .array(replaced.map(JSONValue.string))), ("kept", .array(kept.map(JSONValue.string)))]))
         default:
             throw CommandError.usage("filter has no '\(verb)'\(Suggest.didYouMean(verb, ["show", "set", "reset"]))\nusage: filter show | set FIELD=VALUE… | reset")

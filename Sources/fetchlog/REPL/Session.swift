@@ -53,6 +53,14 @@ final class Session: @unchecked Sendable {
         pager = isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1
     }
 
+    /// The renderer for what goes out now: cells are cut to the window only when they go
+    /// to the terminal, never into a `.output` file.
+    var activeRenderer: Renderer {
+        var active = renderer
+        active.fitsWidth = renderer.fitsWidth && outputHandle == nil
+        return active
+    }
+
     /// Long results on a terminal go through `$PAGER` (`.pager off` turns it off).
     var pager = false
 
@@ -63,15 +71,27 @@ final class Session: @unchecked Sendable {
     /// printing it as one line.
     @discardableResult
     func execute(_ line: String) async -> CommandError? {
-        let words: [String]
+        var words: [String]
         do { words = try Tokenizer.words(line) } catch {
             return report(.usage("\(error)"))
         }
-        guard let name = words.first else { return nil }
+        guard var name = words.first else { return nil }
+        // `--format MODE` on any one command: that command alone prints in MODE.
+        let savedMode = renderer.mode
+        defer { renderer.mode = savedMode }
+        if let at = words.firstIndex(where: { $0 == "--format" || $0.hasPrefix("--format=") }), at > 0 {
+            let value = words[at] == "--format" ? (at + 1 < words.count ? words[at + 1] : "") : String(words[at].dropFirst("--format=".count))
+            guard let mode = OutputMode(rawValue: value) else {
+                return report(.usage("--format takes \(OutputMode.choices), not '\(value)'"))
+            }
+            words.removeSubrange(at ..< (words[at] == "--format" ? min(at + 2, words.count) : at + 1))
+            renderer.mode = mode
+            name = words[0]
+        }
         let started = ContinuousClock.now
         do {
             let output = try await run(name, Array(words.dropFirst()))
-            if let output { emit(renderer.render(output)) }
+            if let output { emit(activeRenderer.render(output)) }
             // The freshness line comes after the result; one-shot and script runs first
             // finish the revalidation it started, so the line says how that ended.
             if finishBackgroundWork { await policy.waitForBackgroundWork() }
@@ -79,12 +99,14 @@ final class Session: @unchecked Sendable {
             pendingWarnings = []
             if timer {
                 let elapsed = ContinuousClock.now - started
-                emit(String(format: "time: %.3f s\n", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                let line = String(format: "time: %.3f s", Format.seconds(elapsed))
+                // A note, not a row: on stderr when stdout carries data for programs.
+                if renderer.mode.isMachine { notify(line) } else { emit(line + "\n") }
             }
             return nil
         } catch let error as CommandError {
             pendingWarnings = []
-            if let output = error.output { emit(renderer.render(output)) }
+            if let output = error.output { emit(activeRenderer.render(output)) }
             return report(error)
         } catch let error as StoreError {
             return report(.failed(error.description))
@@ -109,6 +131,8 @@ final class Session: @unchecked Sendable {
 
     /// The freshness line under a result: `⚠ offline: connection refused — shows last updated 2h 14m ago`.
     func freshnessLine(_ resource: Resource, _ name: String) {
+        // Inside `at SEQ` the answer is the past's: the live freshness is not its news.
+        guard !isPinned else { return }
         pendingWarnings.append((resource, name))
     }
 
