@@ -89,9 +89,24 @@ public final class Environment: @unchecked Sendable {
     /// committed read-only transaction opened. nil when one of them does not exist. Unlike
     /// `write`, it never waits for another process's write transaction.
     public func openExistingDatabases(_ names: [String]) throws -> [Database]? {
-        try mapLock.withReadLock {
-            var raw: OpaquePointer?
-            try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &raw), "mdb_txn_begin(read)", path)
+        while true {
+            // Another process grew the map since this environment opened: adopt its size.
+            let step: Step<[Database]?> = try mapLock.withReadLock {
+                var raw: OpaquePointer?
+                let rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &raw)
+                if rc == MDB_MAP_RESIZED { return .resized }
+                try check(rc, "mdb_txn_begin(read)", path)
+                return .done(try openAndCommit(raw!, names))
+            }
+            switch step {
+            case .done(let value): return value
+            case .mapFull, .resized: try adoptResizedMap()
+            }
+        }
+    }
+
+    private func openAndCommit(_ raw: OpaquePointer, _ names: [String]) throws -> [Database]? {
+        do {
             var databases: [Database] = []
             for name in names {
                 var dbi: MDB_dbi = 0

@@ -32,21 +32,24 @@ import Testing
     @Test func aKilledImportLeavesTheStoreEmptyAndAReimportWorks() async throws {
         let dir = TemporaryDirectory("import-kill")
         // 2,000 events of 12 KiB: about 24 MB, long enough to be killed in the middle.
-        let source = try EventLog.open(at: dir.sub("source"))
-        let body = [UInt8](repeating: UInt8(ascii: "y"), count: 12 << 10)
-        for batch in 0 ..< 20 {
-            let events = (0 ..< 100).map { i in
-                Event(recordedAt: fixedTime, kind: .fetched, source: "tvmaze", label: "/shows/\(batch * 100 + i)",
-                      request: Event.Request(url: "http://127.0.0.1:1/tvmaze/shows/\(i)"), response: Event.Response(status: 200, headers: []), body: body)
-            }
-            _ = try source.appendBlocking(contentsOf: events)
-        }
         let file = dir.sub("big.ndjson")
-        try FileManager.default.createFile(atPath: file, contents: nil)
-        let handle = try #require(FileHandle(forWritingAtPath: file))
-        try source.exportNDJSON { try handle.write(contentsOf: Data($0.utf8)) }
-        try handle.close()
-        source.close()
+        // Blocking writes on a thread of their own, not on the cooperative pool.
+        try await offPool {
+            let source = try EventLog.open(at: dir.sub("source"))
+            let body = [UInt8](repeating: UInt8(ascii: "y"), count: 12 << 10)
+            for batch in 0 ..< 20 {
+                let events = (0 ..< 100).map { i in
+                    Event(recordedAt: fixedTime, kind: .fetched, source: "tvmaze", label: "/shows/\(batch * 100 + i)",
+                          request: Event.Request(url: "http://127.0.0.1:1/tvmaze/shows/\(i)"), response: Event.Response(status: 200, headers: []), body: body)
+                }
+                _ = try source.appendBlocking(contentsOf: events)
+            }
+            FileManager.default.createFile(atPath: file, contents: nil)
+            guard let handle = FileHandle(forWritingAtPath: file) else { throw CocoaError(.fileWriteUnknown) }
+            try source.exportNDJSON { try handle.write(contentsOf: Data($0.utf8)) }
+            try handle.close()
+            source.close()
+        }
 
         // One whole import, timed; then imports killed at points spread across that time.
         let timed = ContinuousClock.now
@@ -64,7 +67,7 @@ import Testing
             try process.run()
             try await Task.sleep(for: duration * fraction)
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await offPool { process.waitUntilExit() }
             // All or nothing, wherever the kill fell: an empty log or every event, verified.
             let verify = try await runFetchlog(["--store", store, "log", "verify"])
             #expect(verify.status == 0, "trial \(trial): \(verify.stderr)")

@@ -52,7 +52,7 @@ import Testing
         let writer = try #require(FileHandle(forWritingAtPath: fifo))
         try writer.write(contentsOf: try Data(contentsOf: URL(fileURLWithPath: Repo.sampleLog)))
         try writer.close()
-        importer.waitUntilExit()
+        try await offPool { importer.waitUntilExit() }
         #expect(importer.terminationStatus == 0)
         #expect(try await runFetchlog(["--store", store, "log", "verify"]).stdout == "ok: 13 events, seq 1…13, every checksum valid\n")
     }

@@ -40,7 +40,9 @@ import Testing
         options.initialMapSize = 256 << 10
         let log = try EventLog.open(at: store, options: options)
         let finished = LockedBox<Bool>(false)
-        let writer = Task.detached {
+        // On a thread of its own: a blocking writer on the cooperative pool would stall every
+        // other test running beside this one.
+        let writer = Task { try await offPool {
             defer { finished.set(true) }
             let body = [UInt8](repeating: UInt8(ascii: "x"), count: 48 << 10)
             for batch in 0 ..< 200 {
@@ -52,7 +54,7 @@ import Testing
                 }
                 _ = try log.appendBlocking(contentsOf: events)
             }
-        }
+        } }
         var runs = 0
         var refusals: [String] = []
         while true {

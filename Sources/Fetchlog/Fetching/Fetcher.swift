@@ -139,6 +139,7 @@ public final class Fetcher: Sendable {
                 "resource": "\(resource)", "url": "\(recordedURL)", "attempt": "\(attempt)", "conditional": "\(conditional)",
             ])
             let started = ContinuousClock.now
+            let limitHit = LimitHit()
             let result: AttemptResult = if let namedRefusal {
                 .refused(.transport, namedRefusal, status: nil, headers: [])
             } else {
@@ -146,13 +147,15 @@ public final class Fetcher: Sendable {
                 // `--upstream` base are the user's choice. Every redirect off the upstream is
                 // checked: a Location is as untrusted as a body.
                 await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json",
-                              checkAddress: resource.document == .asset && !isUpstream(url))
+                              checkAddress: resource.document == .asset && !isUpstream(url), limitHit: limitHit)
             }
             // A failure while cancelled is the cancellation itself (the HTTP client abandons
             // the request): nothing came back from the upstream, so nothing is recorded. A
             // complete answer that arrived anyway is recorded like any other, without a retry.
             if Task.isCancelled, case .failure = result { throw cancelled(requestInFlight: true) }
-            let elapsed = ContinuousClock.now - started
+            // An attempt stopped by its deadline or rate ended when the limit hit (the connection
+            // was closed then), not when this task got back to it.
+            let elapsed = (limitHit.at ?? ContinuousClock.now) - started
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
@@ -264,7 +267,7 @@ public final class Fetcher: Sendable {
 
     /// One attempt: the request, its redirects (each checked, at most `maxRedirects`) and
     /// the body, all within `deadline`, the body no slower than `minimumRate`.
-    private func perform(url: String, headers: [Header], accept: String, checkAddress: Bool) async -> AttemptResult {
+    private func perform(url: String, headers: [Header], accept: String, checkAddress: Bool, limitHit: LimitHit) async -> AttemptResult {
         let deadline = ContinuousClock.now + configuration.deadline
         var current = url
         var sending = headers
@@ -308,6 +311,9 @@ public final class Fetcher: Sendable {
                 response = try await client.execute(request, deadline: .now() + .nanoseconds(remaining.nanoseconds))
             } catch {
                 if let error = error as? HTTPClientError, error == .deadlineExceeded {
+                    // The client gave up at the deadline (on its event loop); this task may
+                    // resume later on a busy pool, which is not the attempt's time.
+                    limitHit.record(min(deadline, ContinuousClock.now))
                     return finish(.failure(.timeout, "the attempt ran past its deadline of \(Self.seconds(configuration.deadline)) (headers and body) "
                         + "before the response headers arrived; raise --deadline if the upstream is only slow", status: nil, headers: [], partialBody: nil))
                 }
@@ -341,7 +347,7 @@ public final class Fetcher: Sendable {
             }
 
             let expected = response.headers.first(name: "content-length").flatMap(Int.init)
-            let (end, limit) = await readBody(response.body, expected: expected, deadline: deadline)
+            let (end, limit) = await readBody(response.body, expected: expected, deadline: deadline, limitHit: limitHit)
             switch end {
             case .complete(let body):
                 if let expected, body.count < expected {
@@ -396,80 +402,96 @@ public final class Fetcher: Sendable {
         var count: Int { lock.withLock { bytes } }
     }
 
-    /// Reads the body in one child task while another watches the deadline and the rate; the
-    /// first limit hit cancels the read, which ends the stream (the client then closes the
-    /// connection) and leaves what arrived as the partial body. Watching from a task of its
-    /// own bounds the read even when no chunk comes: a check on each chunk alone would wait
-    /// for the next byte of a server that dribbles.
-    private func readBody(_ body: HTTPClientResponse.Body, expected: Int?, deadline: ContinuousClock.Instant) async -> (BodyEnd, BodyLimit?) {
-        let progress = BodyProgress()
-        let maxBytes = configuration.maxBodyBytes
-        let rate = configuration.minimumRate
-        let started = ContinuousClock.now
-        enum Ending: Sendable {
-            case read(BodyEnd)
-            case limit(BodyLimit)
-        }
-        return await withTaskGroup(of: Ending?.self) { group in
-            group.addTask {
-                var bytes: [UInt8] = []
-                if let expected, expected <= maxBytes { bytes.reserveCapacity(expected) }
-                do {
-                    for try await chunk in body {
-                        bytes.append(contentsOf: chunk.readableBytesView)
-                        progress.add(chunk.readableBytes)
-                        if bytes.count > maxBytes { return .read(.tooLarge) }
-                    }
-                } catch {
-                    return .read(.failed(error, bytes))
-                }
-                // A cancelled stream may end as if complete; only the length tells.
-                if Task.isCancelled, bytes.count < (expected ?? Int.max) { return .read(.failed(CancellationError(), bytes)) }
-                return .read(.complete(bytes))
-            }
-            group.addTask {
-                do { return try await Self.watch(progress, started: started, deadline: deadline, rate: rate).map { .limit($0) } } catch { return nil }
-            }
-            var end: BodyEnd = .failed(CancellationError(), [])
-            var limit: BodyLimit?
-            for await ending in group {
-                switch ending {
-                case .read(let read)?: end = read
-                case .limit(let hit)?: limit = hit
-                case nil: break
-                }
-                group.cancelAll()
-            }
-            // A body that was complete when the limit hit is kept whole.
-            if case .complete = end { limit = nil }
-            return (end, limit)
-        }
+    /// When an attempt's deadline or rate limit hit, if one did.
+    final class LimitHit: @unchecked Sendable {
+        private let lock = NSLock()
+        private var instant: ContinuousClock.Instant?
+        var at: ContinuousClock.Instant? { lock.withLock { instant } }
+        func record(_ at: ContinuousClock.Instant) { lock.withLock { if instant == nil { instant = at } } }
     }
 
-    /// Returns the limit the body hits first; throws when cancelled (the read ended).
-    private static func watch(_ progress: BodyProgress, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
-                              rate: MinimumRate) async throws -> BodyLimit? {
-        guard rate.bytesPerSecond > 0, rate.window > .zero else {
-            try await Task.sleep(until: deadline, clock: .continuous)
-            return .deadline
+    /// Reads the body in a task while a dispatch timer watches the deadline and the rate; the
+    /// first limit hit cancels the read, which ends the stream (the client then closes the
+    /// connection) and leaves what arrived as the partial body. The watch runs on a timer
+    /// off the cooperative pool, so a busy pool cannot hold a deadline up, and it bounds the
+    /// read even when no chunk comes: a check on each chunk alone would wait for the next
+    /// byte of a server that dribbles.
+    private func readBody(_ body: HTTPClientResponse.Body, expected: Int?, deadline: ContinuousClock.Instant,
+                          limitHit: LimitHit) async -> (BodyEnd, BodyLimit?) {
+        let progress = BodyProgress()
+        let maxBytes = configuration.maxBodyBytes
+        let reader = Task { () -> BodyEnd in
+            var bytes: [UInt8] = []
+            if let expected, expected <= maxBytes { bytes.reserveCapacity(expected) }
+            do {
+                for try await chunk in body {
+                    bytes.append(contentsOf: chunk.readableBytesView)
+                    progress.add(chunk.readableBytes)
+                    if bytes.count > maxBytes { return .tooLarge }
+                }
+            } catch {
+                return .failed(error, bytes)
+            }
+            // A cancelled stream may end as if complete; only the length tells.
+            if Task.isCancelled, bytes.count < (expected ?? Int.max) { return .failed(CancellationError(), bytes) }
+            return .complete(bytes)
         }
-        // Samples of the byte count every tick; the rate is taken between now and the newest
-        // sample at least a window old, so it covers a full window whatever the tick.
-        let tick = Duration.milliseconds(100)
-        var samples: [(at: ContinuousClock.Instant, bytes: Int)] = [(started, 0)]
-        while true {
-            let now = ContinuousClock.now
-            if now >= deadline { return .deadline }
-            try await Task.sleep(until: min(deadline, now + tick), clock: .continuous)
-            let at = ContinuousClock.now
-            let bytes = progress.count
-            samples.append((at, bytes))
-            let cutoff = at - rate.window
-            guard cutoff >= started else { continue }
-            while samples.count > 1, samples[1].at <= cutoff { samples.removeFirst() }
-            let span = at - samples[0].at
-            let received = bytes - samples[0].bytes
-            if Double(received) < Double(rate.bytesPerSecond) * span.seconds { return .rate(received: received, span: span) }
+        let watch = LimitWatch(progress: progress, deadline: deadline, rate: configuration.minimumRate) { at in
+            limitHit.record(at)
+            reader.cancel()
+        }
+        let end = await withTaskCancellationHandler { await reader.value } onCancel: { reader.cancel() }
+        let limit = watch.stop()
+        // A body that was complete when the limit hit is kept whole.
+        if case .complete = end { return (end, nil) }
+        return (end, limit)
+    }
+
+    /// The deadline and minimum-rate watch of one body, on a dispatch timer: samples the byte
+    /// count every 100 ms; the rate is taken between now and the newest sample at least a
+    /// window old, so it covers a full window whatever the tick.
+    private final class LimitWatch: @unchecked Sendable {
+        private let lock = NSLock()
+        private let timer: DispatchSourceTimer
+        private var hit: BodyLimit?
+        private var samples: [(at: ContinuousClock.Instant, bytes: Int)]
+
+        init(progress: BodyProgress, deadline: ContinuousClock.Instant, rate: MinimumRate,
+             onHit: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
+            let started = ContinuousClock.now
+            samples = [(started, 0)]
+            timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .userInitiated))
+            timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(5))
+            // The handler holds the watch until `stop` removes it (a cycle broken there).
+            timer.setEventHandler { [self] in
+                let at = ContinuousClock.now
+                let limit: BodyLimit? = lock.withLock {
+                    guard hit == nil else { return nil }
+                    if at >= deadline {
+                        hit = .deadline
+                        return hit
+                    }
+                    guard rate.bytesPerSecond > 0, rate.window > .zero else { return nil }
+                    let bytes = progress.count
+                    samples.append((at, bytes))
+                    let cutoff = at - rate.window
+                    guard cutoff >= started else { return nil }
+                    while samples.count > 1, samples[1].at <= cutoff { samples.removeFirst() }
+                    let span = at - samples[0].at
+                    let received = bytes - samples[0].bytes
+                    if Double(received) < Double(rate.bytesPerSecond) * span.seconds { hit = .rate(received: received, span: span) }
+                    return hit
+                }
+                if limit != nil { onHit(at) }
+            }
+            timer.resume()
+        }
+
+        /// Stops the watch; the limit that hit, if any.
+        func stop() -> BodyLimit? {
+            timer.cancel()
+            timer.setEventHandler(handler: nil)
+            return lock.withLock { hit }
         }
     }
 

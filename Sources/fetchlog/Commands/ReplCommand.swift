@@ -55,17 +55,28 @@ struct QueryCommand: AsyncParsableCommand {
         // `log …` needs the log alone, not the state: it runs as `fetchlog log …` does, so
         // `query "log verify"` works on a store whose state cannot be rebuilt.
         if let words = try? Tokenizer.words(line), words.first == "log" {
-            var arguments = Array(words.dropFirst())
-            if let store = storeOptions.store { arguments += ["--store", store] }
-            if let format = sessionOptions.format { arguments += ["--format", format] }
+            let log = try reportingErrors { try storeOptions.open() }
+            var renderer = Renderer()
+            renderer.mode = try sessionOptions.mode() ?? .table
+            renderer.width = terminalWidth()
+            renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
+            let buffer = OutputBuffer()
+            let context = CommandContext(log: log, clock: configuration.clock, session: nil, write: { buffer.write($0) })
             do {
-                let parsed = try LogCommand.parseAsRoot(arguments)
-                guard var shared = parsed as? any SharedCommand else { throw CommandError.usage("usage: \(LogCommand.usage)") }
-                try await shared.run()
-            } catch let error as ExitCode {
-                throw error
-            } catch {
-                LogCommand.exit(withError: error)
+                let output = try await SharedDoor.run(LogCommand.self, Array(words.dropFirst()), usage: LogCommand.usage,
+                                                      subcommandUsage: LogCommand.usages, context: context, renderer: renderer,
+                                                      emit: { buffer.write($0) })
+                if let output { buffer.write(renderer.render(output)) }
+                buffer.flush()
+            } catch let error as CommandError {
+                if let output = error.output { buffer.write(renderer.render(output)) }
+                buffer.flush()
+                writeErr(Data("error: \(error.message)\n".utf8))
+                throw ExitCode(error.status)
+            } catch let error as StoreError {
+                buffer.flush()
+                writeErr(Data("error: \(error.description)\n".utf8))
+                throw ExitCode(ExitStatus.failure)
             }
             return
         }

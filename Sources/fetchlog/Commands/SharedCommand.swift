@@ -96,10 +96,20 @@ extension SharedCommand {
 
 extension Session {
     /// The shell's door to a shared command: `words` are what follows the command's name.
-    /// `--store` is refused (the shell is on one store); `--format` applies to this one
-    /// command.
+    /// `--store` is refused (the shell is on one store).
     func runShared<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String,
                                        subcommandUsage: [String: String] = [:]) async throws -> Output? {
+        let context = CommandContext(log: log, clock: clock, session: self, write: { self.emit($0) })
+        return try await SharedDoor.run(root, words, usage: usage, subcommandUsage: subcommandUsage, context: context,
+                                        renderer: activeRenderer, emit: { self.emit($0) })
+    }
+}
+
+/// Parsing and running a shared command from the words of a shell line (the shell, and
+/// `fetchlog query "log …"`, which needs no state).
+enum SharedDoor {
+    static func run<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String, subcommandUsage: [String: String],
+                                        context: CommandContext, renderer: Renderer, emit: (String) -> Void) async throws -> Output? {
         let subcommands = root.configuration.subcommands.map { $0._commandName }
         if let first = words.first, !subcommands.isEmpty, !first.hasPrefix("-"), !subcommands.contains(first) {
             throw CommandError.usage("\(root._commandName) has no '\(first)'\(Suggest.didYouMean(first, subcommands))\nusage: \(usage)")
@@ -119,16 +129,15 @@ extension Session {
             return .message(help, json: .object([("help", .string(help))]))
         }
         if command.storeOptions.store != nil {
-            throw CommandError.usage("--store belongs on the command line: this shell is on \(log.path)")
+            throw CommandError.usage("--store belongs on the command line: this shell is on \(context.log.path)")
         }
-        let context = CommandContext(log: log, clock: clock, session: self, write: { self.emit($0) })
         let chosen: OutputMode?
         do { chosen = command.legacyJSON ? .json : try command.outputOptions.mode() } catch {
             throw CommandError.usage("--format takes \(OutputMode.choices)\nusage: \(usage)")
         }
         guard let chosen else { return try await command.output(context) }
         // --format on one shell command: render it here, in that mode.
-        var renderer = self.activeRenderer
+        var renderer = renderer
         renderer.mode = chosen
         do {
             if let output = try await command.output(context) { emit(renderer.render(output)) }

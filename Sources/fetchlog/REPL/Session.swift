@@ -77,14 +77,15 @@ final class Session: @unchecked Sendable {
         }
         guard var name = words.first else { return nil }
         // `--format MODE` on any one command: that command alone prints in MODE.
-        let savedMode = renderer.mode
-        defer { renderer.mode = savedMode }
+        var restoreMode: OutputMode?
+        defer { if let restoreMode { renderer.mode = restoreMode } }
         if let at = words.firstIndex(where: { $0 == "--format" || $0.hasPrefix("--format=") }), at > 0 {
             let value = words[at] == "--format" ? (at + 1 < words.count ? words[at + 1] : "") : String(words[at].dropFirst("--format=".count))
             guard let mode = OutputMode(rawValue: value) else {
                 return report(.usage("--format takes \(OutputMode.choices), not '\(value)'"))
             }
             words.removeSubrange(at ..< (words[at] == "--format" ? min(at + 2, words.count) : at + 1))
+            restoreMode = renderer.mode
             renderer.mode = mode
             name = words[0]
         }

@@ -51,9 +51,10 @@ import Testing
         #expect(event.failure?.failureClass == .timeout)
         #expect(event.failure?.message == "the attempt ran past its deadline of 3 s (headers and body) after \(partial.count) of \(census.count) body bytes; "
             + "raise --deadline if the upstream is only slow")
-        // At most 50 bytes/s for 3 s (fewer when the server is starved): a partial body, byte
-        // for byte what was sent.
-        #expect(partial.count > 0 && partial.count <= 160)
+        // At most 50 bytes/s for 3 s (fewer, even none, when the machine is so loaded that
+        // the reader is not scheduled before the deadline): a partial body, byte for byte
+        // what was sent.
+        #expect(partial.count <= 160)
         #expect(partial == Array(census.prefix(partial.count)))
         #expect(event.response?.status == 200)
     }
