@@ -81,9 +81,31 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
 
-        func run() async throws { try await runOnCommandLine() }
+        func run() async throws {
+            // Opening the store already lets LMDB read the main and `meta` databases,
+            // so the layout check runs before the open, not only inside output().
+            if let error = Verify.structureError(dataFile: storeOptions.path + "/data.mdb") {
+                printError(error.message)
+                throw ExitCode(error.status)
+            }
+            try await runOnCommandLine()
+        }
+
+        /// The page-header check of the file's own layout; nil when the structure is sound
+        /// (a missing file is left to the store open, which explains it better).
+        static func structureError(dataFile: String) -> CommandError? {
+            guard FileManager.default.fileExists(atPath: dataFile) else { return nil }
+            let check = LMDBFileCheck.check(dataFile: dataFile)
+            guard !check.isSound else { return nil }
+            var lines = check.problems.dropFirst().prefix(9).map { "also \($0)" }
+            if check.problems.count > 10 { lines.append("… \(check.problems.count) problems in all") }
+            return CommandError(message: "damaged: \(check.problems[0])" + lines.map { "\n" + $0 }.joined()
+                                    + "\nLMDB cannot read this file safely; run `log salvage --out FILE` to export every readable event",
+                                status: ExitStatus.damaged)
+        }
 
         func output(_ context: CommandContext) async throws -> Output? {
+            if let error = Verify.structureError(dataFile: context.log.path + "/data.mdb") { throw error }
             let report = try context.log.verify()
             let json = JSONValue.object([
                 ("ok", .bool(report.isHealthy)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
