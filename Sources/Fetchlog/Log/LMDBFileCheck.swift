@@ -158,6 +158,8 @@ public enum LMDBFileCheck {
         let lastPage: UInt64
         var visited: Set<UInt64> = []
         var problems: [Problem] = []
+        /// Salvage wants the records in overflow pages; verify needs only their headers.
+        var readsBigData = false
 
         /// Reads a page after checking its number is possible.
         mutating func page(_ pgno: UInt64, _ database: String, count: Int = 1) -> [UInt8]? {
@@ -238,7 +240,9 @@ public enum LMDBFileCheck {
                         if visited.contains(p) { return bad(database, p, "overflow page reached twice") }
                         visited.insert(p)
                     }
-                    leaf(key, [], nflags)
+                    var data: [UInt8] = []
+                    if readsBigData, let bytes = file.read(at: opg * UInt64(pageSize) + UInt64(LMDBFileCheck.pageHeaderSize), count: dsize) { data = bytes }
+                    leaf(key, data, nflags)
                 } else {
                     guard keyStart + ksize + dsize <= pageSize else { return bad(database, pgno, "node \(i) data of \(dsize) bytes runs past the page") }
                     if nflags & (LMDBFileCheck.fSubData | LMDBFileCheck.fDupData) == LMDBFileCheck.fDupData {
