@@ -255,3 +255,31 @@ public enum LMDBFileCheck {
         }
     }
 }
+
+extension LMDBFileCheck {
+    /// The cheap part of the check, for every store open: the meta page LMDB will use
+    /// (the valid one with the newer txnid) must name a possible last page and roots,
+    /// and the main database's tree plus Fetchlog's `meta` database (both read by the
+    /// open itself) must have sound page headers. Returns what is wrong, or nil. When
+    /// only the older meta page is bad LMDB uses the good one, so that is not an error
+    /// here (`log verify` says it as a note).
+    public static func checkForOpen(dataFile path: String) -> Problem? {
+        guard let file = File(path: path) else { return nil }  // the probe reports unreadable files itself
+        let (m0, why0) = readMeta(file, index: 0, pageSize: nil)
+        guard let m0 else { return why0.map { Problem(database: "meta", page: 0, reason: $0) } }
+        let (m1, why1) = readMeta(file, index: 1, pageSize: m0.pageSize)
+        guard let m1 else { return why1.map { Problem(database: "meta", page: 1, reason: $0) } }
+        let useOne = m1.txnid > m0.txnid
+        let chosen = useOne ? m1 : m0
+        if let why = useOne ? why1 : why0 {
+            return Problem(database: "meta", page: useOne ? 1 : 0, reason: why + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))")
+        }
+        var walker = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
+        var metaDB: DB?
+        walker.walk(database: "main", db: chosen.main) { key, data, flags in
+            if flags & fSubData != 0, data.count == 48, key == Array("meta".utf8) { metaDB = db(data, 0) }
+        }
+        if let metaDB { walker.walk(database: "meta", db: metaDB) { _, _, _ in } }
+        return walker.problems.first
+    }
+}

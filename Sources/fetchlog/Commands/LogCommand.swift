@@ -15,7 +15,7 @@ struct LogCommand: AsyncParsableCommand {
         "export": "log export [--out FILE] [--from SEQ]", "import": "log import FILE|-",
         "salvage": "log salvage --out FILE",
     ]
-    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|-"
+    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|- | salvage --out FILE"
 
     struct Stats: SharedCommand {
         static let configuration = CommandConfiguration(abstract: "Counts per kind and source, bytes, first and last seq and time.")
