@@ -75,6 +75,11 @@ enum StoreProbe {
         if overflow || overflow2 || size < needed {
             throw StoreError.truncatedDataFile(path: path, size: size, expectedAtLeast: overflow || overflow2 ? Int.max : needed)
         }
+        // LMDB trusts the meta page it picks and the pages the open reads; check them
+        // with Fetchlog's own reader first, so damage is exit 3 here, not a crash later.
+        if let problem = LMDBFileCheck.checkForOpen(dataFile: file) {
+            throw StoreError.damagedMetadata(path: path, reason: "\(problem); run `fetchlog log salvage --out FILE` to export every readable event")
+        }
     }
 
     /// Opens the environment read-only without the lock file, so nothing on disk

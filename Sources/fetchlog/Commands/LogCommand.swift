@@ -7,14 +7,15 @@ struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Inspect, verify, export and import the event log.",
-        subcommands: [Stats.self, Tail.self, Show.self, Verify.self, Export.self, Import.self]
+        subcommands: [Stats.self, Tail.self, Show.self, Verify.self, Export.self, Import.self, Salvage.self]
     )
 
     static let usages: [String: String] = [
         "tail": "log tail [N] (or -n N)", "show": "log show SEQ", "stats": "log stats", "verify": "log verify",
         "export": "log export [--out FILE] [--from SEQ]", "import": "log import FILE|-",
+        "salvage": "log salvage --out FILE",
     ]
-    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|-"
+    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|- | salvage --out FILE"
 
     struct Stats: SharedCommand {
         static let configuration = CommandConfiguration(abstract: "Counts per kind and source, bytes, first and last seq and time.")
@@ -80,9 +81,31 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
 
-        func run() async throws { try await runOnCommandLine() }
+        func run() async throws {
+            // Opening the store already lets LMDB read the main and `meta` databases,
+            // so the layout check runs before the open, not only inside output().
+            if let error = Verify.structureError(dataFile: storeOptions.path + "/data.mdb") {
+                printError(error.message)
+                throw ExitCode(error.status)
+            }
+            try await runOnCommandLine()
+        }
+
+        /// The page-header check of the file's own layout; nil when the structure is sound
+        /// (a missing file is left to the store open, which explains it better).
+        static func structureError(dataFile: String) -> CommandError? {
+            guard FileManager.default.fileExists(atPath: dataFile) else { return nil }
+            let check = LMDBFileCheck.check(dataFile: dataFile)
+            guard !check.isSound else { return nil }
+            var lines = check.problems.dropFirst().prefix(9).map { "also \($0)" }
+            if check.problems.count > 10 { lines.append("… \(check.problems.count) problems in all") }
+            return CommandError(message: "damaged: \(check.problems[0])" + lines.map { "\n" + $0 }.joined()
+                                    + "\nLMDB cannot read this file safely; run `log salvage --out FILE` to export every readable event",
+                                status: ExitStatus.damaged)
+        }
 
         func output(_ context: CommandContext) async throws -> Output? {
+            if let error = Verify.structureError(dataFile: context.log.path + "/data.mdb") { throw error }
             let report = try context.log.verify()
             let json = JSONValue.object([
                 ("ok", .bool(report.isHealthy)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
@@ -136,6 +159,60 @@ struct LogCommand: AsyncParsableCommand {
             if SafeFile.isStandardOutput(out) { return nil }
             return .message("wrote \(count) events (\(Format.bytes(bytes))) to \(out)",
                             json: .object([("file", .string(out)), ("events", .number(count)), ("bytes", .number(bytes))]))
+        }
+    }
+
+    struct Salvage: SharedCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export every readable event of a damaged store as NDJSON (log import takes it).",
+            discussion: "Reads the data file with Fetchlog's own bounds-checked reader, never with LMDB, and never writes to the store. Exits 2 when events were lost.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Option(name: .long, help: "Write the salvaged events to this file.") var out: String
+
+        func run() async throws {
+            // The store is not opened: LMDB could crash on the very damage being salvaged.
+            var renderer = Renderer()
+            renderer.mode = try outputOptions.mode() ?? .table
+            let buffer = OutputBuffer()
+            do {
+                let output = try Salvage.salvage(dataFile: storeOptions.path + "/data.mdb", out: out)
+                buffer.write(renderer.render(output))
+                buffer.flush()
+            } catch let error as CommandError {
+                if let output = error.output { buffer.write(renderer.render(output)) }
+                buffer.flush()
+                printError(error.message)
+                throw ExitCode(error.status)
+            }
+        }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            try Salvage.salvage(dataFile: context.log.path + "/data.mdb", out: out)
+        }
+
+        static func salvage(dataFile: String, out: String) throws -> Output {
+            guard FileManager.default.fileExists(atPath: dataFile) else {
+                throw CommandError.failed("\(dataFile) does not exist: there is nothing to salvage")
+            }
+            let report = LMDBFileCheck.salvageEvents(dataFile: dataFile)
+            do {
+                try SafeFile.write(to: out) { sink in
+                    for event in report.events { try sink(EventJSON.line(for: event) + "\n") }
+                }
+            } catch let error as SafeFile.Failure {
+                throw CommandError.failed(error.description)
+            }
+            let lost = report.lostSeqs
+            let lostText = lost.isEmpty ? "none lost" : "lost \(lost.count): seq " + lost.prefix(20).map(String.init).joined(separator: ", ") + (lost.count > 20 ? ", …" : "")
+            let how = report.scannedPages ? " (the tree is broken: every page of the file was scanned)" : ""
+            let json = JSONValue.object([
+                ("file", .string(out)), ("salvaged", .number(report.events.count)),
+                ("lost", .array(lost.map { .number(Int($0)) })), ("scannedPages", .bool(report.scannedPages)),
+                ("problems", .array(report.problems.map { .string($0.description) })),
+            ])
+            let message = "salvaged \(report.events.count) events to \(out)\(how); \(lostText)"
+            return .message(message, json: json)
         }
     }
 

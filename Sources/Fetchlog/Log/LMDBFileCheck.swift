@@ -1,0 +1,285 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read-only check of an LMDB data file's own layout (liblmdb 0.9, 64-bit),
+/// run before liblmdb walks it: liblmdb trusts page headers, so a flipped byte
+/// in one makes it read out of bounds (SIGSEGV/SIGBUS). This reader uses pread
+/// of its own and bounds-checks every offset it follows, so it cannot crash on
+/// any file content; what it finds wrong is named by database and page number.
+public enum LMDBFileCheck {
+    /// One problem: which database, which page, what is wrong.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        public let database: String
+        public let page: UInt64?
+        public let reason: String
+        public var description: String {
+            page.map { "\(database) database, page \($0): \(reason)" } ?? "\(database): \(reason)"
+        }
+    }
+
+    /// What the check found.
+    public struct Report: Sendable {
+        public var pageSize = 0
+        public var lastPage: UInt64 = 0
+        public var txnid: UInt64 = 0
+        /// Which meta page (0 or 1) LMDB will use.
+        public var meta = 0
+        /// Notes that are not damage LMDB will trip over (e.g. the older meta page is bad).
+        public var notes: [String] = []
+        public var problems: [Problem] = []
+        public var pagesChecked = 0
+        public var isSound: Bool { problems.isEmpty }
+    }
+
+    // Layout constants from lmdb.h / mdb.c (0.9), 64-bit.
+    static let pageHeaderSize = 16
+    static let nodeHeaderSize = 8
+    static let magic: UInt32 = 0xBEEF_C0DE
+    static let version: UInt32 = 1
+    static let invalidPage = UInt64.max
+    static let pBranch: UInt16 = 0x01, pLeaf: UInt16 = 0x02, pOverflow: UInt16 = 0x04,
+               pMeta: UInt16 = 0x08, pLeaf2: UInt16 = 0x20, pSubp: UInt16 = 0x40
+    static let fBigData: UInt16 = 0x01, fSubData: UInt16 = 0x02, fDupData: UInt16 = 0x04
+
+    /// One MDB_db record (48 bytes).
+    public struct DB: Sendable, Equatable {
+        public var flags: UInt16 = 0, depth: UInt16 = 0
+        public var branchPages: UInt64 = 0, leafPages: UInt64 = 0, overflowPages: UInt64 = 0
+        public var entries: UInt64 = 0, root: UInt64 = UInt64.max
+    }
+
+    struct Meta {
+        var pageSize: Int, free: DB, main: DB, lastPage: UInt64, txnid: UInt64
+    }
+
+    /// The file, read with pread; every read is bounds-checked.
+    final class File {
+        let fd: Int32
+        let size: UInt64
+        init?(path: String) {
+            fd = open(path, O_RDONLY)
+            if fd < 0 { return nil }
+            var st = stat()
+            if fstat(fd, &st) != 0 { close(fd); return nil }
+            size = UInt64(st.st_size)
+        }
+        deinit { close(fd) }
+        func read(at offset: UInt64, count: Int) -> [UInt8]? {
+            guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return n == count ? bytes : nil
+        }
+    }
+
+    static func u16(_ b: [UInt8], _ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
+    static func u32(_ b: [UInt8], _ o: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(b[o + $1]) << (8 * UInt32($1)) } }
+    static func u64(_ b: [UInt8], _ o: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(b[o + $1]) << (8 * UInt64($1)) } }
+
+    static func db(_ b: [UInt8], _ o: Int) -> DB {
+        DB(flags: u16(b, o + 4), depth: u16(b, o + 6), branchPages: u64(b, o + 8), leafPages: u64(b, o + 16),
+           overflowPages: u64(b, o + 24), entries: u64(b, o + 32), root: u64(b, o + 40))
+    }
+
+    /// Reads meta page `index` (0 at offset 0, 1 at offset page size); nil and a reason when it is not valid.
+    static func readMeta(_ file: File, index: Int, pageSize: Int?) -> (Meta?, String?) {
+        let offset = UInt64(index * (pageSize ?? 0))
+        guard let b = file.read(at: offset, count: pageHeaderSize + 136) else { return (nil, "meta page \(index) is beyond the end of the file") }
+        guard u32(b, 16) == magic else { return (nil, "meta page \(index) has a bad magic number") }
+        guard u32(b, 20) == version else { return (nil, "meta page \(index) has version \(u32(b, 20)), not 1") }
+        guard u16(b, 10) & pMeta != 0 else { return (nil, "meta page \(index) is not flagged as a meta page") }
+        let free = db(b, 16 + 24), main = db(b, 16 + 72)
+        let psize = Int(u32(b, 16 + 24))  // md_pad of the free DB holds the page size
+        guard psize >= 512, psize <= 65536, psize & (psize - 1) == 0 else { return (nil, "meta page \(index) names an impossible page size \(psize)") }
+        if let pageSize, pageSize != psize { return (nil, "meta page \(index) names page size \(psize), meta page 0 says \(pageSize)") }
+        let lastPage = u64(b, 16 + 120), txnid = u64(b, 16 + 128)
+        // From here on LMDB itself would accept the page (it checks only magic and
+        // version) and pick it by txnid, so a meta is returned with what is wrong.
+        let meta = Meta(pageSize: psize, free: free, main: main, lastPage: lastPage, txnid: txnid)
+        guard lastPage >= 1 else { return (meta, "meta page \(index) names last page \(lastPage)") }
+        let filePages = file.size / UInt64(psize)
+        guard lastPage < filePages else {
+            return (meta, "meta page \(index) names last page \(lastPage), but the file holds only \(filePages) pages")
+        }
+        for (name, d) in [("free", free), ("main", main)] where d.root != invalidPage {
+            guard d.root >= 2, d.root <= lastPage else { return (meta, "meta page \(index): the \(name) database's root page \(d.root) is outside 2…\(lastPage)") }
+        }
+        return (meta, nil)
+    }
+
+    /// Checks the data file at `path` (a store's data.mdb). Never touches liblmdb.
+    public static func check(dataFile path: String) -> Report {
+        var report = Report()
+        guard let file = File(path: path) else {
+            report.problems.append(Problem(database: "file", page: nil, reason: "cannot open \(path) (\(String(cString: strerror(errno))))"))
+            return report
+        }
+        let (m0, why0) = readMeta(file, index: 0, pageSize: nil)
+        let (m1, why1) = readMeta(file, index: 1, pageSize: m0?.pageSize ?? 4096)
+        // LMDB refuses a file whose either meta page has a bad magic or version
+        // (an error, not a crash), and otherwise uses the one with the higher txnid.
+        guard let m0, let m1 else {
+            if m0 == nil { report.problems.append(Problem(database: "meta", page: 0, reason: why0 ?? "invalid")) }
+            if m1 == nil { report.problems.append(Problem(database: "meta", page: 1, reason: why1 ?? "invalid")) }
+            return report
+        }
+        let useOne = m1.txnid > m0.txnid
+        let chosen = useOne ? m1 : m0
+        report.meta = useOne ? 1 : 0
+        let (chosenWhy, otherWhy) = useOne ? (why1, why0) : (why0, why1)
+        if let chosenWhy {
+            report.problems.append(Problem(database: "meta", page: UInt64(report.meta), reason: chosenWhy + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))"))
+            return report
+        }
+        if let otherWhy {
+            report.notes.append("\(otherWhy); harmless for now: LMDB uses meta page \(report.meta) (txn \(chosen.txnid)), and the next commit rewrites the bad one")
+        }
+        report.pageSize = chosen.pageSize
+        report.lastPage = chosen.lastPage
+        report.txnid = chosen.txnid
+        var walker = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
+        var subs: [(String, DB)] = []
+        walker.walk(database: "main", db: chosen.main) { key, data, flags in
+            guard flags & fSubData != 0, data.count == 48 else { return }
+            subs.append((String(decoding: key, as: UTF8.self), db(data, 0)))
+        }
+        for (name, d) in subs { walker.walk(database: name, db: d) { _, _, _ in } }
+        report.problems += walker.problems
+        report.pagesChecked = walker.visited.count
+        return report
+    }
+
+    struct Walker {
+        let file: File
+        let pageSize: Int
+        let lastPage: UInt64
+        var visited: Set<UInt64> = []
+        var problems: [Problem] = []
+        /// Salvage wants the records in overflow pages; verify needs only their headers.
+        var readsBigData = false
+
+        /// Reads a page after checking its number is possible.
+        mutating func page(_ pgno: UInt64, _ database: String, count: Int = 1) -> [UInt8]? {
+            guard pgno >= 2, pgno <= lastPage else {
+                problems.append(Problem(database: database, page: pgno, reason: "page number outside 2…\(lastPage) (the last page in use)"))
+                return nil
+            }
+            guard let b = file.read(at: pgno * UInt64(pageSize), count: pageSize * count) else {
+                problems.append(Problem(database: database, page: pgno, reason: "beyond the end of the file"))
+                return nil
+            }
+            return b
+        }
+
+        mutating func walk(database: String, db: DB, leaf: (_ key: [UInt8], _ data: [UInt8], _ flags: UInt16) -> Void) {
+            guard db.root != LMDBFileCheck.invalidPage else { return }  // an empty database
+            visit(db.root, database: database, depthLeft: Int(db.depth), leaf: leaf)
+        }
+
+        mutating func bad(_ database: String, _ pgno: UInt64, _ reason: String) {
+            problems.append(Problem(database: database, page: pgno, reason: reason))
+        }
+
+        mutating func visit(_ pgno: UInt64, database: String, depthLeft: Int, leaf: (_ key: [UInt8], _ data: [UInt8], _ flags: UInt16) -> Void) {
+            guard problems.count < 100 else { return }
+            guard depthLeft >= 1 else { return bad(database, pgno, "the tree is deeper than its recorded depth") }
+            guard let b = page(pgno, database) else { return }
+            guard !visited.contains(pgno) else { return bad(database, pgno, "page reached twice (a cycle or shared page)") }
+            visited.insert(pgno)
+            let hs = LMDBFileCheck.pageHeaderSize
+            let own = LMDBFileCheck.u64(b, 0)
+            guard own == pgno else { return bad(database, pgno, "page header says it is page \(own)") }
+            let flags = LMDBFileCheck.u16(b, 10)
+            let lower = Int(LMDBFileCheck.u16(b, 12)), upper = Int(LMDBFileCheck.u16(b, 14))
+            let type = flags & ~UInt16(0x8000 | 0x4000 | 0x10)  // P_DIRTY/P_KEEP/P_LOOSE are transient bits
+            let isBranch = type == LMDBFileCheck.pBranch, isLeaf = type == LMDBFileCheck.pLeaf || type == LMDBFileCheck.pLeaf | LMDBFileCheck.pLeaf2
+            guard isBranch || isLeaf else { return bad(database, pgno, "page type flags 0x\(String(flags, radix: 16)) are not a branch or leaf page") }
+            guard lower >= hs, upper <= pageSize, lower <= upper, (lower - hs) % 2 == 0 else {
+                return bad(database, pgno, "free-space bounds lower \(lower), upper \(upper) are impossible in a \(pageSize)-byte page")
+            }
+            let count = (lower - hs) / 2
+            guard count >= 1 else { return bad(database, pgno, "a \(isBranch ? "branch" : "leaf") page with no nodes") }
+            if isBranch && depthLeft == 1 { return bad(database, pgno, "a branch page where the recorded depth needs a leaf") }
+            if isLeaf && depthLeft != 1 { return bad(database, pgno, "a leaf page at depth \(depthLeft) levels above the bottom") }
+            if type & LMDBFileCheck.pLeaf2 != 0 { return }  // fixed-size keys (not used by Fetchlog): nothing more to follow
+            var children: [UInt64] = []
+            for i in 0..<count {
+                let offset = Int(LMDBFileCheck.u16(b, hs + 2 * i))
+                guard offset >= upper, offset + LMDBFileCheck.nodeHeaderSize <= pageSize else {
+                    return bad(database, pgno, "node \(i) offset \(offset) is outside \(upper)…\(pageSize - LMDBFileCheck.nodeHeaderSize)")
+                }
+                let lo = UInt64(LMDBFileCheck.u16(b, offset)), hi = UInt64(LMDBFileCheck.u16(b, offset + 2))
+                let nflags = LMDBFileCheck.u16(b, offset + 4), ksize = Int(LMDBFileCheck.u16(b, offset + 6))
+                let keyStart = offset + LMDBFileCheck.nodeHeaderSize
+                guard keyStart + ksize <= pageSize else { return bad(database, pgno, "node \(i) key of \(ksize) bytes runs past the page") }
+                if isBranch {
+                    children.append(lo | hi << 16 | UInt64(nflags) << 32)
+                    continue
+                }
+                let dsize = Int(lo | hi << 16)
+                let key = Array(b[keyStart..<keyStart + ksize])
+                if nflags & LMDBFileCheck.fBigData != 0 {
+                    guard keyStart + ksize + 8 <= pageSize else { return bad(database, pgno, "node \(i) overflow page number runs past the page") }
+                    let opg = LMDBFileCheck.u64(b, keyStart + ksize)
+                    let needed = UInt64((dsize + LMDBFileCheck.pageHeaderSize + pageSize - 1) / pageSize)
+                    guard opg >= 2, opg <= lastPage, needed <= lastPage - opg + 1 else {
+                        return bad(database, pgno, "node \(i) names overflow page \(opg) for \(dsize) bytes, outside 2…\(lastPage)")
+                    }
+                    guard let head = file.read(at: opg * UInt64(pageSize), count: LMDBFileCheck.pageHeaderSize) else {
+                        return bad(database, opg, "overflow page beyond the end of the file")
+                    }
+                    let pages = UInt64(LMDBFileCheck.u32(head, 12))
+                    guard LMDBFileCheck.u64(head, 0) == opg, LMDBFileCheck.u16(head, 10) & ~UInt16(0xC010) == LMDBFileCheck.pOverflow,
+                          pages >= needed, pages <= lastPage - opg + 1 else {
+                        return bad(database, opg, "overflow page header (from page \(pgno) node \(i)) is damaged: says page \(LMDBFileCheck.u64(head, 0)), flags 0x\(String(LMDBFileCheck.u16(head, 10), radix: 16)), \(pages) pages")
+                    }
+                    for p in opg..<opg + pages {
+                        if visited.contains(p) { return bad(database, p, "overflow page reached twice") }
+                        visited.insert(p)
+                    }
+                    var data: [UInt8] = []
+                    if readsBigData, let bytes = file.read(at: opg * UInt64(pageSize) + UInt64(LMDBFileCheck.pageHeaderSize), count: dsize) { data = bytes }
+                    leaf(key, data, nflags)
+                } else {
+                    guard keyStart + ksize + dsize <= pageSize else { return bad(database, pgno, "node \(i) data of \(dsize) bytes runs past the page") }
+                    if nflags & (LMDBFileCheck.fSubData | LMDBFileCheck.fDupData) == LMDBFileCheck.fDupData {
+                        return bad(database, pgno, "node \(i) holds duplicate data, which Fetchlog never writes")
+                    }
+                    leaf(key, Array(b[keyStart + ksize..<keyStart + ksize + dsize]), nflags)
+                }
+            }
+            for child in children { visit(child, database: database, depthLeft: depthLeft - 1, leaf: leaf) }
+        }
+    }
+}
+
+extension LMDBFileCheck {
+    /// The cheap part of the check, for every store open: the meta page LMDB will use
+    /// (the valid one with the newer txnid) must name a possible last page and roots,
+    /// and the main database's tree plus Fetchlog's `meta` database (both read by the
+    /// open itself) must have sound page headers. Returns what is wrong, or nil. When
+    /// only the older meta page is bad LMDB uses the good one, so that is not an error
+    /// here (`log verify` says it as a note).
+    public static func checkForOpen(dataFile path: String) -> Problem? {
+        guard let file = File(path: path) else { return nil }  // the probe reports unreadable files itself
+        let (m0, why0) = readMeta(file, index: 0, pageSize: nil)
+        guard let m0 else { return why0.map { Problem(database: "meta", page: 0, reason: $0) } }
+        let (m1, why1) = readMeta(file, index: 1, pageSize: m0.pageSize)
+        guard let m1 else { return why1.map { Problem(database: "meta", page: 1, reason: $0) } }
+        let useOne = m1.txnid > m0.txnid
+        let chosen = useOne ? m1 : m0
+        if let why = useOne ? why1 : why0 {
+            return Problem(database: "meta", page: useOne ? 1 : 0, reason: why + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))")
+        }
+        var walker = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
+        var metaDB: DB?
+        walker.walk(database: "main", db: chosen.main) { key, data, flags in
+            if flags & fSubData != 0, data.count == 48, key == Array("meta".utf8) { metaDB = db(data, 0) }
+        }
+        if let metaDB { walker.walk(database: "meta", db: metaDB) { _, _, _ in } }
+        return walker.problems.first
+    }
+}

@@ -1,0 +1,75 @@
+/// What `log salvage` recovered from a data file.
+public struct SalvageReport: Sendable {
+    /// Every readable event, in seq order, each seq once.
+    public var events: [Event] = []
+    /// Seqs from 1 to the highest seen that could not be read.
+    public var lostSeqs: [UInt64] = []
+    /// Records found but unreadable (bad checksum, undecodable), with why.
+    public var unreadable: [(seq: UInt64, reason: String)] = []
+    /// True when the B-tree was broken and every page of the file was scanned.
+    public var scannedPages = false
+    /// The structural problems the layout check found.
+    public var problems: [LMDBFileCheck.Problem] = []
+}
+
+extension LMDBFileCheck {
+    /// Reads every event it can from a store's data file without liblmdb (so a
+    /// damaged page cannot crash it) and without writing anything. It walks the
+    /// `events` tree; when the tree is broken it also reads every page of the file
+    /// that looks like a leaf page (8-byte big-endian seq keys), and keeps each
+    /// record whose envelope decodes with a valid CRC and whose seq matches its key.
+    public static func salvageEvents(dataFile path: String) -> SalvageReport {
+        var report = SalvageReport()
+        var found: [UInt64: Event] = [:]
+        var bad: [UInt64: String] = [:]
+        func take(_ key: [UInt8], _ data: [UInt8]) {
+            guard key.count == 8, !data.isEmpty else { return }
+            let seq = key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard found[seq] == nil else { return }
+            do {
+                found[seq] = try data.withUnsafeBytes { try EventLog.decode($0, seq: seq) }
+                bad[seq] = nil
+            } catch {
+                bad[seq] = "\(error)"
+            }
+        }
+        let check = check(dataFile: path)
+        report.problems = check.problems
+        guard let file = File(path: path) else { return report }
+        // The meta pages themselves may be what is damaged: fall back to 4096-byte pages.
+        let pageSize = check.pageSize > 0 ? check.pageSize : 4096
+        let filePages = file.size / UInt64(pageSize)
+        let lastPage = check.lastPage > 0 ? check.lastPage : (filePages > 0 ? filePages - 1 : 0)
+        if check.pageSize > 0, let meta = readMeta(file, index: check.meta, pageSize: check.meta == 0 ? nil : pageSize).0 {
+            var walker = Walker(file: file, pageSize: pageSize, lastPage: lastPage)
+            walker.readsBigData = true
+            var eventsDB: DB?
+            walker.walk(database: "main", db: meta.main) { key, data, flags in
+                if flags & fSubData != 0, data.count == 48, key == Array("events".utf8) { eventsDB = db(data, 0) }
+            }
+            if let eventsDB { walker.walk(database: "events", db: eventsDB) { key, data, _ in take(key, data) } }
+            if eventsDB == nil || !walker.problems.isEmpty { report.scannedPages = true }
+        } else {
+            report.scannedPages = true
+        }
+        if report.scannedPages && filePages > 2 {
+            // Every page is read as if it were a lone leaf page of depth 1; the walker's
+            // bounds checks make a page that is not one fail harmlessly.
+            for pgno in 2..<filePages {
+                var walker = Walker(file: file, pageSize: pageSize, lastPage: filePages - 1)
+                walker.readsBigData = true
+                walker.visit(pgno, database: "scan", depthLeft: 1) { key, data, flags in
+                    if flags & (fSubData | fDupData) == 0 { take(key, data) }
+                }
+            }
+        }
+        report.events = found.keys.sorted().map { found[$0]! }
+        if let highest = found.keys.max() ?? bad.keys.max() {
+            let top = max(highest, bad.keys.max() ?? 0)
+            report.lostSeqs = (1...max(top, 1)).filter { found[$0] == nil }
+            if top == 0 { report.lostSeqs = [] }
+        }
+        report.unreadable = bad.keys.sorted().map { ($0, bad[$0]!) }
+        return report
+    }
+}
