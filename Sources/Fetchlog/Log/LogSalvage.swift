@@ -64,11 +64,12 @@ extension LMDBFileCheck {
             }
         }
         report.events = found.keys.sorted().map { found[$0]! }
-        if let highest = found.keys.max() ?? bad.keys.max() {
-            let top = max(highest, bad.keys.max() ?? 0)
-            report.lostSeqs = (1...max(top, 1)).filter { found[$0] == nil }
-            if top == 0 { report.lostSeqs = [] }
+        // Lost seqs run from 1 to the highest readable one: an unreadable key may be
+        // any 8 bytes (another database's key, or garbage), so it does not extend the range.
+        if let highest = found.keys.max() {
+            report.lostSeqs = (1...highest).filter { found[$0] == nil }
         }
+        bad = bad.filter { $0.key <= (found.keys.max() ?? 0) + 1 }
         report.unreadable = bad.keys.sorted().map { ($0, bad[$0]!) }
         return report
     }

@@ -196,9 +196,28 @@ struct LogCommand: AsyncParsableCommand {
                 throw CommandError.failed("\(dataFile) does not exist: there is nothing to salvage")
             }
             let report = LMDBFileCheck.salvageEvents(dataFile: dataFile)
+            // A lost seq becomes a `salvage.lost` intent in its place (the reducer ignores
+            // it): the file stays gap-free from 1, so `log import` takes it, every surviving
+            // event keeps its seq, and the loss itself is on the record.
+            let reasons = Dictionary(report.unreadable.map { ($0.seq, $0.reason) }, uniquingKeysWith: { first, _ in first })
+            var previous = Timestamp(milliseconds: 0)
+            var lines: [Event] = []
+            var next: UInt64 = 1
+            for event in report.events {
+                while next < event.seq {
+                    let body = JSONValue.object([("lostSeq", .number(Int(next))), ("reason", .string(reasons[next] ?? "not found in the data file"))])
+                    lines.append(Event(seq: next, recordedAt: previous, kind: .intent, source: "fetchlog", label: "salvage.lost",
+                                       body: Array(body.canonicalText().utf8)))
+                    next += 1
+                }
+                lines.append(event)
+                previous = event.recordedAt
+                next = event.seq + 1
+            }
             do {
-                try SafeFile.write(to: out) { sink in
-                    for event in report.events { try sink(EventJSON.line(for: event) + "\n") }
+                // 0600: as private as the store the bodies came from.
+                try SafeFile.write(to: out, mode: 0o600) { sink in
+                    for event in lines { try sink(EventJSON.line(for: event) + "\n") }
                 }
             } catch let error as SafeFile.Failure {
                 throw CommandError.failed(error.description)
