@@ -14,12 +14,15 @@ struct TourCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-tour-" + String(UUID().uuidString.prefix(8))
+        // A bad FETCHLOG_NOW is refused here as everywhere, before a store is made.
+        let clock = try reportingErrors { try cliClock() }
         let log = try reportingErrors { try EventLog.open(at: path) }
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
         let base = try await upstream.start().absoluteString
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
         configuration.retry.baseDelay = .milliseconds(50)
+        configuration.clock = clock
         let fetcher = Fetcher(log: log, configuration: configuration)
         let printer = FetchPrinter()
         say("Fetchlog tour — store \(path), sample upstream \(base)")
