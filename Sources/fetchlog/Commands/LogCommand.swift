@@ -172,19 +172,7 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             // The store is not opened: LMDB could crash on the very damage being salvaged.
-            var renderer = Renderer()
-            renderer.mode = try outputOptions.mode() ?? .table
-            let buffer = OutputBuffer()
-            do {
-                let output = try Salvage.salvage(dataFile: storeOptions.path + "/data.mdb", out: out)
-                buffer.write(renderer.render(output))
-                buffer.flush()
-            } catch let error as CommandError {
-                if let output = error.output { buffer.write(renderer.render(output)) }
-                buffer.flush()
-                printError(error.message)
-                throw ExitCode(error.status)
-            }
+            try await renderOnCommandLine { _ in try Salvage.salvage(dataFile: storeOptions.path + "/data.mdb", out: out) }
         }
 
         func output(_ context: CommandContext) async throws -> Output? {

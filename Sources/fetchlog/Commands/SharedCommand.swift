@@ -72,14 +72,21 @@ extension SharedCommand {
         // Settings are checked before the store is opened (and so perhaps created).
         let clock = try reportingErrors { try cliClock() }
         let log = try reportingErrors { try storeOptions.open() }
+        try await renderOnCommandLine { buffer in
+            try await output(CommandContext(log: log, clock: clock, session: nil, write: { buffer.write($0) }))
+        }
+    }
+
+    /// Renders what `produce` returns in `--format` on stdout and maps its errors to the
+    /// documented exit statuses (also for a command that must not open the store).
+    func renderOnCommandLine(_ produce: (OutputBuffer) async throws -> Output?) async throws {
         var renderer = Renderer()
         renderer.mode = try outputOptions.mode() ?? .table
         renderer.width = terminalWidth()
         renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
         let buffer = OutputBuffer()
-        let context = CommandContext(log: log, clock: clock, session: nil, write: { buffer.write($0) })
         do {
-            let output = try await output(context)
+            let output = try await produce(buffer)
             if let output { buffer.write(renderer.render(output)) }
             buffer.flush()
         } catch let error as CommandError {
