@@ -50,7 +50,10 @@ import Testing
         // suite running beside it on two cores, timers were seen to fire up to 0.5 s late:
         // the bound is the deadline + 1.5 s (the body alone would take over 2 hours).
         #expect(attempt >= .seconds(3) && attempt <= .milliseconds(4500), "the attempt took \(attempt), not the 3 s deadline")
-        #expect(elapsed >= .seconds(3) && elapsed <= .milliseconds(3300 + 5000), "the fetch took \(elapsed)")
+        // The call as a whole (the attempt, then the event's append and fsync) must end: before
+        // the fix it never did. CI saw the append take 5 s under load, so the bound on the whole
+        // call is loose; the deadline's accuracy is held by the recorded attempt above.
+        #expect(elapsed >= .seconds(3) && elapsed <= .seconds(30), "the fetch took \(elapsed)")
         #expect(event.kind == .fetchFailed)
         #expect(event.failure?.failureClass == .timeout)
         #expect(event.failure?.message == "the attempt ran past its deadline of 3 s (headers and body) after \(partial.count) of \(census.count) body bytes; "
@@ -81,7 +84,7 @@ import Testing
         // One window after the headers; in the loaded test process the headers themselves
         // were seen to take up to a second (see the deadline test above for the tight bound).
         #expect(attempt >= .seconds(2) && attempt <= .milliseconds(3500), "the attempt took \(attempt), not one 2 s window")
-        #expect(elapsed >= .seconds(2) && elapsed <= .milliseconds(2400 + 5000), "the fetch took \(elapsed)")
+        #expect(elapsed >= .seconds(2) && elapsed <= .seconds(30), "the fetch took \(elapsed)")
         #expect(events.count == 1)
         let message = try #require(events.first?.failure?.message)
         #expect(events.first?.failure?.failureClass == .timeout)
