@@ -5,14 +5,16 @@ import PackageDescription
 //   CLMDB            – the C liblmdb, as a system library (Debian: liblmdb-dev)
 //   CFetchlogSupport – tiny C helpers that must be fast even in debug builds (CRC32C)
 //   FetchlogLMDB     – a thin, safe Swift binding of LMDB (no knowledge of events)
-//   Fetchlog         – the engine: event log, store directory, (later) sources, views, store
+//   FetchlogCore     – the engine: event log, store, reducers, fetching, freshness, replay,
+//                      export; it names no source (sources are plug-ins, `SourcePlugin`)
+//   FetchlogSources  – the five seed sources as plug-ins, one folder each
 //   fetchlog         – the command-line front end, one client of the engine
 //   SampleUpstream   – the bundled sample upstream server (code lives under Tools/)
 let package = Package(
     name: "Fetchlog",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "Fetchlog", targets: ["Fetchlog"]),
+        .library(name: "Fetchlog", targets: ["FetchlogCore", "FetchlogSources"]),
         .library(name: "FetchlogLMDB", targets: ["FetchlogLMDB"]),
         .executable(name: "fetchlog", targets: ["fetchlog"]),
     ],
@@ -47,7 +49,11 @@ let package = Package(
             dependencies: ["CLMDB", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
-            name: "Fetchlog",
+            name: "FetchlogSources",
+            dependencies: ["FetchlogCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FetchlogCore",
             dependencies: [
                 "FetchlogLMDB", "CFetchlogSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -73,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "fetchlog",
             dependencies: [
-                "Fetchlog", "SampleUpstream", "CEditLine",
+                "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,21 +89,21 @@ let package = Package(
         // the log beside raw liblmdb in the same run, and the replay and open tables.
         .executableTarget(
             name: "fetchlog-bench",
-            dependencies: ["Fetchlog", "FetchlogLMDB", "CLMDB"],
+            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB"],
             path: "Tools/FetchlogBench"
         ),
         // ordo-one/benchmark suites (`swift package benchmark`): percentiles, malloc counts,
         // baselines to compare against. The plugin finds targets in a folder named Benchmarks.
         .executableTarget(
             name: "DecodingBenchmarks",
-            dependencies: ["Fetchlog", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["FetchlogCore", "FetchlogSources", .product(name: "Benchmark", package: "benchmark")],
             path: "Tools/Benchmarks/Decoding",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .testTarget(
             name: "FetchlogTests",
             dependencies: [
-                "Fetchlog", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog",
+                "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

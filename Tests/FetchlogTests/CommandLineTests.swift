@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The `fetchlog` binary on a store built from the shipped sample log.
 @Suite struct CommandLineTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// A child process appends in a loop and is SIGKILLed at random moments, 20 times.
 /// After each kill the store opens, verifies, and holds every event the child had

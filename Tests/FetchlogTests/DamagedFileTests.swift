@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Issue 13 item 7: damaged data files. Every store here is made by the real binary
 /// (`log import` of the sample log) and damaged by flipping bytes of its data.mdb.

@@ -1,7 +1,8 @@
 import CFetchlogSupport
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct EnvelopeCodecTests {
     @Test func crc32cMatchesTheStandardCheckValue() {

@@ -1,7 +1,8 @@
 import Foundation
 import FetchlogLMDB
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct EventLogTests {
     @Test func appendsAndReadsBackBySeqRangeAndTail() async throws {

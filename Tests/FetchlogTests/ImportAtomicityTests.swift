@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// `log import` is one transaction whose "is the log empty" check is inside it (issue 13,
 /// item 1): two racing imports never both land, a killed import leaves nothing behind.

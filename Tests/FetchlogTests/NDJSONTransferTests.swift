@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct NDJSONTransferTests {
     private func export(_ log: EventLog) throws -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// What a review of this change found, each held by a test.
 @Suite(.serialized) struct ReviewRegressionTests {

@@ -1,7 +1,8 @@
 import Foundation
 import FetchlogLMDB
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// A directory that is not a Fetchlog store is refused with a named reason, and its
 /// bytes are exactly as before.

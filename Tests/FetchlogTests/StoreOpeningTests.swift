@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Opening a store never races another process and never surprises (issue 13, items 3
 /// and 8): concurrent first opens, readers across map growth, a dangling link, a file in

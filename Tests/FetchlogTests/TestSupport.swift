@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// A fresh directory under the system temp dir, removed when the test ends.
 final class TemporaryDirectory: @unchecked Sendable {

@@ -1,4 +1,5 @@
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import FetchlogLMDB
 import Foundation
 

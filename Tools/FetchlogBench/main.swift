@@ -8,17 +8,18 @@
 // (envelope encoding, CRC-32C, the writer-thread hand-off, decoding on read).
 import CLMDB
 import CFetchlogSupport
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import FetchlogLMDB
 import Foundation
 
 let quick = CommandLine.arguments.contains("--quick")
 if let at = CommandLine.arguments.firstIndex(of: "--profile-decode"), at + 2 < CommandLine.arguments.count {
     // For `perf record`: decode one body in a loop for about three seconds.
-    // fetchlog-bench --profile-decode brastlewark/census.json brastlewarkCensus
+    // fetchlog-bench --profile-decode brastlewark/census.json brastlewark.census
     let body = [UInt8](try! Data(contentsOf: URL(fileURLWithPath: "Tools/SampleUpstream/Sources/SampleUpstream/Fixtures/" + CommandLine.arguments[at + 1])))
-    guard let kind = DocumentKind(rawValue: CommandLine.arguments[at + 2]) else {
-        fatalError("--profile-decode FIXTURE KIND: KIND is one of \(DocumentKind.allCases.map(\.rawValue).joined(separator: ", "))")
+    guard let kind = DocumentKind.seedKinds.first(where: { $0.rawValue == CommandLine.arguments[at + 2] }) else {
+        fatalError("--profile-decode FIXTURE KIND: KIND is one of \(DocumentKind.seedKinds.map(\.rawValue).joined(separator: ", "))")
     }
     let end = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
     while DispatchTime.now().uptimeNanoseconds < end { _ = try! DocumentDecoder.decode(kind, body: body) }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// `fetchlog fetch <source> <what> …`: every attempt becomes an event.
@@ -114,8 +115,9 @@ struct FetchCommand: AsyncParsableCommand {
             if source == "asset" { for report in reports { printer.report(report) } }
             return reports
         }
-        guard let source = Source(rawValue: source), source != .assets else {
-            throw ValidationError("unknown source '\(self.source)'\(Suggest.didYouMean(self.source, Source.dataSources.map(\.rawValue) + ["assets"])): use tvmaze, brastlewark, viaplay, thmanyah, artic, assets or asset")
+        guard let source = fetcher.sources.plugin(source)?.source, source != .assets else {
+            let names = fetcher.sources.sources.map(\.rawValue) + ["assets", "asset"]
+            throw ValidationError("unknown source '\(self.source)'\(Suggest.didYouMean(self.source, names)): use \(names.dropLast().joined(separator: ", ")) or asset")
         }
         let report: (FetchReport) -> Void = { printer.report($0) }
         func one(_ resource: Resource) async throws -> [FetchReport] {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// `log …`: the same subcommands, grammar and answers on the command line and in the shell.

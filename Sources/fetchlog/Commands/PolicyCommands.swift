@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// `$FETCHLOG_NOW` that is not an ISO 8601 time: refused rather than silently ignored.
@@ -11,7 +12,7 @@ struct ClockSettingError: Error, CustomStringConvertible {
 }
 
 /// The clock the CLI runs on: `$FETCHLOG_NOW` (ISO 8601) when set, else the system clock.
-func cliClock() throws -> any Clock {
+func cliClock() throws -> any WallClock {
     guard let now = ProcessInfo.processInfo.environment["FETCHLOG_NOW"], !now.isEmpty else { return SystemClock() }
     guard let time = Timestamp(iso8601: now) else { throw ClockSettingError(value: now) }
     return FixedClock(time)
@@ -40,7 +41,7 @@ struct StatusCommand: SharedCommand {
         var rows: [[String]] = []
         for row in report.rows {
             var level = row.levelText
-            if let policy, let resource = Resource.from(source: row.key.source, label: row.key.path), policy.isRevalidating(resource) {
+            if let policy, let resource = state.sources.resource(source: row.key.source, label: row.key.path), policy.isRevalidating(resource) {
                 level += ", revalidating"
             }
             let success = row.lastSuccess.map { "\($0.iso8601) (\(report.age(of: $0)))" } ?? "never"

@@ -1,4 +1,5 @@
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// The events of the shipped sample log (Resources/sample-log.ndjson): real recorded

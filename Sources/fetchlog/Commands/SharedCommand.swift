@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// `--format`, taken by every command that prints results.
@@ -22,7 +23,7 @@ struct OutputOptions: ParsableArguments {
 /// store on demand instead).
 struct CommandContext {
     let log: EventLog
-    let clock: any Clock
+    let clock: any WallClock
     let session: Session?
     /// Where a command that streams (`log export` to stdout) writes.
     let write: (String) -> Void

@@ -1,9 +1,10 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// Opens the live store (checkpoint + tail); saves a checkpoint when the tail was long.
-func openLiveStore(_ log: EventLog, fetcher: Fetcher? = nil, clock: any Clock = SystemClock()) async throws -> Store {
+func openLiveStore(_ log: EventLog, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock()) async throws -> Store {
     let store = try Store(log: log, fetcher: fetcher, clock: clock)
     switch store.origin {
     case .checkpoint(_, let tail) where tail >= store.checkpointInterval: try await store.saveCheckpoint()

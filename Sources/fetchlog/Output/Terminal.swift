@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// Buffered standard output: commands print many lines; one write per 64 KiB.

@@ -1,4 +1,5 @@
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 
 /// The shell's argument grammar, the same as the command line's: `--name value`,
 /// `--name=value`, short aliases (`-n 2`), flags, `--` ending the options, and every

@@ -1,4 +1,5 @@
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// One REPL command: its grammar, a one-line summary and an example that works on the

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// The REPL's commands. Each reads the session's state (a snapshot) and returns output.
@@ -73,12 +74,13 @@ enum Commands {
         let state = session.state
         var rows: [[String]] = []
         var records: [JSONValue] = []
-        for source in Source.dataSources {
+        for plugin in state.sources.plugins {
+            let source = plugin.source
             let keys = state.status.keys.filter { $0.source == source.rawValue }
             let held = keys.filter { state.documents[$0] != nil }.count
             let last = keys.compactMap { state.status[$0]?.lastSuccess }.max()
-            rows.append([source.rawValue, source.realBase, String(held), last?.iso8601 ?? "never"])
-            records.append(.object([("source", .string(source.rawValue)), ("base", .string(source.realBase)),
+            rows.append([source.rawValue, plugin.realBase, String(held), last?.iso8601 ?? "never"])
+            records.append(.object([("source", .string(source.rawValue)), ("base", .string(plugin.realBase)),
                                     ("held", .number(held)), ("lastSuccess", .optional(last?.iso8601))]))
         }
         return .table(columns: ["source", "base", "held", "last success"], rows: rows, records: records)
@@ -165,7 +167,7 @@ enum Commands {
     /// The detail image as the fallback rule and the downloads so far choose it.
     static func detailChoice(_ session: Session, id: Int) -> ImageChoice {
         let state = session.state
-        if case .tvmazeImages(let images)? = state.document(.tvmazeImages(id))?.document {
+        if case .tvmazeImages(let images)? = state.document(.tvmazeImages(id))?.tvmaze {
             return ImageChoice.showDetailImage(images, in: state)
         }
         // The detail image is chosen from the show's image list; without it the choice is

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CEditLine
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// What a command produced, independent of the output mode. Every case carries both a

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 /// A command that could not run: one line for the user and the exit status it carries
@@ -28,7 +29,7 @@ final class Session: @unchecked Sendable {
     let store: Store
     let fetcher: Fetcher
     let policy: OfflineFirst
-    let clock: any Clock
+    let clock: any WallClock
     var renderer = Renderer()
     var timer = false
     private var outputHandle: FileHandle?
@@ -42,7 +43,7 @@ final class Session: @unchecked Sendable {
     var finishBackgroundWork = false
     private var pendingWarnings: [(Resource, String)] = []
 
-    init(log: EventLog, fetcher: Fetcher, clock: any Clock) throws {
+    init(log: EventLog, fetcher: Fetcher, clock: any WallClock) throws {
         self.log = log
         self.fetcher = fetcher
         self.clock = clock

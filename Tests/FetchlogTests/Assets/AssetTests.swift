@@ -2,7 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Images fetched as events from the sample upstream (real HTTP, real LMDB), chosen with
 /// the fallback the apps promise.
@@ -11,7 +12,7 @@ import Testing
     static let original = "https://static.tvmaze.com/uploads/images/original_untouched/81/202627.jpg"
 
     private func showOneLinks(_ rig: PolicyRig) throws -> TVMazeImageLinks? {
-        guard case .tvmazeShowsPage(let shows)? = rig.store.snapshot.state.document(.tvmazeShowsPage(0))?.document else { return nil }
+        guard case .tvmazeShowsPage(let shows)? = rig.store.snapshot.state.document(.tvmazeShowsPage(0))?.tvmaze else { return nil }
         return shows.first { $0.id == 1 }?.image
     }
 
@@ -74,7 +75,7 @@ import Testing
         let rig = try await PolicyRig.start()
         _ = try await rig.fetcher.fetch(.tvmazeImages(1))
         try await rig.store.catchUp()
-        guard case .tvmazeImages(let images)? = rig.store.snapshot.state.document(.tvmazeImages(1))?.document else {
+        guard case .tvmazeImages(let images)? = rig.store.snapshot.state.document(.tvmazeImages(1))?.tvmaze else {
             Issue.record("no images held")
             return
         }

@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The museum's dump holds bare `data` objects; the API (and the sample upstream) wraps them,
 /// so these tests wrap them the same way.

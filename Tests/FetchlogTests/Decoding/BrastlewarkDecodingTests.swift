@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct BrastlewarkDecodingTests {
     func census(_ body: [UInt8]) throws -> [Gnome] {

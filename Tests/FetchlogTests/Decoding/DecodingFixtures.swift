@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Recorded upstream bodies, read from the sample upstream's Fixtures folder in this repo.
 enum DecodingFixtures {

@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct HTMLTextDecodingTests {
     func summaries(_ file: String) throws -> [Int: String] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The one JSON parser (`JSONTape`) and the cursor the decoders read through, checked
 /// against independent oracles: Python's `json` for every recorded body, the standard

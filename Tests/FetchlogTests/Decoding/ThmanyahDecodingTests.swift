@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct ThmanyahDecodingTests {
     func home(_ body: [UInt8]) throws -> ThmanyahHome? {

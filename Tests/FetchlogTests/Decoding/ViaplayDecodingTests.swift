@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct ViaplayDecodingTests {
     func page(_ file: String) throws -> ViaplayPage? {

@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Cancelling a fetch (what Ctrl-C does to the command's task): the request in flight is
 /// abandoned, no retry is made, nothing is recorded for the abandoned attempt, and the

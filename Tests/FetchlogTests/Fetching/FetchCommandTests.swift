@@ -2,7 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// `fetchlog fetch`, `upstream serve` and `tour` as a user runs them.
 @Suite(.serialized) struct FetchCommandTests {

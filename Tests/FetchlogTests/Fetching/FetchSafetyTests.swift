@@ -5,7 +5,8 @@ import NIOCore
 import SampleUpstream
 import ServiceLifecycle
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Issue 13, items 2, 4 and 5: slow-drip upstreams, where requests may go, secrets in the log.
 /// Real HTTP on loopback against the sample upstream (and a second one, or a unix socket).

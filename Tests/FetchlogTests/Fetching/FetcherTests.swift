@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Real HTTP on loopback against the bundled sample upstream, a real LMDB log.
 @Suite(.serialized) struct FetcherTests {

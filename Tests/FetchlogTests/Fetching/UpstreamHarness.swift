@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import SampleUpstream
 import ServiceLifecycle
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// A started sample upstream, a fresh store and a fetcher aimed at the upstream.
 struct FetchHarness {

@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Artworks after a non-default limit (issue 12, item 2): the list the user fetched with
 /// `--limit 4` is the one readers open and the prefetch continues.

@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Bounded concurrency for asset downloads (issue 12, item 11), measured on the server:
 /// the sample upstream holds each image request 200 ms (its latency fault) and records when

@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The durable window by item index (issue 12, item 1): the first 1,000 TVmaze items,
 /// counted across pages whatever the page size, are written to the log; a page whose first

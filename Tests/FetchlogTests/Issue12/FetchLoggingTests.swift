@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Logging through swift-log (issue 12, item 12): a retry is logged at info with its wait,
 /// requests and outcomes at debug, and no body reaches the log. The logger is passed in the

@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Names that differ only in case (issue 12, item 3): the recorded census plus "Case Twin"
 /// (5003) and "case twin" (5004), who have different friends.

@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// A differ for views (issue 12, item 5): keyed collections by key, full values.
 @Suite(.serialized) struct ViewDiffTests {

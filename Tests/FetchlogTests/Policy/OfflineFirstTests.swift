@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The offline-first policy against the real sample upstream over loopback, with an
 /// injected clock; requests are counted from the upstream's own request log.

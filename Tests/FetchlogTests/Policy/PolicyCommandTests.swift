@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// `fetchlog query` and `fetchlog status` with the clock moved by FETCHLOG_NOW.
 @Suite(.serialized) struct PolicyCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import SampleUpstream
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// A sample upstream, a store with its fetcher and the offline-first policy, on an
 /// injected clock that starts at 2026-11-22T08:00:00Z.

@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Ctrl-C (issue 12, item 6): it cancels the running command or the line being typed, never
 /// the shell; a cancelled fetch leaves the log consistent and says what was recorded.

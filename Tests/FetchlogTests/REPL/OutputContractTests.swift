@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 @testable import fetchlog
 
 /// One output contract for every command (issue 12, items 4 and 7): `--format json` puts

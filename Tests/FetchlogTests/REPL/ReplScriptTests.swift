@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The shell driven through stdin scripts on the demo store: exact output, the
 /// documented exit statuses, and nothing written to the log by a failing command.

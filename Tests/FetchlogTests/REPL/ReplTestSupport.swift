@@ -1,5 +1,6 @@
 import Foundation
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Runs `fetchlog demo` (the bundled upstream in-process, a fresh demo store, the first
 /// pages of every source) with `script` on stdin, at a fixed clock and width.

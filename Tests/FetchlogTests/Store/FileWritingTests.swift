@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// One rule for every file Fetchlog writes (issue 13, item 6): a regular file is replaced
 /// only when the new one is whole; devices and pipes are written through, never replaced;

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Per-view observation (issue 18, item 2): an observer of a view wakes only when that
 /// view's value changes.

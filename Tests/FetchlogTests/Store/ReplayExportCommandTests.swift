@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// `fetchlog replay` and `fetchlog export` on real stores.
 @Suite struct ReplayExportCommandTests {

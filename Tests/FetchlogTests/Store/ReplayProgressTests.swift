@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Replay reports its progress (issue 12, item 11): what `replay` draws on a terminal.
 @Suite struct ReplayProgressTests {

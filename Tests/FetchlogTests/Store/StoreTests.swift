@@ -1,7 +1,8 @@
 import Foundation
 import SampleUpstream
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 @Suite struct StoreTests {
     private func sampleLog(_ dir: TemporaryDirectory) throws -> EventLog {
@@ -120,7 +121,7 @@ import Testing
         #expect(elapsed < .seconds(1))
         let snapshot = store.snapshot
         #expect(snapshot.caughtUp)
-        if case .brastlewarkCensus(let gnomes)? = snapshot.state.document(.brastlewarkCensus)?.document {
+        if case .brastlewarkCensus(let gnomes)? = snapshot.state.document(.brastlewarkCensus)?.brastlewark {
             #expect(gnomes.count == 1337)
         } else {
             Issue.record("no census held")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Bodies built in the tests: real recorded records re-wrapped in the list shapes that
 /// were never recorded, or edited copies for the cases the recordings lack.

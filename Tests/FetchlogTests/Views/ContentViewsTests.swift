@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Pages, sections and search views over the recorded Viaplay, Thmanyah and TVmaze bodies.
 @Suite("ContentViews")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Answers computed here, independently of the views, straight from the recorded census
 /// (Foundation's JSONSerialization, not the project's decoder), compared with the views.

@@ -1,5 +1,6 @@
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// The recorded census (1337 gnomes) folded into a state, optionally followed by intents.
 private func censusState(_ intents: [(String, String)] = []) throws -> LogState {

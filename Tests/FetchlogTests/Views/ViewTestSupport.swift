@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Fetchlog
+@testable import FetchlogCore
+@testable import FetchlogSources
 
 /// Builds states the way the log does: `fetched` events with real recorded bodies,
 /// folded by `LogReducer`.

@@ -1,5 +1,6 @@
 import Benchmark
-import Fetchlog
+import FetchlogCore
+import FetchlogSources
 import Foundation
 
 // Body decoding and the queries built on it, under ordo-one/benchmark: wall-clock

@@ -1,0 +1,65 @@
+/// What one fetch of one resource did: every attempt (each an event) and how it ended.
+public struct FetchReport: Sendable {
+    public struct Attempt: Sendable {
+        public let seq: UInt64
+        public let kind: EventKind
+        public let status: UInt16?
+        public let failure: Event.Failure?
+        public let bodyBytes: Int
+        /// The wait before the next attempt, when there was one.
+        public let retryAfter: Duration?
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case fetched
+        case notModified
+        case endOfList
+        case failed(FailureClass, String)
+    }
+
+    public let resource: Resource
+    public let url: String
+    public let attempts: [Attempt]
+    public let outcome: Outcome
+    /// For a page of the TVmaze show index fetched through the paging API or
+    /// `OfflineFirst.fetchShowsPage`: the item index of the page's first show (the shows on
+    /// the pages before it), nil when it is not known (an earlier page is neither held nor
+    /// fetched) or the resource is not such a page.
+    public var firstItemIndex: Int? = nil
+
+    /// Where a fetch's attempts were recorded.
+    public enum Recorded: Sendable, Equatable {
+        /// In the durable log (each attempt has its seq).
+        case durable
+        /// In this session's memory only (the durable window's far side): gone at restart.
+        case sessionOnly
+        /// Nowhere: no attempt was made (`offline`).
+        case nothing
+    }
+
+    /// How this fetch was recorded. Derived from the attempts: the log's seqs start at 1,
+    /// and an attempt kept for the session only has seq 0, so no path through the fetcher
+    /// can report one thing and record another.
+    public var recorded: Recorded {
+        guard let first = attempts.first else { return .nothing }
+        return first.seq == 0 ? .sessionOnly : .durable
+    }
+
+    /// True when the attempts were kept in this session's memory only, never in the log.
+    public var isSessionOnly: Bool { recorded == .sessionOnly }
+
+    /// True when the resource is usable: new body, confirmed body, or a known end.
+    public var isUsable: Bool {
+        if case .failed = outcome { return false }
+        return true
+    }
+
+    public var bodyBytes: Int { attempts.reduce(0) { $0 + $1.bodyBytes } }
+}
+
+/// The log could not record an attempt: nothing about this fetch is certain.
+public struct FetchStoreError: Error, CustomStringConvertible {
+    public let resource: Resource
+    public let underlying: any Error
+    public var description: String { "could not record the fetch of \(resource): \(underlying)" }
+}

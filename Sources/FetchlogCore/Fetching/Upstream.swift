@@ -1,0 +1,42 @@
+/// Where requests go: the real hosts, or one server that follows the addressing rule
+/// `BASE + "/" + source + <original path and query>` (`--upstream` / `FETCHLOG_UPSTREAM`).
+public struct Upstream: Sendable, Equatable {
+    /// nil: the real hosts.
+    public let base: String?
+
+    public init(base: String?) {
+        var trimmed = base
+        while let t = trimmed, t.hasSuffix("/") { trimmed = String(t.dropLast()) }
+        self.base = (trimmed?.isEmpty ?? true) ? nil : trimmed
+    }
+
+    public static let real = Upstream(base: nil)
+
+    /// The URL to ask for `path` (path and query relative to the source's `realBase`).
+    public func url(source: Source, path: String, realBase: String) -> String {
+        if source == .assets { return assetURL(path) }
+        if let base { return base + "/" + source.rawValue + path }
+        return realBase + path
+    }
+
+    /// An asset's URL: `https://HOST/PATH` itself, or `BASE/assets/HOST/PATH` under an upstream.
+    public func assetURL(_ real: String) -> String {
+        guard let base else { return real }
+        var rest = Substring(real)
+        for scheme in ["https://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
+        return base + "/assets/" + rest
+    }
+
+    /// The path of a full URL relative to the source's bases (or to this upstream's
+    /// `BASE/<source>`), nil when it belongs to none of them.
+    public func relativePath(of url: String, source plugin: any SourcePlugin) -> String? {
+        var bases = [plugin.realBase] + plugin.otherBases
+        if let base { bases.insert(base + "/" + plugin.source.rawValue, at: 0) }
+        for candidate in bases.sorted(by: { $0.count > $1.count }) where url.hasPrefix(candidate) {
+            let rest = String(url.dropFirst(candidate.count))
+            if rest.isEmpty { return "/" }
+            if rest.hasPrefix("/") || rest.hasPrefix("?") { return rest }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// One thing that can be fetched: a source, its path (relative to the source's base,
+/// used as the event label and the key validators are kept under) and what its body is.
+public struct Resource: Sendable, Hashable, CustomStringConvertible {
+    public let source: Source
+    public let path: String
+    public let document: DocumentKind
+
+    public init(source: Source, path: String, document: DocumentKind) {
+        self.source = source
+        self.path = path
+        self.document = document
+    }
+
+    public var description: String { "\(source)\(path)" }
+
+    /// An image or other asset by its real URL (`https://host/…`); its key is the URL.
+    public static func asset(_ url: String) -> Resource { Resource(source: .assets, path: url, document: .asset) }
+
+    /// `text` as a query value: everything but unreserved characters percent-encoded.
+    public static func queryEscape(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,53 @@
+/// A source of data as the engine sees it: where it lives, what its resources are, how
+/// their bodies decode, how fresh they stay, and what state it keeps. The engine names no
+/// source; each one — the five seed apps, a sixth defined by a user — is a value of a type
+/// conforming to this protocol, handed to a `SourceRegistry`.
+///
+/// Everything here is pure: a plug-in's answers depend only on its arguments, so replay
+/// and live state agree.
+public protocol SourcePlugin: Sendable {
+    /// The name events carry and `--upstream BASE/<name>` addresses.
+    var source: Source { get }
+    /// One line for people: what the source is (`sources` lists it).
+    var summary: String { get }
+    /// The base of every endpoint; paths of resources are relative to it.
+    var realBase: String { get }
+    /// Other bases a body or an endpoint may name; under `--upstream` they map to the same
+    /// `BASE/<name>` prefix.
+    var otherBases: [String] { get }
+    /// The real base of one kind of resource (a source may serve one endpoint elsewhere).
+    func realBase(for kind: DocumentKind) -> String
+    /// The kind of the body at `path` (a resource key's path, query included); nil when
+    /// the path is none of this source's resources.
+    func documentKind(ofPath path: String) -> DocumentKind?
+    /// Decodes a body of `kind` — once, when it arrives; the state keeps the result.
+    /// Throws a `DecodeError` naming the offending field; never traps.
+    func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument
+    /// How long a held body counts as current (`FreshnessPolicy` may override it).
+    var freshness: FreshnessRule { get }
+    /// True when an answer with this status means "the list ends here" rather than a
+    /// failure (a paged API answering 404 past its last page).
+    func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool
+    /// The state this source keeps beside the core's, as it is before any event; nil
+    /// when it keeps none.
+    var initialSlice: (any SourceSlice)? { get }
+}
+
+extension SourcePlugin {
+    public var summary: String { source.rawValue }
+    public var otherBases: [String] { [] }
+    public func realBase(for kind: DocumentKind) -> String { realBase }
+    public var freshness: FreshnessRule { .alwaysRevalidate }
+    public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool { false }
+    public var initialSlice: (any SourceSlice)? { nil }
+}
+
+/// Images and other binary files named by bodies: the core's own source. A body's kind is
+/// always `asset`; it decodes to `AssetInfo` (format as its bytes say, size, SHA-256).
+struct AssetsPlugin: SourcePlugin {
+    var source: Source { .assets }
+    var summary: String { "images and other files named by bodies, on their own hosts" }
+    var realBase: String { "" }
+    func documentKind(ofPath path: String) -> DocumentKind? { .asset }
+    func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument { try AssetInfo(body) }
+}

@@ -1,0 +1,92 @@
+/// How long a held body counts as current, per source.
+public enum FreshnessRule: Sendable, Equatable {
+    /// Fresh for this long after the last success (or revalidation); with `renewOnOpen`,
+    /// opening the view within that time renews it for the same span again.
+    case timeToLive(Duration, renewOnOpen: Bool)
+    /// Held until a refresh is asked for (`--force`): never stale by age.
+    case heldUntilRefreshed
+    /// Always revalidated with validators when opened; a 304 keeps the body.
+    case alwaysRevalidate
+}
+
+/// The freshness rule of every source: each plug-in's own (`SourcePlugin.freshness`)
+/// unless overridden here.
+public struct FreshnessPolicy: Sendable {
+    /// Per source, by name; a source not listed revalidates on every open.
+    public var rules: [Source: FreshnessRule]
+    /// A held response's `Cache-Control: max-age` (less its `Age`) replaces the
+    /// time to live of a `timeToLive` rule.
+    public var honourCacheControl = true
+
+    /// Every registered source's own rule.
+    public init(sources: SourceRegistry) {
+        rules = Dictionary(uniqueKeysWithValues: sources.plugins.map { ($0.source, $0.freshness) })
+    }
+
+    public func rule(for source: String) -> FreshnessRule {
+        rules[Source(source)] ?? .alwaysRevalidate
+    }
+
+    /// How current the held body of `key` is at `now`.
+    public func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp) -> Freshness {
+        let status = state.status[key] ?? ResourceStatus()
+        let held = state.documents[key] != nil
+        guard held, let success = status.lastSuccess else {
+            return Freshness(level: .missing, lastUpdated: nil, validUntil: nil, status: status)
+        }
+        // The body was last known current at its success, its last 304, or its last renewal.
+        let anchor = [success, status.lastRevalidated, status.lastRenewed].compactMap { $0 }.max()!
+        switch rule(for: key.source) {
+        case .heldUntilRefreshed:
+            return Freshness(level: .fresh, lastUpdated: anchor, validUntil: nil, status: status)
+        case .alwaysRevalidate:
+            return Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
+        case .timeToLive(let ttl, _):
+            var span = ttl
+            if honourCacheControl, let maxAge = Self.maxAge(status.cacheControl) {
+                span = .seconds(max(0, maxAge - (status.ageSeconds ?? 0)))
+            }
+            let until = Timestamp(milliseconds: anchor.milliseconds + span.milliseconds)
+            return Freshness(level: now < until ? .fresh : .stale, lastUpdated: anchor, validUntil: until, status: status)
+        }
+    }
+
+    static func maxAge(_ cacheControl: String?) -> Int? {
+        guard let cacheControl else { return nil }
+        for directive in cacheControl.split(separator: ",") {
+            let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "max-age", let seconds = Int(parts[1]) { return seconds }
+        }
+        return nil
+    }
+}
+
+/// How current a held body is, and what went wrong last.
+public struct Freshness: Sendable, Equatable {
+    public enum Level: String, Sendable { case fresh, stale, missing }
+    public let level: Level
+    /// When the held body was last known current (success, 304 or renewal).
+    public let lastUpdated: Timestamp?
+    /// When it stops (or stopped) being fresh; nil when it never expires or is missing.
+    public let validUntil: Timestamp?
+    public let status: ResourceStatus
+
+    /// True when the last attempt failed after the last success: the upstream is not answering.
+    public var isFailing: Bool { status.failuresSince > 0 }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
+
+/// `2h 14m`, `16m`, `45s`, `3d 2h`: how old, for people.
+public enum AgeText {
+    public static func describe(milliseconds: Int64) -> String {
+        let seconds = max(0, milliseconds / 1000)
+        let (d, h, m, s) = (seconds / 86_400, seconds % 86_400 / 3600, seconds % 3600 / 60, seconds % 60)
+        if d > 0 { return h > 0 ? "\(d)d \(h)h" : "\(d)d" }
+        if h > 0 { return m > 0 ? "\(h)h \(m)m" : "\(h)h" }
+        if m > 0 { return "\(m)m" }
+        return "\(s)s"
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// The offline-first policy: reads answer from the snapshot at once, and what needs
+/// refreshing is fetched in the background, decided from the log and the injected clock.
+///
+/// - A fresh body is served as it is (and, under a renewing time to live, opening renews it).
+/// - A stale or missing one is served as it is while a revalidation runs; a failure never
+///   removes it, and the view says how old it is and why it could not be refreshed.
+/// - A source whose list keeps only its first items across restarts reads
+///   `durableWindow`; the pages past it are fetched with session recording.
+/// - Paging near the end of what is held fetches the next page in the background, once
+///   (`prefetch`); a search box's keystrokes are debounced (`debouncedFetch`).
+public final class OfflineFirst: @unchecked Sendable {
+    public let store: Store
+    public let fetcher: Fetcher
+    public let policy: FreshnessPolicy
+    public let clock: any WallClock
+    /// Items of a paged list (by index across pages) that survive a restart, for sources
+    /// whose lists have a durable window.
+    public var durableWindow = 1000
+    /// Prefetch the next page when the user is this many items from the end of what is held.
+    public var prefetchDistance = 20
+
+    private let lock = NSLock()
+    private var running: [Resource: Task<Void, Never>] = [:]
+    private var prefetched: Set<Resource> = []
+    /// Called when a background fetch ends (the shell prints it above the line being typed).
+    public var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
+    private var debouncers: [String: Debouncer] = [:]
+    private let debounceClock: any _Concurrency.Clock<Duration>
+
+    /// `clock` tells the time events are stamped and freshness is judged by; `debounceClock`
+    /// measures the pause that ends a burst of search keystrokes.
+    /// `policy` nil: every registered source's own freshness rule.
+    public init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy? = nil, clock: any WallClock = SystemClock(),
+                debounceClock: any _Concurrency.Clock<Duration> = ContinuousClock()) {
+        self.store = store
+        self.fetcher = fetcher
+        self.policy = policy ?? FreshnessPolicy(sources: store.sources)
+        self.clock = clock
+        self.debounceClock = debounceClock
+    }
+
+    /// What opening a view gives: the snapshot now, and whether a refresh started.
+    public struct Opened: Sendable {
+        public let snapshot: Snapshot
+        public let freshness: Freshness
+        public let revalidating: Bool
+    }
+
+    /// Opens the view whose primary resource is `resource`. Never waits on the network.
+    @discardableResult
+    public func open(_ resource: Resource, force: Bool = false) async throws -> Opened {
+        let snapshot = store.snapshot
+        let now = clock.now()
+        let key = ResourceKey(resource)
+        let freshness = policy.evaluate(key, in: snapshot.state, now: now)
+        var refresh = force
+        switch freshness.level {
+        case .fresh:
+            if case .timeToLive(_, true) = policy.rule(for: key.source), !force {
+                try await store.send(.renew(key, at: now))
+            }
+        case .stale, .missing:
+            refresh = true
+        }
+        if refresh { startFetch(resource) }
+        return Opened(snapshot: store.snapshot, freshness: policy.evaluate(key, in: store.snapshot.state, now: now),
+                      revalidating: isRevalidating(resource))
+    }
+
+    /// The freshness of a resource now, from the latest snapshot.
+    public func freshness(of resource: Resource) -> Freshness {
+        policy.evaluate(ResourceKey(resource), in: store.snapshot.state, now: clock.now())
+    }
+
+    public func isRevalidating(_ resource: Resource) -> Bool { lock.withLock { running[resource] != nil } }
+
+    /// Waits until every background fetch started so far has finished (one-shot commands
+    /// call this before exiting, so the outcome is in the log). When the waiting task is
+    /// cancelled (Ctrl-C on a command waiting for its first data), the fetches it waits for
+    /// are cancelled too, and it returns at once: nothing is recorded for them.
+    public func waitForBackgroundWork() async {
+        while !Task.isCancelled {
+            let tasks = lock.withLock { Array(running.values) }
+            if tasks.isEmpty { return }
+            for task in tasks {
+                await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+            }
+        }
+    }
+
+    /// The line to show under a result, or nil when the data is fresh.
+    /// `offline: connection refused — shows last updated 2h 14m ago`.
+    public func warning(for resource: Resource, named name: String) -> String? {
+        let f = freshness(of: resource)
+        let now = clock.now()
+        switch f.level {
+        case .fresh:
+            return nil
+        case .missing:
+            if fetcher.configuration.offline { return "offline (--offline) — no \(name) held" }
+            if f.isFailing { return "offline: \(f.status.lastError ?? "the last fetch failed") — no \(name) held yet" }
+            return isRevalidating(resource) ? "no \(name) held yet — fetching" : "no \(name) held yet"
+        case .stale:
+            let age = AgeText.describe(milliseconds: now.milliseconds - (f.lastUpdated?.milliseconds ?? now.milliseconds))
+            // Revalidated on every open: current unless that revalidation is failing.
+            if policy.rule(for: ResourceKey(resource).source) == .alwaysRevalidate && !f.isFailing && !fetcher.configuration.offline {
+                return nil
+            }
+            if fetcher.configuration.offline { return "offline (--offline) — \(name) last updated \(age) ago" }
+            if f.isFailing {
+                return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago"
+            }
+            let since = f.validUntil.map { " (stale since \($0.iso8601))" } ?? ""
+            return "\(name) last updated \(age) ago\(since)" + (isRevalidating(resource) ? " — revalidating" : "")
+        }
+    }
+
+    // MARK: Paged lists and search
+
+    /// The user is looking at item `index` of a list of which `held` items are held; when
+    /// that is within `prefetchDistance` of the end, `next` (the list's next page) is
+    /// fetched in the background, once per store (by `fetch` when given, else as a plain
+    /// fetch). Returns `next` when it started it.
+    @discardableResult
+    public func prefetch(_ next: Resource?, itemIndex index: Int, held: Int,
+                         fetch: (@Sendable () async throws -> Void)? = nil) -> Resource? {
+        guard let next, index >= held - prefetchDistance else { return nil }
+        let start = lock.withLock { prefetched.insert(next).inserted }
+        guard start else { return nil }
+        if let fetch { startTask(next, fetch) } else { startFetch(next) }
+        return next
+    }
+
+    /// Fetches `resource` debounced on `channel` (one per search box): superseded within
+    /// 200 ms by another call on the same channel, it sends nothing and returns nil.
+    public func debouncedFetch(_ resource: Resource, channel: String) async throws -> FetchReport? {
+        let debouncer = lock.withLock {
+            if let existing = debouncers[channel] { return existing }
+            let made = Debouncer(clock: debounceClock)
+            debouncers[channel] = made
+            return made
+        }
+        return try await debouncer.submit { try await self.fetchNow(resource) }
+    }
+
+    // MARK: Background work
+
+    func fetchNow(_ resource: Resource) async throws -> FetchReport {
+        let report = try await fetcher.fetch(resource)
+        try await store.catchUp()
+        return report
+    }
+
+    func startFetch(_ resource: Resource) {
+        startTask(resource) {
+            let report = try await self.fetchNow(resource)
+            self.onBackgroundReport?(report)
+        }
+    }
+
+    /// Runs `body` in the background as the fetch of `resource` (at most one at a time).
+    public func startTask(_ resource: Resource, _ body: @escaping @Sendable () async throws -> Void) {
+        lock.withLock {
+            guard running[resource] == nil else { return }
+            running[resource] = Task {
+                try? await body()
+                _ = self.lock.withLock { self.running.removeValue(forKey: resource) }
+            }
+        }
+    }
+}

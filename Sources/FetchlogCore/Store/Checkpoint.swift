@@ -1,0 +1,144 @@
+import FetchlogLMDB
+
+/// The store's state saved in the `checkpoints` database with the seq it covers, so
+/// opening a store replays only the tail of the log.
+///
+/// A checkpoint holds the statuses and intents in full but documents only as
+/// references (resource → seq of its held body): restoring re-decodes those bodies from
+/// the log, which is O(resources), and keeps checkpoints small however large bodies are.
+/// One LMDB value holds everything, so the state and its seq are written atomically.
+public enum Checkpoint {
+    static let key = "state"
+
+    public static func encode(_ state: LogState) -> [UInt8] {
+        let documents: [JSONValue] = state.documents.keys.sorted().map { key in
+            .object([("source", .string(key.source)), ("path", .string(key.path)), ("seq", .number(state.documents[key]!.seq))])
+        }
+        let statuses: [JSONValue] = state.status.keys.sorted().map { key in
+            let s = state.status[key]!
+            func time(_ t: Timestamp?) -> JSONValue { t.map { .number($0.milliseconds) } ?? .null }
+            return .object([
+                ("source", .string(key.source)), ("path", .string(key.path)),
+                ("lastSuccess", time(s.lastSuccess)), ("lastSuccessSeq", s.lastSuccessSeq.map { .number($0) } ?? .null),
+                ("lastRevalidated", time(s.lastRevalidated)), ("lastRenewed", time(s.lastRenewed)),
+                ("ageSeconds", .optional(s.ageSeconds)), ("lastAttempt", time(s.lastAttempt)),
+                ("lastAttemptSeq", .number(s.lastAttemptSeq)), ("etag", .optional(s.etag)),
+                ("lastModified", .optional(s.lastModified)), ("cacheControl", .optional(s.cacheControl)),
+                ("failuresSince", .number(s.failuresSince)), ("lastError", .optional(s.lastError)),
+                ("lastErrorClass", .optional(s.lastErrorClass?.name)), ("endOfList", .bool(s.endOfList)),
+            ])
+        }
+        let value: JSONValue = .object([
+            ("reducerVersion", .number(LogState.reducerVersion)),
+            ("seq", .number(state.seq)),
+            ("documents", .array(documents)),
+            ("status", .array(statuses)),
+            ("slices", .object(state.slices.keys.sorted().compactMap { name in
+                // A slice that cannot encode (a plug-in's bug) is left out: the next open
+                // rebuilds it from the log.
+                guard let slice = state.slices[name], let json = try? slice.encoded() else { return nil }
+                return (name, .object([("version", .number(type(of: slice).version)), ("state", json)]))
+            })),
+        ])
+        return Array(value.canonicalText().utf8)
+    }
+
+    /// The state a checkpoint describes, or nil when it was written by another reducer
+    /// version or does not match the log (then the caller replays from the start).
+    ///
+    /// A slice saved by another version of its source's reducer (or missing) is rebuilt
+    /// alone, from that source's intents up to the checkpoint's seq; the rest is kept.
+    public static func decode(_ bytes: [UInt8], log: EventLog, sources: SourceRegistry) throws -> LogState? {
+        guard let json = try? JSONValue.parse(bytes: bytes),
+              json["reducerVersion"]?.intValue == LogState.reducerVersion,
+              case .number(let seqText)? = json["seq"], let seq = UInt64(seqText), seq <= (try log.lastSeq()) else { return nil }
+        var state = LogState(sources: sources)
+        state.seq = seq
+        for ref in json["documents"]?.arrayValue ?? [] {
+            guard let source = ref["source"]?.stringValue, let path = ref["path"]?.stringValue,
+                  case .number(let text)? = ref["seq"], let docSeq = UInt64(text),
+                  let resource = sources.resource(source: source, label: path),
+                  let event = try log.event(at: docSeq), let body = event.body,
+                  let document = try? sources.decode(resource, body: body) else { return nil }
+            state.documents[ResourceKey(source: source, path: path)] = HeldDocument(seq: docSeq, fetchedAt: event.recordedAt, document: document)
+        }
+        for item in json["status"]?.arrayValue ?? [] {
+            guard let source = item["source"]?.stringValue, let path = item["path"]?.stringValue else { return nil }
+            func time(_ name: String) -> Timestamp? {
+                guard case .number(let t)? = item[name], let ms = Int64(t) else { return nil }
+                return Timestamp(milliseconds: ms)
+            }
+            func u64(_ name: String) -> UInt64? {
+                guard case .number(let t)? = item[name] else { return nil }
+                return UInt64(t)
+            }
+            var s = ResourceStatus()
+            s.lastSuccess = time("lastSuccess")
+            s.lastSuccessSeq = u64("lastSuccessSeq")
+            s.lastRevalidated = time("lastRevalidated")
+            s.lastRenewed = time("lastRenewed")
+            s.ageSeconds = item["ageSeconds"]?.intValue
+            s.lastAttempt = time("lastAttempt")
+            s.lastAttemptSeq = u64("lastAttemptSeq") ?? 0
+            s.etag = item["etag"]?.stringValue
+            s.lastModified = item["lastModified"]?.stringValue
+            s.cacheControl = item["cacheControl"]?.stringValue
+            s.failuresSince = item["failuresSince"]?.intValue ?? 0
+            s.lastError = item["lastError"]?.stringValue
+            s.lastErrorClass = item["lastErrorClass"]?.stringValue.flatMap(FailureClass.init(name:))
+            s.endOfList = item["endOfList"]?.boolValue ?? false
+            state.setStatus(s, for: ResourceKey(source: source, path: path))
+        }
+        var stale: [String] = []
+        for (name, initial) in state.slices {
+            let saved = json["slices"]?[name]
+            if saved?["version"]?.intValue == type(of: initial).version, let body = saved?["state"],
+               let slice = try? initial.decoded(from: body) {
+                state.slices[name] = slice
+            } else {
+                stale.append(name)
+            }
+        }
+        if !stale.isEmpty { try rebuildSlices(stale, of: &state, from: log) }
+        return state
+    }
+
+    /// Folds `names`' slices afresh from their sources' intents up to `state.seq`.
+    static func rebuildSlices(_ names: [String], of state: inout LogState, from log: EventLog) throws {
+        let wanted = Set(names)
+        var slices = state.slices.filter { wanted.contains($0.key) }
+        for name in names { slices[name] = state.sources.plugin(name)?.initialSlice }
+        let seq = state.seq
+        // Record headers only; just the intents of those sources are decoded.
+        try log.scanStored(batchSize: 1024) { stored in
+            guard stored.seq <= seq else { return false }
+            if stored.kind == .intent, var slice = slices[stored.source] {
+                slice.apply(try stored.decode())
+                slices[stored.source] = slice
+            }
+            return true
+        }
+        for (name, slice) in slices { state.slices[name] = slice }
+    }
+}
+
+extension EventLog {
+    /// The saved checkpoint's bytes, if any.
+    public func loadCheckpoint() throws -> [UInt8]? {
+        try read { txn in
+            var key = Checkpoint.key
+            return try key.withUTF8 { k in try txn.get(checkpoints, key: UnsafeRawBufferPointer(k)).map { Array($0) } }
+        }
+    }
+
+    /// Saves a checkpoint through the writer thread (one transaction, replacing the old one).
+    public func saveCheckpoint(_ bytes: [UInt8]) async throws {
+        let database = checkpoints
+        try await write { txn in
+            var key = Checkpoint.key
+            try key.withUTF8 { k in
+                try bytes.withUnsafeBytes { try txn.put(database, key: UnsafeRawBufferPointer(k), value: $0) }
+            }
+        }
+    }
+}

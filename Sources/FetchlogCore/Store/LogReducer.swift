@@ -1,0 +1,82 @@
+import Foundation
+
+/// Folds one event into the state. Pure: no I/O, no clock; the same events in the same
+/// order always give the same state.
+public enum LogReducer {
+    public static func apply(_ event: Event, to state: inout LogState) {
+        // Session-only events (seq 0, never in the log) do not move the state's seq.
+        if event.seq > 0 { state.seq = event.seq }
+        if event.kind == .intent {
+            applyIntent(event, to: &state)
+            applyToSlice(event, in: &state)
+            return
+        }
+        let key = ResourceKey(source: event.source, path: event.label)
+        var status = state.status[key] ?? ResourceStatus()
+        status.lastAttempt = event.recordedAt
+        status.lastAttemptSeq = event.seq
+        switch event.kind {
+        case .fetched:
+            guard let resource = state.sources.resource(source: event.source, label: event.label), let body = event.body,
+                  let document = try? state.sources.decode(resource, body: body) else {
+                // Recorded as fetched but undecodable by this build: it cannot replace held data.
+                status.failuresSince += 1
+                status.lastError = "the stored body does not decode"
+                status.lastErrorClass = .decode
+                break
+            }
+            state.documents[key] = HeldDocument(seq: event.seq, fetchedAt: event.recordedAt, document: document)
+            status.lastSuccess = event.recordedAt
+            status.lastSuccessSeq = event.seq
+            status.etag = event.response?.header("ETag")
+            status.lastModified = event.response?.header("Last-Modified")
+            status.cacheControl = event.response?.header("Cache-Control")
+            status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            status.failuresSince = 0
+            status.endOfList = false
+        case .notModified:
+            status.lastRevalidated = event.recordedAt
+            status.failuresSince = 0
+        case .endOfList:
+            status.endOfList = true
+            status.failuresSince = 0
+            // A page past the end holds nothing any more.
+            state.documents[key] = nil
+        case .fetchFailed:
+            status.failuresSince += 1
+            status.lastError = event.failure?.message
+            status.lastErrorClass = event.failure?.failureClass
+        case .intent, .other:
+            break
+        }
+        state.setStatus(status, for: key)
+    }
+
+    /// The intent's source's slice, folded by its own reducer.
+    private static func applyToSlice(_ event: Event, in state: inout LogState) {
+        guard var slice = state.slices[event.source] else { return }
+        slice.apply(event)
+        state.slices[event.source] = slice
+    }
+
+    private static func applyIntent(_ event: Event, to state: inout LogState) {
+        switch event.label {
+        case "renew":
+            // A view opened within its time to live: the TTL counts from here.
+            guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let path = json["path"]?.stringValue else { return }
+            let key = ResourceKey(source: event.source, path: path)
+            var status = state.status[key] ?? ResourceStatus()
+            status.lastRenewed = event.recordedAt
+            state.setStatus(status, for: key)
+        default:
+            break
+        }
+    }
+
+    /// The state after every event of `events`, from empty.
+    public static func fold<S: Sequence>(_ events: S, sources: SourceRegistry) -> LogState where S.Element == Event {
+        var state = LogState(sources: sources)
+        for event in events { apply(event, to: &state) }
+        return state
+    }
+}

@@ -1,0 +1,117 @@
+/// A resource as the log names it: the event's source and label.
+public struct ResourceKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let source: String
+    public let path: String
+    public init(source: String, path: String) {
+        self.source = source
+        self.path = path
+    }
+    public init(_ resource: Resource) { self.init(source: resource.source.rawValue, path: resource.path) }
+    public static func < (a: ResourceKey, b: ResourceKey) -> Bool { (a.source, a.path) < (b.source, b.path) }
+    public var description: String { source + path }
+}
+
+/// The last body of a resource that decoded, with where it came from.
+public struct HeldDocument: Sendable, Equatable {
+    public let seq: UInt64
+    public let fetchedAt: Timestamp
+    /// As the source's plug-in decoded it; cast to the plug-in's own type to read it.
+    public let document: any SourceDocument
+
+    public init(seq: UInt64, fetchedAt: Timestamp, document: any SourceDocument) {
+        self.seq = seq
+        self.fetchedAt = fetchedAt
+        self.document = document
+    }
+
+    public static func == (a: HeldDocument, b: HeldDocument) -> Bool {
+        a.seq == b.seq && a.fetchedAt == b.fetchedAt && a.document.isEqual(to: b.document)
+    }
+}
+
+/// What is known about fetching one resource.
+public struct ResourceStatus: Sendable, Equatable {
+    /// The last `fetched` event that decoded (the held body).
+    public var lastSuccess: Timestamp?
+    public var lastSuccessSeq: UInt64?
+    /// The last 304 that confirmed the held body.
+    public var lastRevalidated: Timestamp?
+    /// The last time a view opened within its time to live renewed it (a `renew` intent).
+    public var lastRenewed: Timestamp?
+    /// The `Age` header of the held body's response, in seconds.
+    public var ageSeconds: Int?
+    /// Any attempt at all.
+    public var lastAttempt: Timestamp?
+    public var lastAttemptSeq: UInt64 = 0
+    public var etag: String?
+    public var lastModified: String?
+    public var cacheControl: String?
+    /// Failed attempts since the last success or 304.
+    public var failuresSince = 0
+    public var lastError: String?
+    public var lastErrorClass: FailureClass?
+    /// True when the source said the list ends here (a 404 past the last page, say).
+    public var endOfList = false
+}
+
+/// Everything the log has established, folded event by event. Views are pure
+/// functions of it; it is a pure function of the events up to `seq` and the registry.
+///
+/// The core's part — held documents, statuses and validators — is the same for every
+/// source; each source that keeps more has a slice of its own (`SourceSlice`).
+public struct LogState: Sendable, Equatable {
+    /// Bump when the core's `apply` changes meaning: checkpoints of another version are
+    /// rebuilt. (A slice has a version of its own.)
+    public static let reducerVersion = 3
+
+    /// The sources and views this state is folded and read with.
+    public let sources: SourceRegistry
+    public internal(set) var seq: UInt64 = 0
+    public internal(set) var documents: [ResourceKey: HeldDocument] = [:]
+    /// Written through `setStatus(_:for:)`, which keeps `failingAssets` in step.
+    public private(set) var status: [ResourceKey: ResourceStatus] = [:]
+    /// The URLs of images whose download is failing now (`failuresSince > 0`): derived
+    /// from `status`, so a view can tell at once whether any image fallback applies.
+    public private(set) var failingAssets: Set<String> = []
+    /// Each source's slice, by source name (only sources that keep one).
+    public internal(set) var slices: [String: any SourceSlice] = [:]
+
+    public init(sources: SourceRegistry) {
+        self.sources = sources
+        for plugin in sources.plugins {
+            if let slice = plugin.initialSlice { slices[plugin.source.rawValue] = slice }
+        }
+    }
+
+    public func document(_ resource: Resource) -> HeldDocument? { documents[ResourceKey(resource)] }
+
+    /// The slice `source` keeps, as its type; nil when it keeps none of that type.
+    public func slice<S: SourceSlice>(_ type: S.Type, of source: Source) -> S? { slices[source.rawValue] as? S }
+
+    mutating func setStatus(_ newStatus: ResourceStatus, for key: ResourceKey) {
+        status[key] = newStatus
+        guard key.source == Source.assets.rawValue else { return }
+        if newStatus.failuresSince > 0 { failingAssets.insert(key.path) } else { failingAssets.remove(key.path) }
+    }
+
+    /// Everything but the registry (which says how to fold, not what was folded).
+    public static func == (a: LogState, b: LogState) -> Bool {
+        a.seq == b.seq && a.documents == b.documents && a.status == b.status && a.failingAssets == b.failingAssets
+            && a.slices.count == b.slices.count
+            && a.slices.allSatisfy { name, slice in b.slices[name].map { slice.isEqual(to: $0) } ?? false }
+    }
+}
+
+/// Stable text for a Double in exports: integral values without a fraction
+/// (`37` not `37.0`), others in Swift's shortest round-trip form.
+public enum CanonicalNumber {
+    public static func text(_ value: Double) -> String {
+        if value.isNaN || value.isInfinite { return "null" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}
+
+extension JSONValue {
+    public static func number(_ value: Double) -> JSONValue { .number(CanonicalNumber.text(value)) }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import Logging
+
+/// An immutable view of the store's state, tagged with the last applied seq.
+public struct Snapshot: Sendable {
+    /// The durable state with this session's session-only events on top.
+    public let state: LogState
+    public var seq: UInt64 { state.seq }
+    /// True when, at the time this snapshot was taken, no later event was in the log.
+    public let caughtUp: Bool
+}
+
+/// The redux-like store: one `LogState` for every view, changed only by actions through
+/// `AppReducer`, handing out immutable snapshots.
+///
+/// Opening loads the checkpoint and replays only the tail. Several processes may share a
+/// log: `watch()` polls it and applies what others appended (within a poll interval),
+/// and each snapshot says whether it is caught up. Queries read snapshots, never the log.
+public final class Store: @unchecked Sendable {
+    public let log: EventLog
+    /// The sources and views the state is folded and read with.
+    public let sources: SourceRegistry
+    public let fetcher: Fetcher?
+    private let clock: any WallClock
+    private let lock = NSLock()
+    /// What the log alone says (checkpoints save this).
+    private var durable: LogState
+    private var current: Snapshot
+    /// Events of this session kept out of the log (the durable window's far side).
+    public let session = SessionLog()
+    private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
+    private var appliedSinceCheckpoint = 0
+    /// Save a checkpoint after this many applied events.
+    public var checkpointInterval = 500
+
+    /// Where the state came from when the store opened.
+    public enum Origin: Sendable, Equatable {
+        case empty
+        /// Checkpoint at `seq`, then `tail` events replayed.
+        case checkpoint(seq: UInt64, tail: Int)
+        /// No usable checkpoint (none, or another reducer version): replayed from seq 1.
+        case replay(events: Int)
+    }
+    public let origin: Origin
+
+    /// Where checkpoints (saved, loaded: info; absent: debug) and the catch-up of other
+    /// processes' appends (debug) are logged; label `fetchlog.store`.
+    let logger: Logger
+
+    /// Opens the store over `log`. `logger` receives the store's log lines (checkpoints,
+    /// catch-up); by default a `fetchlog.store` logger at `FetchlogLogging.level`.
+    public init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
+                logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
+        self.log = log
+        self.sources = sources
+        self.fetcher = fetcher
+        self.clock = clock
+        self.logger = logger
+        var state = LogState(sources: sources)
+        var origin = Origin.empty
+        var applied = 0
+        let saved = try log.loadCheckpoint()
+        if let bytes = saved, let restored = try Checkpoint.decode(bytes, log: log, sources: sources) {
+            state = restored
+            origin = .checkpoint(seq: restored.seq, tail: 0)
+            try log.scan(from: state.seq + 1, batchSize: 256) { event in
+                LogReducer.apply(event, to: &state)
+                applied += 1
+                return true
+            }
+            logger.info("checkpoint loaded", metadata: ["seq": "\(restored.seq)", "tail": "\(applied)"])
+        } else {
+            if saved != nil {
+                logger.info("checkpoint ignored: another reducer version, or it does not match the log; replaying from seq 1")
+            } else {
+                logger.debug("no checkpoint; replaying from seq 1")
+            }
+            // No usable checkpoint: the replay that skips superseded bodies.
+            let replayed = try Store.replay(log, sources: sources)
+            state = replayed.state
+            applied = replayed.events.values.reduce(0, +)
+        }
+        switch origin {
+        case .checkpoint(let seq, _): origin = .checkpoint(seq: seq, tail: applied)
+        default: origin = applied == 0 ? .empty : .replay(events: applied)
+        }
+        self.origin = origin
+        durable = state
+        current = Snapshot(state: state, caughtUp: true)
+        appliedSinceCheckpoint = applied
+        session.observe { [weak self] in self?.sessionChanged() }
+    }
+
+    /// The state the log alone gives (no session-only events).
+    public var durableState: LogState { lock.withLock { durable } }
+
+    private func sessionChanged() {
+        lock.withLock { publish(Snapshot(state: overlay(durable), caughtUp: current.caughtUp)) }
+    }
+
+    /// `state` with this session's session-only events folded on top.
+    private func overlay(_ state: LogState) -> LogState {
+        var result = state
+        for event in session.events { LogReducer.apply(event, to: &result) }
+        return result
+    }
+
+    /// The latest snapshot. Never waits on the network or the log.
+    public var snapshot: Snapshot { lock.withLock { current } }
+
+    /// Every new snapshot, starting with the current one.
+    public func snapshots() -> AsyncStream<Snapshot> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        lock.withLock {
+            observers[id] = continuation
+            continuation.yield(current)
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Sends an action: reduces it, then performs the effects it returned.
+    public func send(_ action: StoreAction) async throws {
+        let effects: [StoreEffect] = lock.withLock {
+            var state = durable
+            let effects = AppReducer.reduce(&state, action)
+            if state != durable {
+                durable = state
+                publish(Snapshot(state: overlay(state), caughtUp: current.caughtUp))
+            }
+            return effects
+        }
+        for effect in effects {
+            switch effect {
+            case .append(let event):
+                try await log.append(event)
+            case .fetch(let resource):
+                guard let fetcher else { throw StoreUsageError.noFetcher }
+                _ = try await fetcher.fetch(resource)
+            case .fetchForSession(let resource):
+                guard let fetcher else { throw StoreUsageError.noFetcher }
+                _ = try await fetcher.fetch(resource, recording: .session(session))
+            }
+        }
+        if !effects.isEmpty { try await catchUp() }
+    }
+
+    /// Records a user's choice as an intent of `source` (the state follows from the log,
+    /// through that source's slice), stamped by the store's clock.
+    public func sendIntent(source: Source, label: String, body: JSONValue) async throws {
+        try await send(.intent(source: source, label: label, body: body, at: clock.now()))
+    }
+
+    /// Applies every event appended since the snapshot (by anyone). Returns how many.
+    @discardableResult
+    public func catchUp() async throws -> Int {
+        let (count, checkpointDue) = try catchUpNow()
+        if checkpointDue { try await saveCheckpoint() }
+        return count
+    }
+
+    /// The synchronous part of `catchUp`: reads what is new, applies it under the lock and
+    /// publishes. Safe to run concurrently with itself: events at or below the state's seq
+    /// are skipped by the reducer.
+    private func catchUpNow() throws -> (count: Int, checkpointDue: Bool) {
+        let from = durableState.seq + 1
+        var batch: [Event] = []
+        try log.scan(from: from, batchSize: 256) { event in
+            batch.append(event)
+            return true
+        }
+        let count = batch.count
+        let last = try log.lastSeq()
+        let checkpointDue: Bool = lock.withLock {
+            var state = durable
+            _ = AppReducer.reduce(&state, .eventsAppended(batch))
+            let caughtUp = state.seq >= last
+            if state != durable || caughtUp != current.caughtUp {
+                durable = state
+                publish(Snapshot(state: overlay(state), caughtUp: caughtUp))
+            }
+            appliedSinceCheckpoint += count
+            return appliedSinceCheckpoint >= checkpointInterval
+        }
+        return (count, checkpointDue)
+    }
+
+    /// Saves the current state as the checkpoint.
+    public func saveCheckpoint() async throws {
+        let state = durableState
+        let bytes = Checkpoint.encode(state)
+        try await log.saveCheckpoint(bytes)
+        lock.withLock { appliedSinceCheckpoint = 0 }
+        logger.info("checkpoint saved", metadata: ["seq": "\(state.seq)", "bytes": "\(bytes.count)"])
+    }
+
+    /// Polls the log for events appended by other processes, every `interval`, until the
+    /// returned task is cancelled. The polling and the catch-up run on a thread of their
+    /// own, so they keep their pace however busy the cooperative pool is; a checkpoint that
+    /// falls due is saved in a task.
+    public func watch(every interval: Duration = .milliseconds(250)) -> Task<Void, Never> {
+        let watcher = LogWatcher(interval: interval) { [weak self] in
+            guard let self else { return false }
+            if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq, let (count, checkpointDue) = try? self.catchUpNow() {
+                self.logger.debug("caught up with appends of another process", metadata: ["events": "\(count)", "seq": "\(self.durableState.seq)"])
+                if checkpointDue { Task { try? await self.saveCheckpoint() } }
+            }
+            return true
+        }
+        watcher.start()
+        return Task {
+            await withTaskCancellationHandler {
+                await watcher.ended()
+            } onCancel: {
+                watcher.stop()
+            }
+        }
+    }
+
+    /// Must be called with `lock` held.
+    private func publish(_ snapshot: Snapshot) {
+        current = snapshot
+        for continuation in observers.values { continuation.yield(snapshot) }
+    }
+
+    /// The state as of `seq` (or the end), folded from the log alone.
+    ///
+    /// Replay speed is decode speed, so a body that a later response of the same resource
+    /// supersedes is not decoded at all: a first pass reads only record headers (seq, kind,
+    /// source, label) to find each resource's last `fetched` event, and the second pass
+    /// skips the earlier ones, whose every effect on the final state the last one
+    /// overwrites. (Should a kept body not decode, the replay is redone in full.)
+    ///
+    /// Stops with `ReplayCancelled` when `isCancelled` says so (checked every 256 events;
+    /// by default: when the calling task is cancelled, e.g. by Ctrl-C). A replay writes nothing.
+    ///
+    /// `progress(seq, last)` is called every 256 events of the pass that applies them, for
+    /// a progress display.
+    public static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
+                              isCancelled: () -> Bool = { Task.isCancelled },
+                              progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
+        let last = try seq ?? log.lastSeq()
+        var lastFetched: [ResourceKey: UInt64] = [:]
+        var perSource: [String: Int] = [:]
+        try log.scanStored(batchSize: 1024) { stored in
+            if let seq, stored.seq > seq { return false }
+            if stored.seq % 256 == 0, isCancelled() { throw ReplayCancelled(seq: stored.seq, last: try log.lastSeq()) }
+            perSource[stored.source, default: 0] += 1
+            if stored.kind == .fetched { lastFetched[ResourceKey(source: stored.source, path: stored.label)] = stored.seq }
+            return true
+        }
+        let kept = Set(lastFetched.values)
+        var state = LogState(sources: sources)
+        try log.scanStored(batchSize: 256) { stored in
+            if let seq, stored.seq > seq { return false }
+            if stored.seq % 256 == 0 {
+                if isCancelled() { throw ReplayCancelled(seq: stored.seq, last: try log.lastSeq()) }
+                progress(stored.seq, last)
+            }
+            if stored.kind == .fetched && !kept.contains(stored.seq) {
+                state.seq = stored.seq
+                return true
+            }
+            do { LogReducer.apply(try stored.decode(), to: &state) } catch let error as EnvelopeError {
+                throw StoreError.damagedRecord(seq: stored.seq, reason: error)
+            }
+            return true
+        }
+        let complete = lastFetched.allSatisfy { key, seq in state.status[key]?.lastSuccessSeq == seq }
+        if !complete { return (try fullReplay(log, sources: sources, to: seq, isCancelled: isCancelled, progress: progress), perSource) }
+        return (state, perSource)
+    }
+
+    /// Every event applied, every body decoded: the reference the fast replay must equal.
+    public static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+                                  progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
+        let last = try seq ?? log.lastSeq()
+        var state = LogState(sources: sources)
+        try log.scan(batchSize: 256) { event in
+            if let seq, event.seq > seq { return false }
+            if event.seq % 256 == 0 {
+                if isCancelled() { throw ReplayCancelled(seq: event.seq, last: try log.lastSeq()) }
+                progress(event.seq, last)
+            }
+            LogReducer.apply(event, to: &state)
+            return true
+        }
+        return state
+    }
+}
+
+public enum StoreUsageError: Error, CustomStringConvertible {
+    case noFetcher
+    public var description: String { "this store was opened without a fetcher, so it cannot fetch" }
+}

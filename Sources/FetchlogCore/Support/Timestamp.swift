@@ -1,0 +1,62 @@
+import Foundation
+
+/// Milliseconds since the Unix epoch, UTC. Integral so replay is exact.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var milliseconds: Int64
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    public init(_ date: Date) { milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
+
+    /// `2026-11-22T07:10:00.000Z`: fixed width, always milliseconds, always UTC.
+    public var iso8601: String {
+        var seconds = milliseconds / 1000
+        var ms = milliseconds % 1000
+        if ms < 0 { ms += 1000; seconds -= 1 }
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        func pad(_ v: Int32, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ms), 3))Z"
+    }
+
+    /// Parses ISO 8601 with or without fractional seconds, `Z` or an offset.
+    public init?(iso8601 text: String) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { self.init(date); return }
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { self.init(date); return }
+        return nil
+    }
+
+    public var description: String { iso8601 }
+}
+
+/// Where wall-clock time comes from: what events are stamped with and freshness is judged
+/// by. The engine never reads the system clock directly. (Not `Clock`: that is the standard
+/// library's protocol for measuring durations, which the engine uses too.)
+public protocol WallClock: Sendable {
+    func now() -> Timestamp
+}
+
+public struct SystemClock: WallClock {
+    public init() {}
+    public func now() -> Timestamp { Timestamp(Date()) }
+}
+
+/// A clock that says what it is told; for tests and `FETCHLOG_NOW`.
+public final class FixedClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Timestamp
+    public init(_ start: Timestamp) { current = start }
+    public func now() -> Timestamp { lock.withLock { current } }
+    public func set(_ value: Timestamp) { lock.withLock { current = value } }
+    public func advance(milliseconds: Int64) { lock.withLock { current.milliseconds += milliseconds } }
+}

@@ -1,0 +1,71 @@
+/// Every view by its export name: what `export VIEW` and `replay` know, from the
+/// state's registry (`LogState.sources`).
+public enum ViewCatalog {
+    /// Views with a fixed name, in the order replay prints them.
+    public static func fixedNames(in sources: SourceRegistry) -> [String] { sources.views.map(\.name) }
+
+    /// The sources whose events feed each view (for replay's "events applied").
+    public static func sources(in registry: SourceRegistry) -> [String: Set<String>] {
+        Dictionary(uniqueKeysWithValues: registry.views.map { ($0.name, $0.sources) })
+    }
+
+    /// The canonical export of `name` (a parameterized view such as `show/ID`, or `all`
+    /// for every fixed view).
+    public static func export(_ name: String, state: LogState) throws(ViewNameError) -> JSONValue {
+        let registry = state.sources
+        if let view = registry.views.first(where: { $0.name == name }) { return view.export(state) }
+        if name == "all" {
+            let members = registry.views.map { ($0.name, $0.export(state)) }
+            return .object([("view", .string("all")), ("asOf", .number(state.seq)), ("views", .object(members))])
+        }
+        for view in registry.parameterizedViews where name.hasPrefix(view.prefix) {
+            if let json = view.export(state, String(name.dropFirst(view.prefix.count))) { return json }
+        }
+        throw ViewNameError(name: name, known: registry.exportNames)
+    }
+
+    /// SHA-256 of each fixed view's canonical export.
+    public static func hashes(of state: LogState) -> [(view: String, sha256: String)] {
+        state.sources.views.map { view in (view.name, SHA256.hex(view.export(state).canonicalText())) }
+    }
+}
+
+public struct ViewNameError: Error, CustomStringConvertible, Equatable {
+    public let name: String
+    /// Every name that would have been accepted.
+    public let known: [String]
+    public init(name: String, known: [String]) {
+        self.name = name
+        self.known = known
+    }
+    public var description: String {
+        "no view named '\(name)'\(Suggest.didYouMean(name, known)): views are \(known.joined(separator: ", "))"
+    }
+}
+
+/// "did you mean" for a mistyped word (Levenshtein distance, small).
+public enum Suggest {
+    public static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var row = Array(0 ... b.count)
+        for i in 1 ... a.count {
+            var previous = row[0]
+            row[0] = i
+            for j in 1 ... b.count {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+
+    /// ` (did you mean 'x'?)`, or empty when nothing is close.
+    public static func didYouMean(_ word: String, _ options: [String]) -> String {
+        guard let best = options.min(by: { distance(word, $0) < distance(word, $1) }),
+              distance(word, best) <= max(2, best.count / 3) else { return "" }
+        return " (did you mean '\(best)'?)"
+    }
+}

@@ -1,0 +1,40 @@
+/// A view as the engine knows it: a name, the sources whose events feed it (replay's
+/// "events applied"), and a pure export of the state (`Schemas/<name>.schema.json`).
+public struct ViewDefinition: Sendable {
+    public let name: String
+    public let sources: Set<String>
+    public let export: @Sendable (LogState) -> JSONValue
+
+    public init(name: String, sources: Set<String>, export: @escaping @Sendable (LogState) -> JSONValue) {
+        self.name = name
+        self.sources = sources
+        self.export = export
+    }
+
+    /// The definition of an `ExportableView` whose initialiser takes the state.
+    public init<V: ExportableView>(_ type: V.Type, sources: Set<String>, make: @escaping @Sendable (LogState) -> V) {
+        self.init(name: V.viewName, sources: sources) { state in make(state).export(asOf: state.seq) }
+    }
+
+    static let assets = ViewDefinition(AssetsView.self, sources: [Source.assets.rawValue], make: AssetsView.init)
+    static func status(sources: [String]) -> ViewDefinition {
+        ViewDefinition(StatusView.self, sources: Set(sources), make: StatusView.init)
+    }
+}
+
+/// A view that takes one parameter after its prefix: `show/ID`.
+public struct ParameterizedView: Sendable {
+    /// `show/`
+    public let prefix: String
+    /// `show/ID`, as help shows it.
+    public let pattern: String
+    /// The export for `parameter` (what follows the prefix); nil when the parameter is not
+    /// one this view takes (then the name is unknown).
+    public let export: @Sendable (LogState, String) -> JSONValue?
+
+    public init(prefix: String, pattern: String, export: @escaping @Sendable (LogState, String) -> JSONValue?) {
+        self.prefix = prefix
+        self.pattern = pattern
+        self.export = export
+    }
+}

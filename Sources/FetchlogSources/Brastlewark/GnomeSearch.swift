@@ -1,0 +1,165 @@
+import FetchlogCore
+import Foundation
+
+/// One gnome as the views show it. The census is inconsistent in its strings (202
+/// gnomes list " Tinker" with a leading space), so name, hair colour and professions
+/// are trimmed here once; friends stay exactly as listed (FriendsView resolves them).
+public struct GnomeRow: Sendable, Equatable, Identifiable {
+    public let id: Int
+    public let name: String
+    public let thumbnail: String
+    public let age: Int
+    public let weight: Double
+    public let height: Double
+    public let hairColor: String
+    /// Trimmed, in listed order, without repeats (" Tinker" and "Tinker" are one).
+    public let professions: [String]
+    /// Friend names as listed.
+    public let friends: [String]
+    /// Name, hair colour and professions folded for matching, computed once.
+    let searchKeys: [FoldedText]
+
+    public init(_ gnome: Gnome) {
+        id = gnome.id
+        name = GnomeText.trimmed(gnome.name)
+        thumbnail = gnome.thumbnail
+        age = gnome.age
+        weight = gnome.weight
+        height = gnome.height
+        hairColor = GnomeText.trimmed(gnome.hairColor)
+        var seen = Set<String>()
+        professions = gnome.professions.map(GnomeText.trimmed).filter { seen.insert($0).inserted }
+        friends = gnome.friends
+        searchKeys = ([name, hairColor] + professions).map { FoldedText($0.lowercased()) }
+    }
+
+    public var friendCount: Int { friends.count }
+
+    /// True when `key` (already `GnomeText.key`-folded, non-empty) is part of the
+    /// name, the hair colour or a profession.
+    func matchesSearch(key: FoldedText) -> Bool {
+        searchKeys.contains { $0.contains(key) }
+    }
+
+    var json: JSONValue {
+        .object([
+            ("id", .number(id)), ("name", .string(name)), ("thumbnail", .string(thumbnail)),
+            ("age", .number(age)), ("weight", .number(weight)), ("height", .number(height)),
+            ("hairColor", .string(hairColor)),
+            ("professions", .array(professions.map(JSONValue.string))),
+            ("friends", .array(friends.map(JSONValue.string))),
+        ])
+    }
+}
+
+/// How gnome strings are compared: trimmed, then case-folded without a locale, so
+/// matching is the same on every machine.
+enum GnomeText {
+    static func trimmed(_ s: String) -> String { s.trimmingCharacters(in: .whitespacesAndNewlines) }
+    static func key(_ s: String) -> String { trimmed(s).lowercased() }
+}
+
+/// Folded text for substring matching, with the answer to "may this be matched byte by
+/// byte?" worked out once. `String.contains` compares by Character (grapheme clusters),
+/// which is right but costs about half a microsecond a call; a query over ten censuses
+/// makes tens of thousands of calls. When both sides are ASCII without a carriage return
+/// (the only ASCII pair, "\r\n", that forms one Character), every byte is a whole
+/// Character, so comparing bytes gives exactly the same answer.
+struct FoldedText: Sendable, Equatable {
+    let text: String
+    let bytewise: Bool
+
+    init(_ folded: String) {
+        text = folded
+        bytewise = folded.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+    }
+
+    var isEmpty: Bool { text.isEmpty }
+
+    func contains(_ needle: FoldedText) -> Bool {
+        guard bytewise, needle.bytewise else { return text.contains(needle.text) }
+        var haystack = text, needle = needle.text
+        return haystack.withUTF8 { h in
+            needle.withUTF8 { n in
+                guard n.count <= h.count else { return false }
+                guard let first = n.first else { return true }
+                var i = 0
+                let last = h.count - n.count
+                while i <= last {
+                    if h[i] == first {
+                        var k = 1
+                        while k < n.count, h[i + k] == n[k] { k += 1 }
+                        if k == n.count { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
+    }
+}
+
+/// The census held in the state, as rows in id order.
+public enum GnomeCensus {
+    /// Rows depend only on the held census. Snapshots share its storage, so comparing
+    /// the key is a pointer check until the census changes.
+    private static let memo = LastValueMemo<[Gnome], [GnomeRow]>()
+
+    public static func rows(in state: LogState) -> [GnomeRow] {
+        guard case .brastlewarkCensus(let gnomes)? = state.document(.brastlewarkCensus)?.brastlewark else { return [] }
+        return memo.value(for: gnomes) { rows(gnomes) }
+    }
+
+    private static func rows(_ gnomes: [Gnome]) -> [GnomeRow] {
+        // Stable sort by id: the census is already in id order, but the views promise it.
+        return gnomes.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }
+            .map { GnomeRow($0.element) }
+    }
+
+    /// Rows whose name, hair colour or a profession contains `text` (trimmed,
+    /// case-insensitive). Blank text matches every row.
+    public static func search(_ rows: [GnomeRow], _ text: String) -> [GnomeRow] {
+        let key = FoldedText(GnomeText.key(text))
+        if key.isEmpty { return rows }
+        return rows.filter { $0.matchesSearch(key: key) }
+    }
+}
+
+extension GnomeFilter {
+    /// True when `row` satisfies every set member: ranges are inclusive, `name` is a
+    /// partial match, `hairColor` and `profession` whole matches, all trimmed and
+    /// case-insensitive. A blank string member constrains nothing (it names nothing).
+    public func matches(_ row: GnomeRow) -> Bool { Matcher(self).matches(row) }
+
+    /// The filter with its text members folded once, for testing many rows.
+    struct Matcher {
+        let filter: GnomeFilter
+        let name: FoldedText?
+        let hairColor: FoldedText?
+        let profession: FoldedText?
+
+        init(_ filter: GnomeFilter) {
+            func folded(_ s: String?) -> FoldedText? {
+                guard let key = s.map(GnomeText.key), !key.isEmpty else { return nil }
+                return FoldedText(key)
+            }
+            self.filter = filter
+            name = folded(filter.name)
+            hairColor = folded(filter.hairColor)
+            profession = folded(filter.profession)
+        }
+
+        func matches(_ row: GnomeRow) -> Bool {
+            if let name, !row.searchKeys[0].contains(name) { return false }
+            // Like search: case-insensitive, partial, trimmed ("tink" finds " Tinker").
+            if let hairColor, !row.searchKeys[1].contains(hairColor) { return false }
+            if let profession, !row.searchKeys.dropFirst(2).contains(where: { $0.contains(profession) }) { return false }
+            func within<T: Comparable>(_ value: T, _ low: T?, _ high: T?) -> Bool {
+                (low.map { value >= $0 } ?? true) && (high.map { value <= $0 } ?? true)
+            }
+            return within(row.age, filter.ageMin, filter.ageMax) && within(row.weight, filter.weightMin, filter.weightMax)
+                && within(row.height, filter.heightMin, filter.heightMax)
+                && within(row.friendCount, filter.friendsMin, filter.friendsMax)
+        }
+    }
+}

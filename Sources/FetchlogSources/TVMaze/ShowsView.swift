@@ -1,0 +1,160 @@
+import FetchlogCore
+/// The TVmaze show list: every show of every held `/shows?page=N` document, once each,
+/// in id order (the API's own order), with the list image already chosen.
+public struct ShowsView: ExportableView, Equatable {
+    public static let viewName = "shows"
+
+    /// The list image rule's outcome: `image.medium`, else `image.original`, else the placeholder.
+    public struct ListImage: Sendable, Equatable {
+        public enum Kind: String, Sendable { case medium, original, placeholder }
+        public let url: String?
+        public let kind: Kind
+
+        /// From the links alone. An empty URL counts as missing: it could not be displayed either.
+        public init(_ links: TVMazeImageLinks?) {
+            if let medium = links?.medium, !medium.isEmpty { (url, kind) = (medium, .medium) }
+            else if let original = links?.original, !original.isEmpty { (url, kind) = (original, .original) }
+            else { (url, kind) = (nil, .placeholder) }
+        }
+
+        /// From what the downloads so far chose (`ImageChoice.showListImage`).
+        init(_ choice: ImageChoice) {
+            url = choice.url
+            kind = Kind(rawValue: choice.kind) ?? .placeholder
+        }
+
+        var json: JSONValue { .object([("url", .optional(url)), ("kind", .string(kind.rawValue))]) }
+    }
+
+    public struct ShowRow: Sendable, Equatable {
+        public let id: Int
+        public let name: String
+        public let premiereYear: Int?
+        public let genres: [String]
+        public let status: String?
+        public let rating: Double?
+        /// `HTMLText.clean` of the summary; nil when the API sent none.
+        public let summary: String?
+        /// Medium, else original, else the placeholder — passing over an image whose
+        /// download failed after its retries (see `ImageChoice`).
+        public private(set) var image: ListImage
+        /// 0-based position in id order: durability (the first 1,000 items) is by item, not page.
+        public let itemIndex: Int
+        /// The links as sent, for the fallback.
+        let links: TVMazeImageLinks?
+
+        init(_ show: TVMazeShow, itemIndex: Int) {
+            id = show.id
+            name = show.name
+            premiereYear = show.premiereYear
+            genres = show.genres
+            status = show.status
+            rating = show.rating
+            summary = show.summaryHTML.map(HTMLText.clean)
+            image = ListImage(show.image)
+            links = show.image
+            self.itemIndex = itemIndex
+        }
+
+        /// This row with its image re-chosen when the download of the one its links name
+        /// is failing.
+        func applyingDownloads(in state: LogState) -> ShowRow {
+            guard let url = image.url, state.failingAssets.contains(url) else { return self }
+            var row = self
+            row.image = ListImage(ImageChoice.showListImage(links, in: state))
+            return row
+        }
+
+        var json: JSONValue {
+            .object([
+                ("id", .number(id)), ("name", .string(name)), ("premiereYear", .optional(premiereYear)),
+                ("genres", .array(genres.map(JSONValue.string))), ("status", .optional(status)),
+                ("rating", .optional(rating)), ("summary", .optional(summary)), ("image", image.json),
+                ("itemIndex", .number(itemIndex)),
+            ])
+        }
+    }
+
+    public let shows: [ShowRow]
+    /// Page numbers with a held document, ascending.
+    public let pagesHeld: [Int]
+    /// The page whose fetch said end-of-list (TVmaze's 404); the lowest if several did.
+    public let endOfListPage: Int?
+
+    public init(state: LogState) {
+        let pages = state.documents.compactMap { key, held -> (Int, HeldDocument, [TVMazeShow])? in
+            guard let n = CatalogPaths.tvmazeShowsPage(key), case .tvmazeShowsPage(let shows)? = held.tvmaze else { return nil }
+            return (n, held, shows)
+        }
+        pagesHeld = pages.map(\.0).sorted()
+        endOfListPage = state.status.compactMap { key, status in
+            status.endOfList ? CatalogPaths.tvmazeShowsPage(key) : nil
+        }.min()
+        let ordered = pages.sorted { $0.0 < $1.0 }
+        let documents = ordered.map { ($0.1.seq, $0.2) }
+        // Rows depend only on the held pages; snapshots share their storage, so the key
+        // compares as pointers until a page changes.
+        let key = MemoKey(seqs: ordered.map(\.1.seq), pages: ordered.map(\.2))
+        // Rows depend on the pages; which image a row shows also depends on downloads.
+        let rows = ShowsView.memo.value(for: key) { ShowsView.rows(documents) }
+        shows = state.failingAssets.isEmpty ? rows : rows.map { $0.applyingDownloads(in: state) }
+    }
+
+    private struct MemoKey: Equatable {
+        let seqs: [UInt64]
+        let pages: [[TVMazeShow]]
+    }
+
+    private static let memo = LastValueMemo<MemoKey, [ShowRow]>()
+
+    private static func rows(_ documents: [(UInt64, [TVMazeShow])]) -> [ShowRow] {
+        heldShows(documents.map { (seq: $0.0, shows: $0.1) }).enumerated().map { ShowRow($1, itemIndex: $0) }
+    }
+
+    /// The held shows, once per id, sorted by id. When two documents hold the same id (pages
+    /// shift as shows are added upstream), the one fetched last — the larger seq — wins,
+    /// because it is the newest word on that show whatever its page number.
+    static func heldShows(_ documents: [(seq: UInt64, shows: [TVMazeShow])]) -> [TVMazeShow] {
+        var byID: [Int: (seq: UInt64, show: TVMazeShow)] = [:]
+        for (seq, shows) in documents {
+            for show in shows where byID[show.id].map({ $0.seq < seq }) ?? true {
+                byID[show.id] = (seq, show)
+            }
+        }
+        return byID.values.map(\.show).sorted { $0.id < $1.id }
+    }
+
+    static func heldShows(in state: LogState) -> [TVMazeShow] {
+        heldShows(state.documents.compactMap { key, held in
+            guard CatalogPaths.tvmazeShowsPage(key) != nil, case .tvmazeShowsPage(let shows)? = held.tvmaze else { return nil }
+            return (held.seq, shows)
+        })
+    }
+
+    public var count: Int { shows.count }
+
+    /// Rows `n*size ..< (n+1)*size` of the id-ordered list, `n` from 0 (the view's paging,
+    /// independent of the upstream's page size).
+    public func page(_ n: Int, size: Int) -> [ShowRow] { CatalogPaths.slice(shows, page: n, size: size) }
+
+    public func show(id: Int) -> ShowRow? {
+        // Rows are sorted by id: binary search.
+        var low = 0, high = shows.count
+        while low < high {
+            let mid = (low + high) / 2
+            if shows[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        return low < shows.count && shows[low].id == id ? shows[low] : nil
+    }
+
+    /// Shows having genre `g`, compared whole and case-insensitively, in id order.
+    public func withGenre(_ g: String) -> [ShowRow] {
+        let wanted = g.lowercased()
+        return shows.filter { $0.genres.contains { $0.lowercased() == wanted } }
+    }
+
+    public func exportMembers() -> [(String, JSONValue)] {
+        [("shows", .array(shows.map(\.json))), ("count", .number(count)),
+         ("pagesHeld", .array(pagesHeld.map { .number($0) })), ("endOfListPage", .optional(endOfListPage))]
+    }
+}
