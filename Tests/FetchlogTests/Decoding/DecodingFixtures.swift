@@ -16,7 +16,7 @@ enum DecodingFixtures {
     }
 
     /// Decodes a fixture file as `kind`.
-    static func decode(_ kind: DocumentKind, _ relativePath: String) throws -> DecodedDocument {
+    static func decode(_ kind: DocumentKind, _ relativePath: String) throws -> any SourceDocument {
         try DocumentDecoder.decode(kind, body: try bytes(relativePath))
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ViaplayDecodingTests {
     func page(_ file: String) throws -> ViaplayPage? {
-        guard case .viaplayPage(let page) = try DecodingFixtures.decode(.viaplayPage, file) else {
+        guard case .viaplayPage(let page)? = (try DecodingFixtures.decode(.viaplayPage, file)) as? ViaplayDocument else {
             Issue.record("wrong case")
             return nil
         }

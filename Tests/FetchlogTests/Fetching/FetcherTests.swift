@@ -218,12 +218,14 @@ import Testing
 @Suite struct AddressingAndRetryTests {
     @Test func theUpstreamRuleRewritesEverySource() {
         let up = Upstream(base: "http://127.0.0.1:9000/")
-        #expect(up.url(source: .tvmaze, path: "/shows?page=0") == "http://127.0.0.1:9000/tvmaze/shows?page=0")
-        #expect(Upstream.real.url(source: .brastlewark, path: "/data.json") == "https://raw.githubusercontent.com/rrafols/mobile_test/master/data.json")
+        let seed = SourceRegistry.seed
+        #expect(up.url(source: .tvmaze, path: "/shows?page=0", realBase: seed.realBase(of: .tvmazeShowsPage(0))) == "http://127.0.0.1:9000/tvmaze/shows?page=0")
+        #expect(Upstream.real.url(source: .brastlewark, path: "/data.json", realBase: seed.realBase(of: .brastlewarkCensus))
+                == "https://raw.githubusercontent.com/rrafols/mobile_test/master/data.json")
         let search = Resource.thmanyahSearch("a b")
-        #expect(Upstream.real.url(source: .thmanyah, path: search.path, realBase: search.realBase)
+        #expect(Upstream.real.url(source: .thmanyah, path: search.path, realBase: seed.realBase(of: search))
                 == "https://mock.apidog.com/m1/735111-711675-default/search?q=a%20b")
-        #expect(up.url(source: .thmanyah, path: search.path, realBase: search.realBase)
+        #expect(up.url(source: .thmanyah, path: search.path, realBase: seed.realBase(of: search))
                 == "http://127.0.0.1:9000/thmanyah/m1/735111-711675-default/search?q=a%20b")
         #expect(Resource.viaplayPage("https://content.viaplay.se/ios-se/serier{?dtg,productsPerPage}")?.path == "/ios-se/serier")
         #expect(Resource.viaplayPage("http://127.0.0.1:9000/viaplay/ios-se/film", upstream: up)?.path == "/ios-se/film")

@@ -3,7 +3,7 @@ import Foundation
 /// A clock that moves only when a test says so. Sleepers wake, earliest deadline first,
 /// when `advance(by:)` passes their deadline — so "five keystrokes 50 ms apart" is the
 /// same test on an idle laptop and a loaded CI machine.
-final class ManualClock: WallClock, @unchecked Sendable {
+final class ManualClock: Clock, @unchecked Sendable {
     struct Instant: InstantProtocol {
         var offset: Duration
         func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }

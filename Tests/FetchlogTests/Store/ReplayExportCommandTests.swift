@@ -37,7 +37,7 @@ import Testing
         do {
             let log = try EventLog.open(at: store)
             var wrong = try Store.replay(log).state
-            wrong.gnomeFilter = GnomeFilter()
+            wrong.slices[Source.brastlewark.rawValue] = GnomeFilterSlice()
             try await log.saveCheckpoint(Checkpoint.encode(wrong))
             log.close()
         }
