@@ -6,7 +6,9 @@ import NIOHTTP1
 
 /// Fetches resources over HTTP and turns every attempt's outcome into one event.
 ///
-/// Conditional requests use the validators of the last stored body; failures are
+/// Stateless about the log's contents: conditional requests use the validators the caller
+/// passes (the store takes them from its snapshot, caught up with the log first, so two
+/// processes sharing a store revalidate with the newest ones). Failures are
 /// retried per `RetryPolicy` (transport, timeout, truncated, 5xx, 408, 429), and the
 /// attempts before a success stay in the log as failures. A 2xx body that does not
 /// decode is stored raw as a `decode` failure and not retried: the server would send
@@ -17,7 +19,6 @@ public final class Fetcher: Sendable {
     public let sources: SourceRegistry
     public let configuration: FetchConfiguration
     private let client: HTTPClient
-    private let validators = ValidatorIndex()
     private let inFlight = InFlight()
     /// Internal so that tests can see a caller join a shared fetch.
     let waiters = FetchWaiters()
@@ -57,19 +58,17 @@ public final class Fetcher: Sendable {
         configuration.redaction.url(url(for: resource))
     }
 
-    /// The last stored body of a resource (from a `fetched` event), if any.
-    public func heldBody(of resource: Resource) throws -> [UInt8]? {
-        guard let entry = try validators.entry(for: resource, in: log) else { return nil }
-        return try log.event(at: entry.seq)?.body
-    }
-
     /// Fetches `resource`, retrying as the policy says. Throws only when the log cannot
     /// record an attempt; every network outcome is in the report (and the log, or the
     /// session log for resources outside the durable window).
     ///
     /// Concurrent fetches of one resource share one request: the later callers wait for
     /// the first one's report. With `offline` set, nothing is sent and nothing recorded.
-    public func fetch(_ resource: Resource, recording: Recording = .durable) async throws -> FetchReport {
+    ///
+    /// `validators` (of the held body) make a durable fetch conditional; a session-only
+    /// fetch is never conditional. Callers other than the store layer go through
+    /// `Store.fetch`, which passes the snapshot's.
+    public func fetch(_ resource: Resource, recording: Recording = .durable, validators: Validators? = nil) async throws -> FetchReport {
         if configuration.offline {
             return FetchReport(resource: resource, url: recordedURL(for: resource), attempts: [],
                                outcome: .failed(.transport, "offline: the network is not used (--offline)"))
@@ -83,7 +82,7 @@ public final class Fetcher: Sendable {
         let ticket = waiters.join(resource)
         defer { ticket.leave() }
         let (task, shared) = inFlight.task(for: resource) {
-            Task { try await self.performFetch(resource, recording: recording) }
+            Task { try await self.performFetch(resource, recording: recording, validators: validators) }
         }
         defer { if !shared { inFlight.finish(resource) } }
         do {
@@ -103,14 +102,14 @@ public final class Fetcher: Sendable {
                 // caller still wants the answer, so it asks again (once that task is gone).
                 ticket.leave()
                 await Task.yield()
-                return try await fetch(resource, recording: recording)
+                return try await fetch(resource, recording: recording, validators: validators)
             }
             cancelled.completed = FetchLedger.current?.reports ?? []
             throw cancelled
         }
     }
 
-    private func performFetch(_ resource: Resource, recording: Recording) async throws -> FetchReport {
+    private func performFetch(_ resource: Resource, recording: Recording, validators: Validators?) async throws -> FetchReport {
         // Credentials in the URL (`--upstream http://user:pass@host`) are sent as a header,
         // never recorded: the event keeps `***` for both (see `Redaction`).
         let (url, authorization) = URLParts(url(for: resource)).splitCredentials()
@@ -118,7 +117,7 @@ public final class Fetcher: Sendable {
         var requestHeaders: [Header] = []
         if let authorization { requestHeaders.append(Header("Authorization", authorization)) }
         var conditional = false
-        if case .durable = recording, let held = try validators.entry(for: resource, in: log) {
+        if case .durable = recording, let held = validators {
             if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
             if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
             conditional = held.etag != nil || held.lastModified != nil
@@ -169,7 +168,6 @@ public final class Fetcher: Sendable {
             case .durable:
                 do { seq = try await log.append(event) } catch { throw FetchStoreError(resource: resource, underlying: error) }
                 event.seq = seq
-                validators.record(event)
             case .session(let session):
                 seq = 0
                 session.append(event)
@@ -604,4 +602,23 @@ public final class Fetcher: Sendable {
 extension Duration {
     var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// The validators of a held body: what makes a request conditional (`If-None-Match`,
+/// `If-Modified-Since`).
+public struct Validators: Sendable, Equatable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String?, lastModified: String?) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// The validators of `key`'s held body in `state`; nil when no body is held (a 304
+    /// would then confirm nothing) or it came without any.
+    public init?(of key: ResourceKey, in state: LogState) {
+        guard state.documents[key] != nil, let status = state.status[key], status.etag != nil || status.lastModified != nil else { return nil }
+        self.init(etag: status.etag, lastModified: status.lastModified)
+    }
 }

@@ -4,8 +4,8 @@ import Foundation
 public enum Recording: Sendable {
     /// The durable log (the default).
     case durable
-    /// This session's memory only: for data outside the durable window (TVmaze items past
-    /// the first 1,000). Gone at restart by design.
+    /// This session's memory only: for data outside a source's durable window (items past
+    /// the first 1,000 of a long list, say). Gone at restart by design.
     case session(SessionLog)
 }
 

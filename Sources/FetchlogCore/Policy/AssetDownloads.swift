@@ -32,9 +32,7 @@ extension OfflineFirst {
     /// One asset by its real URL.
     @discardableResult
     public func fetchAsset(_ url: String, durable: Bool = true) async throws -> FetchReport {
-        let report = try await fetcher.fetch(.asset(url), recording: durable ? .durable : .session(store.session))
-        try await store.catchUp()
-        return report
+        try await store.fetch(.asset(url), durable: durable)
     }
 
     /// One item to download: its candidates in preference order, and whether it is durable.

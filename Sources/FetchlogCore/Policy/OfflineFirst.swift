@@ -148,9 +148,7 @@ public final class OfflineFirst: @unchecked Sendable {
     // MARK: Background work
 
     func fetchNow(_ resource: Resource) async throws -> FetchReport {
-        let report = try await fetcher.fetch(resource)
-        try await store.catchUp()
-        return report
+        try await store.fetch(resource)
     }
 
     func startFetch(_ resource: Resource) {

@@ -123,8 +123,11 @@ public final class Store: @unchecked Sendable {
         return stream
     }
 
-    /// Sends an action: reduces it, then performs the effects it returned.
-    public func send(_ action: StoreAction) async throws {
+    /// Sends an action: reduces it, then performs the effects it returned. Returns the
+    /// reports of the fetches it performed (their outcomes are in the log, or this
+    /// session's memory, and so in the next snapshot).
+    @discardableResult
+    public func send(_ action: StoreAction) async throws -> [FetchReport] {
         let effects: [StoreEffect] = lock.withLock {
             var state = durable
             let effects = AppReducer.reduce(&state, action)
@@ -134,19 +137,41 @@ public final class Store: @unchecked Sendable {
             }
             return effects
         }
+        var reports: [FetchReport] = []
         for effect in effects {
             switch effect {
             case .append(let event):
                 try await log.append(event)
             case .fetch(let resource):
-                guard let fetcher else { throw StoreUsageError.noFetcher }
-                _ = try await fetcher.fetch(resource)
+                reports.append(try await perform(resource, recording: .durable))
             case .fetchForSession(let resource):
-                guard let fetcher else { throw StoreUsageError.noFetcher }
-                _ = try await fetcher.fetch(resource, recording: .session(session))
+                reports.append(try await perform(resource, recording: .session(session)))
             }
         }
         if !effects.isEmpty { try await catchUp() }
+        return reports
+    }
+
+    /// Fetches `resource` — `send(.fetch)`, or `send(.fetchForSession)` when not `durable`
+    /// (kept in this store's `session` only) — and returns its report once the outcome is
+    /// in the state.
+    @discardableResult
+    public func fetch(_ resource: Resource, durable: Bool = true) async throws -> FetchReport {
+        // Each action's reducer returns exactly one fetch effect.
+        try await send(durable ? .fetch(resource) : .fetchForSession(resource))[0]
+    }
+
+    /// The fetch effect: the fetcher is stateless, so the validators of the held body come
+    /// from the state — caught up with the log first, so a body another process fetched
+    /// since (and its ETag) is the one revalidated.
+    private func perform(_ resource: Resource, recording: Recording) async throws -> FetchReport {
+        guard let fetcher else { throw StoreUsageError.noFetcher }
+        var validators: Validators?
+        if case .durable = recording {
+            _ = try catchUpNow()
+            validators = Validators(of: ResourceKey(resource), in: durableState)
+        }
+        return try await fetcher.fetch(resource, recording: recording, validators: validators)
     }
 
     /// Records a user's choice as an intent of `source` (the state follows from the log,
@@ -225,6 +250,24 @@ public final class Store: @unchecked Sendable {
     private func publish(_ snapshot: Snapshot) {
         current = snapshot
         for continuation in observers.values { continuation.yield(snapshot) }
+    }
+
+    /// The state as of `seq`, for time travel (`--at`, the shell's `at` and `diff`): the
+    /// checkpoint when it is at or before `seq`, then the events up to `seq`; else a replay
+    /// from seq 1. The durable state only (session-only events have no seq).
+    public func state(asOf seq: UInt64) throws -> LogState {
+        let current = durableState
+        if seq >= current.seq { return current }
+        if let bytes = try log.loadCheckpoint(), let saved = try Checkpoint.decode(bytes, log: log, sources: sources), saved.seq <= seq {
+            var state = saved
+            try log.scan(from: saved.seq + 1, batchSize: 256) { event in
+                guard event.seq <= seq else { return false }
+                LogReducer.apply(event, to: &state)
+                return true
+            }
+            return state
+        }
+        return try Store.replay(log, sources: sources, to: seq).state
     }
 
     /// The state as of `seq` (or the end), folded from the log alone.

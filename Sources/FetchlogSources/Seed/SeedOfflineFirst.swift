@@ -14,9 +14,8 @@ extension OfflineFirst {
         let window = DurableWindow(items: durableWindow)
         let position = window.position(ofPage: page, in: store.snapshot.state)
         let durable = window.isDurable(position)
-        var report = try await fetcher.fetch(resource, recording: durable ? .durable : .session(store.session))
+        var report = try await store.fetch(resource, durable: durable)
         report.firstItemIndex = position.firstItemIndex
-        if durable { try await store.catchUp() }
         return report
     }
 

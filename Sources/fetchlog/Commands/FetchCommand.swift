@@ -60,8 +60,8 @@ struct FetchCommand: AsyncParsableCommand {
         }
         if let pages {
             guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)'") }
-            if case .range(let r) = selection, r.upperBound > Fetcher.pageLimit {
-                throw ValidationError("--pages goes up to \(Fetcher.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
+            if case .range(let r) = selection, r.upperBound > Store.pageLimit {
+                throw ValidationError("--pages goes up to \(Store.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
             }
         }
     }
@@ -70,13 +70,15 @@ struct FetchCommand: AsyncParsableCommand {
         let configuration = try reportingErrors { try network.configuration() }
         let log = try reportingErrors { try storeOptions.open() }
         let fetcher = Fetcher(log: log, configuration: configuration)
+        // Every fetch goes through the store: it supplies the validators, records the outcome.
+        let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: configuration.clock) }
         let printer = FetchPrinter()
         let mode = try outputOptions.mode() ?? .table
         printer.live = !mode.isMachine
         var renderer = Renderer()
         renderer.mode = mode
         do {
-            let reports = try await perform(fetcher, printer)
+            let reports = try await perform(store, printer)
             await fetcher.shutdown()
             if let output = printer.finish(reports) { writeOut(Data(renderer.render(output).utf8)) }
             // No report at all: every asset asked for was held already.
@@ -104,10 +106,11 @@ struct FetchCommand: AsyncParsableCommand {
         } ?? "nothing was requested"
     }
 
-    func perform(_ fetcher: Fetcher, _ printer: FetchPrinter, policy: OfflineFirst? = nil) async throws -> [FetchReport] {
+    /// `store` must have a fetcher; the shell passes its `policy` (the same store's).
+    func perform(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst? = nil) async throws -> [FetchReport] {
+        guard let fetcher = store.fetcher else { throw StoreUsageError.noFetcher }
         if source == "asset" || source == "assets" {
-            let policy = try policy ?? OfflineFirst(store: Store(log: fetcher.log, fetcher: fetcher, clock: fetcher.configuration.clock),
-                                                    fetcher: fetcher, clock: fetcher.configuration.clock)
+            let policy = policy ?? OfflineFirst(store: store, fetcher: fetcher, clock: fetcher.configuration.clock)
             // Bulk downloads report each image as it ends (several run at once), with the
             // planned count for the progress bar; a single asset reports when it is done.
             let progress = AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) })
@@ -122,7 +125,7 @@ struct FetchCommand: AsyncParsableCommand {
         let report: (FetchReport) -> Void = { printer.report($0) }
         func one(_ resource: Resource) async throws -> [FetchReport] {
             printer.expect(1)
-            let r = try await fetcher.fetch(resource)
+            let r = try await store.fetch(resource)
             report(r)
             return [r]
         }
@@ -130,8 +133,8 @@ struct FetchCommand: AsyncParsableCommand {
             let text = pages ?? fallback
             guard let selection = PageSelection(text) else { throw ValidationError("--pages takes N, A-B or all, not '\(text)'") }
             if case .range(let r) = selection {
-                guard r.upperBound <= Fetcher.pageLimit else {
-                    throw ValidationError("--pages goes up to \(Fetcher.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
+                guard r.upperBound <= Store.pageLimit else {
+                    throw ValidationError("--pages goes up to \(Store.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
                 }
                 printer.expect(r.count)
             }
@@ -141,7 +144,7 @@ struct FetchCommand: AsyncParsableCommand {
         case (.tvmaze, "shows"):
             // Pages starting past the durable window go to the shell's session (or, for a
             // one-shot command, nowhere once it ends): never to the log.
-            return try await fetcher.fetchTVMazeShows(pages: try selection("0"), session: policy?.store.session, onReport: report)
+            return try await store.fetchTVMazeShows(pages: try selection("0"), onReport: report)
         case (.tvmaze, "show"):
             let id = try intValue("a show id")
             var resources = [Resource.tvmazeShow(id)]
@@ -155,7 +158,7 @@ struct FetchCommand: AsyncParsableCommand {
             printer.expect(resources.count)
             var reports: [FetchReport] = []
             for resource in resources {
-                let r = try await fetcher.fetch(resource)
+                let r = try await store.fetch(resource)
                 report(r)
                 reports.append(r)
             }
@@ -169,11 +172,11 @@ struct FetchCommand: AsyncParsableCommand {
                 throw ValidationError("'\(href)' is not a viaplay page: give a path (/ios-se/serier) or a content.viaplay URL")
             }
             return try await one(resource)
-        case (.thmanyah, "home"): return try await fetcher.fetchThmanyahHome(pages: try selection("1"), onReport: report)
+        case (.thmanyah, "home"): return try await store.fetchThmanyahHome(pages: try selection("1"), onReport: report)
         case (.thmanyah, "search"): return try await one(.thmanyahSearch(try text()))
         case (.artic, "artworks"):
             guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100") }
-            return try await fetcher.fetchArticArtworks(pages: try selection("1"), limit: limit, onReport: report)
+            return try await store.fetchArticArtworks(pages: try selection("1"), limit: limit, onReport: report)
         case (.artic, "artwork"): return try await one(.articArtwork(try intValue("an artwork id")))
         case (.artic, "artist"), (.artic, "agent"): return try await one(.articAgent(try intValue("an artist id")))
         default:

@@ -116,13 +116,14 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.upstream = Upstream(base: base)
         configuration.clock = clock
         let fetcher = Fetcher(log: log, configuration: configuration)
+        let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
         printer.expect(Self.firstPages.count)
         var loaded: Set<String> = []
         do {
             for resource in Self.firstPages {
-                let report = try await fetcher.fetch(resource)
+                let report = try await store.fetch(resource)
                 printer.progress(report)
                 if report.isUsable { loaded.insert(resource.source.rawValue) }
             }

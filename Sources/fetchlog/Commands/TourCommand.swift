@@ -25,6 +25,7 @@ struct TourCommand: AsyncParsableCommand {
         configuration.retry.baseDelay = .milliseconds(50)
         configuration.clock = clock
         let fetcher = Fetcher(log: log, configuration: configuration)
+        let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         say("Fetchlog tour — store \(path), sample upstream \(base)")
         do {
@@ -33,12 +34,12 @@ struct TourCommand: AsyncParsableCommand {
                 _ = printer.finish(try await body())
             }
             func one(_ resource: Resource) async throws -> [FetchReport] {
-                let report = try await fetcher.fetch(resource)
+                let report = try await store.fetch(resource)
                 printer.report(report)
                 return [report]
             }
             let show: (FetchReport) -> Void = { printer.report($0) }
-            try await step("tvmaze shows --pages all") { try await fetcher.fetchTVMazeShows(pages: .all, onReport: show) }
+            try await step("tvmaze shows --pages all") { try await store.fetchTVMazeShows(pages: .all, onReport: show) }
             try await step("tvmaze show 1 --with images,episodes") {
                 var all: [FetchReport] = []
                 for resource in [Resource.tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1)] { all += try await one(resource) }
@@ -47,8 +48,8 @@ struct TourCommand: AsyncParsableCommand {
             try await step("brastlewark census") { try await one(.brastlewarkCensus) }
             try await step("brastlewark census   (again: a conditional request, 304, no body stored twice)") { try await one(.brastlewarkCensus) }
             try await step("viaplay root") { try await one(.viaplayRoot) }
-            try await step("thmanyah home --pages 1-2") { try await fetcher.fetchThmanyahHome(pages: .range(1 ... 2), onReport: show) }
-            try await step("artic artworks --pages 1-2 --limit 5") { try await fetcher.fetchArticArtworks(pages: .range(1 ... 2), limit: 5, onReport: show) }
+            try await step("thmanyah home --pages 1-2") { try await store.fetchThmanyahHome(pages: .range(1 ... 2), onReport: show) }
+            try await step("artic artworks --pages 1-2 --limit 5") { try await store.fetchArticArtworks(pages: .range(1 ... 2), limit: 5, onReport: show) }
             try await step("artic artist 2") { try await one(.articAgent(2)) }
             await upstream.setFaults([Fault(match: "/brastlewark", kind: .failNext(5))])
             try await step("brastlewark census   (the upstream now fails 5 times: 4 attempts, held data kept)") { try await one(.brastlewarkCensus) }

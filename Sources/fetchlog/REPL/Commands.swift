@@ -106,7 +106,7 @@ enum Commands {
         printer.write = { session.emit($0 + "\n") }
         printer.live = !session.renderer.mode.isMachine
         let reports: [FetchReport]
-        do { reports = try await command.perform(session.fetcher, printer, policy: session.policy) } catch let error as ValidationError {
+        do { reports = try await command.perform(session.store, printer, policy: session.policy) } catch let error as ValidationError {
             throw CommandError.usage(error.message + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
         let output = printer.finish(reports)

@@ -73,7 +73,7 @@ import Testing
 
     @Test func theDetailImageTriesTheMainPosterFirst() async throws {
         let rig = try await PolicyRig.start()
-        _ = try await rig.fetcher.fetch(.tvmazeImages(1))
+        _ = try await rig.store.fetch(.tvmazeImages(1))
         try await rig.store.catchUp()
         guard case .tvmazeImages(let images)? = rig.store.snapshot.state.document(.tvmazeImages(1))?.tvmaze else {
             Issue.record("no images held")
@@ -94,7 +94,7 @@ import Testing
 
     @Test func thirtyTwoDistinctThumbnailsAreThirtyTwoDownloads() async throws {
         let rig = try await PolicyRig.start()
-        _ = try await rig.fetcher.fetch(.brastlewarkCensus)
+        _ = try await rig.store.fetch(.brastlewarkCensus)
         try await rig.store.catchUp()
         #expect(GnomesView(state: rig.store.snapshot.state).count == 1337)
         let reports = try await rig.policy.fetchGnomeThumbnails()

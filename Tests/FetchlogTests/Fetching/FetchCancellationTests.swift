@@ -42,7 +42,7 @@ import Testing
 
     @Test func cancellingAbandonsTheRequestInFlightAndRecordsNothing() async throws {
         try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(60)) { h in
-            let task = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            let task = Task { try await h.store.fetch(.brastlewarkCensus) }
             try await Self.arrived(h, "/brastlewark/data.json")
             let cancelledAt = ContinuousClock.now
             task.cancel()
@@ -65,7 +65,7 @@ import Testing
     @Test func cancellingDuringTheRetryWaitMakesNoFurtherAttempt() async throws {
         // 503 with Retry-After: 30, so the next attempt would be 30 s away.
         try await Self.withHarness(faults: [Fault(match: "/brastlewark", kind: .status(503, retryAfter: 30))]) { h in
-            let task = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            let task = Task { try await h.store.fetch(.brastlewarkCensus) }
             let recorded = try await waitUntil(timeout: .seconds(10)) { try h.log.lastSeq() == 1 }
             try #require(recorded)
             task.cancel()
@@ -86,7 +86,7 @@ import Testing
             let task = Task {
                 try await FetchLedger.collecting {
                     // Cancelled as soon as the first page is in: the second is never asked for.
-                    try await h.fetcher.fetchTVMazeShows(pages: .range(0 ... 2), onReport: { _ in
+                    try await h.store.fetchTVMazeShows(pages: .range(0 ... 2), onReport: { _ in
                         withUnsafeCurrentTask { $0?.cancel() }
                     })
                 }
@@ -107,9 +107,9 @@ import Testing
         // A read timeout well past the 3 s latency: on a loaded machine the held answer came
         // late enough for a 5 s read timeout to fail it and retry, which is not what this tests.
         try await Self.withHarness(faults: [Fault(match: "/brastlewark", kind: .latency(milliseconds: 3_000))], readTimeout: .seconds(30)) { h in
-            let first = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            let first = Task { try await h.store.fetch(.brastlewarkCensus) }
             try await Self.arrived(h, "/brastlewark/data.json")
-            let second = Task { try await h.fetcher.fetch(.brastlewarkCensus) }
+            let second = Task { try await h.store.fetch(.brastlewarkCensus) }
             // The second caller waits on the first one's request (none of its own is sent).
             let joined = try await waitUntil(timeout: .seconds(10)) { h.fetcher.waiters.count(for: .brastlewarkCensus) == 2 }
             try #require(joined)

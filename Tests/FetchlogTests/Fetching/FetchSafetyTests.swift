@@ -138,12 +138,14 @@ import Testing
         configuration.allowPrivateHosts = true // the second server is on loopback too
         let fetcher = Fetcher(log: log, configuration: configuration)
         defer { Task { await fetcher.shutdown() } }
+        // Through the store, which supplies the held body's validators.
+        let store = try Store(log: log, fetcher: fetcher)
 
-        #expect(try await fetcher.fetch(.brastlewarkCensus).outcome == .fetched)
+        #expect(try await store.fetch(.brastlewarkCensus).outcome == .fetched)
         let etag = try #require(try log.event(at: 1)?.response?.header("ETag"))
         let modified = try #require(try log.event(at: 1)?.response?.header("Last-Modified"))
         await first.setFaults([Fault(match: "/brastlewark", kind: .redirect(302, location: secondBase + Self.censusPath))])
-        let report = try await fetcher.fetch(.brastlewarkCensus)
+        let report = try await store.fetch(.brastlewarkCensus)
         #expect(report.outcome == .fetched)
 
         let basic = "Basic " + Data("alice:S3cret".utf8).base64EncodedString()
@@ -185,7 +187,7 @@ import Testing
     @Test func aRedirectLoopStopsAfterFiveHops() async throws {
         let h = try await FetchHarness.start(faults: [Fault(match: "/brastlewark", kind: .redirect(307, location: Self.censusPath))], retries: 0)
         defer { Task { await h.stop() } }
-        let report = try await h.fetcher.fetch(.brastlewarkCensus)
+        let report = try await h.store.fetch(.brastlewarkCensus)
         #expect(report.outcome == .failed(.httpStatus, "HTTP 307: more than 5 redirects (the next to \(h.base)\(Self.censusPath)); the upstream is probably redirecting in a loop"))
         #expect(await h.upstream.requestLog.map(\.status) == [307, 307, 307, 307, 307, 307])
         let event = try #require(try h.events().first)

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct FetcherTests {
     @Test func tvmazePagingStopsAtTheFirst404AsEndOfList() async throws {
         let h = try await FetchHarness.start()
-        let reports = try await h.fetcher.fetchTVMazeShows(pages: .all)
+        let reports = try await h.store.fetchTVMazeShows(pages: .all)
         let events = try h.events()
         #expect(events.map(\.kind) == [.fetched, .fetched, .fetched, .fetched, .endOfList])
         #expect(events.map { $0.response?.status } == [200, 200, 200, 200, 404])
@@ -46,7 +46,7 @@ import Testing
     @Test func showDetailImagesAndEpisodesAndSearch() async throws {
         let h = try await FetchHarness.start()
         for resource in [Resource.tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1), .tvmazeSearch("girls")] {
-            #expect(try await h.fetcher.fetch(resource).outcome == .fetched)
+            #expect(try await h.store.fetch(resource).outcome == .fetched)
         }
         let events = try h.events()
         #expect(events.map(\.label) == ["/shows/1", "/shows/1/images", "/shows/1/episodes", "/search/shows?q=girls"])
@@ -61,8 +61,8 @@ import Testing
     /// The census byte for byte; the second fetch is conditional and stores no body.
     @Test func revalidationSendsIfNoneMatchAndRecordsNotModified() async throws {
         let h = try await FetchHarness.start()
-        #expect(try await h.fetcher.fetch(.brastlewarkCensus).outcome == .fetched)
-        #expect(try await h.fetcher.fetch(.brastlewarkCensus).outcome == .notModified)
+        #expect(try await h.store.fetch(.brastlewarkCensus).outcome == .fetched)
+        #expect(try await h.store.fetch(.brastlewarkCensus).outcome == .notModified)
         let events = try h.events()
         #expect(events.count == 2)
         let census = try Fixture.bytes("brastlewark/census.json")
@@ -81,7 +81,7 @@ import Testing
 
     @Test func viaplayRootAndASectionPageFromItsHref() async throws {
         let h = try await FetchHarness.start()
-        #expect(try await h.fetcher.fetch(.viaplayRoot).outcome == .fetched)
+        #expect(try await h.store.fetch(.viaplayRoot).outcome == .fetched)
         let root = try #require(try h.events().first?.body)
         #expect(bytesEqual(root, try Fixture.bytes("viaplay/ios-se-root-2022.json")))
         let json = try JSONValue.parse(bytes: root)
@@ -89,7 +89,7 @@ import Testing
         #expect(href.contains("{?"))
         let page = try #require(Resource.viaplayPage(href))
         #expect(!page.path.contains("{"))
-        #expect(try await h.fetcher.fetch(page).outcome == .fetched)
+        #expect(try await h.store.fetch(page).outcome == .fetched)
         let section = try #require(try h.log.event(at: 2))
         #expect(bytesEqual(section.body ?? [], try Fixture.bytes("viaplay/androidv2-se-serier-section-2016.json")))
         await h.stop()
@@ -97,14 +97,14 @@ import Testing
 
     @Test func thmanyahHomeFollowsTotalPagesAndArticPagesAndArtists() async throws {
         let h = try await FetchHarness.start()
-        let home = try await h.fetcher.fetchThmanyahHome(pages: .all)
+        let home = try await h.store.fetchThmanyahHome(pages: .all)
         #expect(home.count == 10)
         #expect(home.allSatisfy { $0.outcome == .fetched })
         #expect(bytesEqual(try h.log.event(at: 1)?.body ?? [], try Fixture.bytes("thmanyah/home-sections-page-1.json")))
-        let artworks = try await h.fetcher.fetchArticArtworks(pages: .range(1 ... 3), limit: 5)
+        let artworks = try await h.store.fetchArticArtworks(pages: .range(1 ... 3), limit: 5)
         #expect(artworks.map(\.outcome) == [.fetched, .fetched, .fetched])
-        #expect(try await h.fetcher.fetch(.articAgent(2)).outcome == .fetched)
-        #expect(try await h.fetcher.fetch(.thmanyahSearch("فنجان")).outcome == .fetched)
+        #expect(try await h.store.fetch(.articAgent(2)).outcome == .fetched)
+        #expect(try await h.store.fetch(.thmanyahSearch("فنجان")).outcome == .fetched)
         let events = try h.events()
         #expect(events.count == 15)
         let artworks2 = try await h.served("/artic/api/v1/artworks?page=2&limit=5")
@@ -117,7 +117,7 @@ import Testing
 
     @Test func failNextTwoTakesThreeAttempts() async throws {
         let h = try await FetchHarness.start(faults: [Fault(match: "/brastlewark", kind: .failNext(2))])
-        let report = try await h.fetcher.fetch(.brastlewarkCensus)
+        let report = try await h.store.fetch(.brastlewarkCensus)
         #expect(report.outcome == .fetched)
         let events = try h.events()
         #expect(events.map(\.kind) == [.fetchFailed, .fetchFailed, .fetched])
@@ -129,14 +129,15 @@ import Testing
 
     @Test func failNextFiveGivesUpAfterFourAttemptsAndKeepsHeldData() async throws {
         let h = try await FetchHarness.start()
-        #expect(try await h.fetcher.fetch(.brastlewarkCensus).outcome == .fetched)
+        #expect(try await h.store.fetch(.brastlewarkCensus).outcome == .fetched)
         await h.upstream.setFaults([Fault(match: "/brastlewark", kind: .failNext(5))])
-        let report = try await h.fetcher.fetch(.brastlewarkCensus)
+        let report = try await h.store.fetch(.brastlewarkCensus)
         #expect(report.outcome == .failed(.httpStatus, "HTTP 503 Service Unavailable"))
         let events = try h.events()
         #expect(events.map(\.kind) == [.fetched, .fetchFailed, .fetchFailed, .fetchFailed, .fetchFailed])
         #expect(events.dropFirst().map(\.attempt) == [1, 2, 3, 4])
-        #expect(bytesEqual(try h.fetcher.heldBody(of: .brastlewarkCensus) ?? [], try Fixture.bytes("brastlewark/census.json")))
+        let heldSeq = try #require(h.store.snapshot.state.document(.brastlewarkCensus)?.seq)
+        #expect(bytesEqual(try h.log.event(at: heldSeq)?.body ?? [], try Fixture.bytes("brastlewark/census.json")))
         #expect(try h.log.verify().isHealthy)
         await h.stop()
     }
@@ -144,7 +145,7 @@ import Testing
     @Test func retryAfterIsHonoured() async throws {
         let h = try await FetchHarness.start(faults: [Fault(match: "/tvmaze/shows/1", kind: .status(429, retryAfter: 1))], retries: 1)
         let started = ContinuousClock.now
-        let report = try await h.fetcher.fetch(.tvmazeShow(1))
+        let report = try await h.store.fetch(.tvmazeShow(1))
         let elapsed = ContinuousClock.now - started
         #expect(report.attempts.count == 2)
         #expect(report.attempts.map(\.status) == [429, 429])
@@ -158,7 +159,7 @@ import Testing
 
     @Test func notFoundIsNotRetried() async throws {
         let h = try await FetchHarness.start()
-        let report = try await h.fetcher.fetch(.articAgent(99_999))
+        let report = try await h.store.fetch(.articAgent(99_999))
         #expect(report.outcome == .failed(.httpStatus, "HTTP 404 Not Found"))
         #expect(report.attempts.count == 1)
         await h.stop()
@@ -176,7 +177,7 @@ import Testing
         // must not turn a slow close into a timeout.
         let h = try await FetchHarness.start(faults: [Fault(match: "/brastlewark", kind: fault)], retries: 0,
                                              readTimeout: fault == .noAnswer ? .milliseconds(500) : .seconds(10))
-        let report = try await h.fetcher.fetch(.brastlewarkCensus)
+        let report = try await h.store.fetch(.brastlewarkCensus)
         let events = try h.events()
         #expect(events.count == 1)
         #expect(events[0].kind == .fetchFailed)
@@ -202,8 +203,9 @@ import Testing
         let dir = TemporaryDirectory("other")
         let log = try EventLog.open(at: dir.path)
         let fetcher = Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: other.base))
-        #expect(try await fetcher.fetch(.brastlewarkCensus).outcome == .fetched)
-        let shows = try await fetcher.fetchTVMazeShows(pages: .all)
+        let store = try Store(log: log, fetcher: fetcher)
+        #expect(try await store.fetch(.brastlewarkCensus).outcome == .fetched)
+        let shows = try await store.fetchTVMazeShows(pages: .all)
         #expect(shows.map(\.outcome) == [.fetched, .endOfList])
         let events = try log.events(from: 1)
         #expect(events[0].body == Array(OtherUpstream.census.utf8))

@@ -14,6 +14,8 @@ struct FetchHarness {
     let base: String
     let log: EventLog
     let fetcher: Fetcher
+    /// The store over `log` with `fetcher`: fetches go through it (it supplies validators).
+    let store: Store
     let directory: TemporaryDirectory
 
     static func start(faults: [Fault] = [], retries: Int = 3, readTimeout: Duration = .seconds(5),
@@ -26,7 +28,8 @@ struct FetchHarness {
         let log = try EventLog.open(at: directory.path)
         let fetcher = Fetcher(log: log, configuration: fetchConfiguration(base: url.absoluteString, retries: retries,
                                                                            readTimeout: readTimeout, retryAfterCap: retryAfterCap))
-        return FetchHarness(upstream: upstream, base: url.absoluteString, log: log, fetcher: fetcher, directory: directory)
+        let store = try Store(log: log, fetcher: fetcher, clock: fetcher.configuration.clock)
+        return FetchHarness(upstream: upstream, base: url.absoluteString, log: log, fetcher: fetcher, store: store, directory: directory)
     }
 
     static func fetchConfiguration(base: String, retries: Int = 3, readTimeout: Duration = .seconds(5),

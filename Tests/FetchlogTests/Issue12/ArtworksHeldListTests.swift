@@ -15,7 +15,7 @@ import Testing
 
         // The sample upstream holds 10 artworks; with limit 4 pages advance by 3 (the last of
         // a page repeats as the next one's first), so there are 3 pages: 1 and 2 here, then 3.
-        let fetched = try await rig.fetcher.fetchArticArtworks(pages: .range(1 ... 2), limit: 4)
+        let fetched = try await rig.store.fetchArticArtworks(pages: .range(1 ... 2), limit: 4)
         #expect(fetched.map(\.outcome) == [.fetched, .fetched])
         try await rig.store.catchUp()
         let held = ArtworksView.heldList(in: rig.store.snapshot.state)
@@ -34,7 +34,7 @@ import Testing
         #expect(rig.policy.didShow(itemIndex: 9, of: .artworks()) == nil)
 
         // Two limits held: the most recently fetched page 1 decides.
-        _ = try await rig.fetcher.fetch(.articArtworks(page: 1, limit: 5))
+        _ = try await rig.store.fetch(.articArtworks(page: 1, limit: 5))
         try await rig.store.catchUp()
         #expect(ArtworksView.heldList(in: rig.store.snapshot.state).limit == 5)
         await rig.stop()

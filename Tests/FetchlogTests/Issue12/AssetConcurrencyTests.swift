@@ -74,7 +74,7 @@ import Testing
     /// URLs already held are neither planned nor fetched.
     @Test func heldURLsAreNotPlanned() async throws {
         let rig = try await PolicyRig.start()
-        _ = try await rig.fetcher.fetch(.brastlewarkCensus)
+        _ = try await rig.store.fetch(.brastlewarkCensus)
         try await rig.store.catchUp()
         let thumbnails = Array(Set(GnomesView(state: rig.store.snapshot.state).gnomes.map(\.thumbnail))).sorted()
         #expect(thumbnails.count == 32)

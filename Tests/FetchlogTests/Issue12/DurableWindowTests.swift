@@ -31,7 +31,7 @@ import Testing
         Expectation(pageSize: 250, pages: 5), Expectation(pageSize: 180, pages: 7),
     ]
 
-    private func start(_ e: Expectation) async throws -> (SampleUpstream, EventLog, Fetcher, TemporaryDirectory) {
+    private func start(_ e: Expectation) async throws -> (SampleUpstream, EventLog, Store, TemporaryDirectory) {
         var configuration = SampleUpstreamConfiguration()
         configuration.tvmazePageSize = e.pageSize
         configuration.tvmazePages = e.pages
@@ -39,15 +39,15 @@ import Testing
         let base = try await upstream.start().absoluteString
         let directory = TemporaryDirectory("window")
         let log = try EventLog.open(at: directory.path)
-        return (upstream, log, Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base)), directory)
+        return (upstream, log, try Store(log: log, fetcher: Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base))), directory)
     }
 
     @Test(arguments: cases)
     func thePagingAPIWritesOnlyPagesStartingInsideTheWindow(_ e: Expectation) async throws {
-        let (upstream, log, fetcher, directory) = try await start(e)
+        let (upstream, log, store, directory) = try await start(e)
         _ = directory
-        let session = SessionLog()
-        let reports = try await fetcher.fetchTVMazeShows(pages: .all, session: session)
+        let session = store.session
+        let reports = try await store.fetchTVMazeShows(pages: .all)
         #expect(reports.map(\.firstItemIndex) == e.firstIndices.map { Optional($0) })
         #expect(reports.map(\.recorded) == (0 ... e.pages).map { e.durablePages.contains($0) ? .durable : .sessionOnly })
         #expect(reports.last?.outcome == .endOfList)
@@ -63,7 +63,7 @@ import Testing
         #expect(durable.count == kept)
         #expect(durable.show(id: kept) != nil)
         #expect(durable.show(id: kept + 1) == nil)
-        await fetcher.shutdown()
+        await store.fetcher?.shutdown()
         await upstream.stop()
     }
 
@@ -99,10 +99,10 @@ import Testing
         #expect(ShowsView(state: rig.store.snapshot.state).count == 2 * 222, "both held for this session")
 
         // The paging API, on another log: the same answer.
-        let (upstream, log, fetcher, directory) = try await start(e)
+        let (upstream, log, store, directory) = try await start(e)
         _ = directory
-        let session = SessionLog()
-        let reports = try await fetcher.fetchTVMazeShows(pages: .range(5 ... 5), session: session)
+        let session = store.session
+        let reports = try await store.fetchTVMazeShows(pages: .range(5 ... 5))
         #expect(reports.map(\.recorded) == [.sessionOnly])
         #expect(reports.map(\.firstItemIndex) == [nil])
         #expect(try log.count() == 0)
@@ -110,12 +110,12 @@ import Testing
 
         // Once pages 0–3 are held, page 4 (888…1,109) is inside the window and durable,
         // and page 5 in a later run starts at 1,110: session-only, index known.
-        _ = try await fetcher.fetchTVMazeShows(pages: .range(0 ... 3))
-        let later = try await fetcher.fetchTVMazeShows(pages: .range(4 ... 5), session: session)
+        _ = try await store.fetchTVMazeShows(pages: .range(0 ... 3))
+        let later = try await store.fetchTVMazeShows(pages: .range(4 ... 5))
         #expect(later.map(\.firstItemIndex) == [888, 1110])
         #expect(later.map(\.recorded) == [.durable, .sessionOnly])
         #expect(try log.events(from: 1).map(\.label) == (0 ... 4).map { "/shows?page=\($0)" })
-        await fetcher.shutdown()
+        await store.fetcher?.shutdown()
         await upstream.stop()
         await rig.stop()
     }
@@ -144,13 +144,13 @@ import Testing
         let base = try await upstream.start().absoluteString
         let directory = TemporaryDirectory("window-bound")
         let log = try EventLog.open(at: directory.path)
-        let fetcher = Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base))
-        let run = try await fetcher.fetchTVMazeShows(pages: .range(0 ... 1))
+        let store = try Store(log: log, fetcher: Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base)))
+        let run = try await store.fetchTVMazeShows(pages: .range(0 ... 1))
         #expect(run.map(\.outcome) == [.failed(.httpStatus, "HTTP 503 Service Unavailable"), .fetched])
         #expect(run.map(\.firstItemIndex) == [0, nil])
         #expect(run.map(\.recorded) == [.durable, .durable])
         #expect(try log.events(from: 1).map(\.kind) == [.fetchFailed, .fetchFailed, .fetchFailed, .fetchFailed, .fetched])
-        await fetcher.shutdown()
+        await store.fetcher?.shutdown()
         await upstream.stop()
     }
 }

@@ -8,9 +8,9 @@ import Testing
 @Suite(.serialized) struct ViewDiffTests {
     @Test func statusBetweenTwoSeqsOfARealStore() async throws {
         let h = try await FetchHarness.start()
-        #expect(try await h.fetcher.fetch(.tvmazeShowsPage(0)).outcome == .fetched)    // seq 1
-        #expect(try await h.fetcher.fetch(.brastlewarkCensus).outcome == .fetched)     // seq 2
-        #expect(try await h.fetcher.fetch(.tvmazeShowsPage(0)).outcome == .notModified) // seq 3
+        #expect(try await h.store.fetch(.tvmazeShowsPage(0)).outcome == .fetched)    // seq 1
+        #expect(try await h.store.fetch(.brastlewarkCensus).outcome == .fetched)     // seq 2
+        #expect(try await h.store.fetch(.tvmazeShowsPage(0)).outcome == .notModified) // seq 3
         func status(at seq: UInt64) throws -> JSONValue { try ViewCatalog.export("status", state: try Store.replay(h.log, to: seq).state) }
         let one = try status(at: 1), two = try status(at: 2), three = try status(at: 3)
 
@@ -39,8 +39,8 @@ import Testing
     /// array of numbers and compares by position.
     @Test func showsAddedByIDAndScalarsByPosition() async throws {
         let h = try await FetchHarness.start()
-        _ = try await h.fetcher.fetch(.tvmazeShowsPage(0))
-        _ = try await h.fetcher.fetch(.tvmazeShowsPage(1))
+        _ = try await h.store.fetch(.tvmazeShowsPage(0))
+        _ = try await h.store.fetch(.tvmazeShowsPage(1))
         let before = try ViewCatalog.export("shows", state: try Store.replay(h.log, to: 1).state)
         let after = try ViewCatalog.export("shows", state: try Store.replay(h.log, to: 2).state)
         let oldIDs = Set(try #require(before["shows"]?.arrayValue).compactMap { $0["id"]?.intValue })

@@ -87,7 +87,7 @@ import Testing
     @Test func tenConcurrentReadsOfOneResourceShareOneRequest() async throws {
         let rig = try await Rig.start { $0.faults = [Fault(match: "/brastlewark", kind: .latency(milliseconds: 300))] }
         let reports = try await withThrowingTaskGroup(of: FetchReport.self) { group in
-            for _ in 0 ..< 10 { group.addTask { try await rig.fetcher.fetch(.brastlewarkCensus) } }
+            for _ in 0 ..< 10 { group.addTask { try await rig.store.fetch(.brastlewarkCensus) } }
             var all: [FetchReport] = []
             for try await report in group { all.append(report) }
             return all

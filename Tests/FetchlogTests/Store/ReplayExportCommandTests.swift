@@ -104,9 +104,9 @@ import Testing
     @Test func atASeqBeforeThe2024RefreshAnswersWith2019Data() async throws {
         let h = try await FetchHarness.start()
         await h.upstream.setVersion(tvmaze: .v2019)
-        #expect(try await h.fetcher.fetch(.tvmazeShowsPage(0)).outcome == .fetched)
+        #expect(try await h.store.fetch(.tvmazeShowsPage(0)).outcome == .fetched)
         await h.upstream.setVersion(tvmaze: .v2024)
-        #expect(try await h.fetcher.fetch(.tvmazeShowsPage(0)).outcome == .fetched)
+        #expect(try await h.store.fetch(.tvmazeShowsPage(0)).outcome == .fetched)
         await h.fetcher.shutdown()
         let then = try await runFetchlog(["--store", h.log.path, "export", "shows", "--at", "1"])
         let now = try await runFetchlog(["--store", h.log.path, "export", "shows"])

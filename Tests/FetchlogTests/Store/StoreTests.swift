@@ -135,15 +135,15 @@ import Testing
     @Test func skippingSupersededBodiesChangesNothing() async throws {
         let h = try await FetchHarness.start()
         // Refetches that replace bodies (a version switch), 304s, failures and an end of list.
-        _ = try await h.fetcher.fetchTVMazeShows(pages: .range(0 ... 1))
+        _ = try await h.store.fetchTVMazeShows(pages: .range(0 ... 1))
         await h.upstream.setVersion(tvmaze: .v2019, brastlewark: .v2)
-        _ = try await h.fetcher.fetch(.tvmazeShowsPage(0))
-        _ = try await h.fetcher.fetch(.brastlewarkCensus)
-        _ = try await h.fetcher.fetch(.brastlewarkCensus)
+        _ = try await h.store.fetch(.tvmazeShowsPage(0))
+        _ = try await h.store.fetch(.brastlewarkCensus)
+        _ = try await h.store.fetch(.brastlewarkCensus)
         await h.upstream.setVersion(tvmaze: .v2024, brastlewark: .v1)
-        _ = try await h.fetcher.fetch(.brastlewarkCensus)
+        _ = try await h.store.fetch(.brastlewarkCensus)
         await h.upstream.setFaults([Fault(match: "/tvmaze", kind: .failNext(2))])
-        _ = try await h.fetcher.fetchTVMazeShows(pages: .all)
+        _ = try await h.store.fetchTVMazeShows(pages: .all)
         try await h.log.append(Event(recordedAt: fixedTime, kind: .intent, source: "brastlewark", label: "filter.set",
                                      body: Array(#"{"hair_color":"Red"}"#.utf8)))
         let last = try h.log.lastSeq()
