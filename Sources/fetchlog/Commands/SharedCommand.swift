@@ -35,12 +35,14 @@ struct CommandContext {
         return try await openLiveStore(log, clock: clock).snapshot.state
     }
 
-    /// The state as of `seq` (time travel), refusing a seq past the end.
+    /// The state as of `seq` (time travel, the store's: its checkpoint and the tail up to
+    /// `seq` when it can), refusing a seq past the end.
     func state(at seq: UInt64?) async throws -> LogState {
         guard let seq else { return try await liveState() }
         let last = try log.lastSeq()
         guard seq <= last else { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
-        return try Store.replay(log, to: seq).state
+        if let store = session?.store { return try store.state(asOf: seq) }
+        return try await openLiveStore(log, clock: clock).state(asOf: seq)
     }
 }
 

@@ -215,7 +215,7 @@ final class Session: @unchecked Sendable {
         let last = try log.lastSeq()
         guard seq <= last else { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
         let previous = pinned
-        pinned = try Store.replay(log, to: seq).state
+        pinned = try store.state(asOf: seq)
         defer { pinned = previous }
         return try await body()
     }
