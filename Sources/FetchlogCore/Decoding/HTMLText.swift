@@ -1,5 +1,5 @@
-/// Plain text from the small HTML fragments the APIs send as descriptions (TVmaze
-/// summaries, Thmanyah descriptions, ARTIC agent descriptions). Not an HTML parser: it only
+/// Plain text from the small HTML fragments the APIs send as descriptions (show
+/// summaries, podcast descriptions, artist biographies). Not an HTML parser: it only
 /// needs to be right for `<p>`, `<b>`, `<i>`, `<br />`, `<a href>` and entities, and to be
 /// deterministic so views rebuilt from the log are byte-identical.
 public enum HTMLText {

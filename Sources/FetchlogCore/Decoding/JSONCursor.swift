@@ -1,7 +1,7 @@
 /// A position in a parsed body (`JSONTape`) from which the endpoint decoders read their
 /// DTOs. Only what a DTO names is ever turned into Swift values; everything else stays bytes.
 ///
-/// A cursor is the tape, the bytes and an index — no path. The path (`$.Brastlewark[3].age`)
+/// A cursor is the tape, the bytes and an index — no path. The path (`$.items[3].age`)
 /// is worked out from the tape only when a `DecodeError` needs it, so a document that
 /// decodes costs nothing for the errors it did not have.
 ///
@@ -34,7 +34,7 @@ public struct JSONCursor {
 
     // MARK: Paths, built only for errors
 
-    /// Where this value sits: `$`, `$.name`, `$["viaplay:sections"][2]`.
+    /// Where this value sits: `$`, `$.name`, `$["ns:sections"][2]`.
     public var path: String {
         var path = "$"
         var container = 0

@@ -21,10 +21,9 @@ public struct FetchReport: Sendable {
     public let url: String
     public let attempts: [Attempt]
     public let outcome: Outcome
-    /// For a page of the TVmaze show index fetched through the paging API or
-    /// `OfflineFirst.fetchShowsPage`: the item index of the page's first show (the shows on
-    /// the pages before it), nil when it is not known (an earlier page is neither held nor
-    /// fetched) or the resource is not such a page.
+    /// For a page of a list with a durable window (set by the source's paging): the item
+    /// index of the page's first item (the items on the pages before it), nil when it is not
+    /// known (an earlier page is neither held nor fetched) or the resource is not such a page.
     public var firstItemIndex: Int? = nil
 
     /// Where a fetch's attempts were recorded.

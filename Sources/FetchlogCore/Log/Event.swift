@@ -6,7 +6,7 @@ public struct Event: Sendable, Equatable {
     /// When the outcome was recorded, from the injected clock (ms since the Unix epoch).
     public var recordedAt: Timestamp
     public var kind: EventKind
-    /// The source name (`tvmaze`, `brastlewark`, …) or, for intents, the app domain.
+    /// The source's name (as its plug-in registers it) or, for intents, the app domain.
     public var source: String
     /// A sub-name: for intents the intent (`filter.set`), for fetches the resource key.
     public var label: String
@@ -98,7 +98,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
     case notModified
     /// The attempt failed; see `Event.failure`.
     case fetchFailed
-    /// The source said there is nothing past this point (TVmaze's 404 past the last page).
+    /// The source said there is nothing past this point (a 404 past a list's last page, for a source that says so).
     case endOfList
     /// A user's choice (setting a filter, …); the body holds its JSON payload.
     case intent

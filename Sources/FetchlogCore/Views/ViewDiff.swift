@@ -7,13 +7,13 @@
 /// cascade of positional changes. The key is the first of `keyFields` present in every
 /// element of both arrays with a scalar value (string or number) unique within each array.
 /// Elements that carry both `source` and `path` (the status view's resources) are keyed
-/// by the two together, spelled as a resource key (`tvmaze/shows?page=0`), before `path`
+/// by the two together, spelled as a resource key (`books/list?page=0`), before `path`
 /// alone is tried: a path is unique only within its source. Other arrays compare by
 /// position. A member named `asOf` at the top level is ignored (it is the seq the export
 /// was made at, different by construction).
 ///
 /// Paths: an object member is `/name`; an array element by position is `/3`; a keyed
-/// element is `[key]` after its array, e.g. `/resources[tvmaze/shows?page=0]/lastSuccess`.
+/// element is `[key]` after its array, e.g. `/resources[books/list?page=0]/lastSuccess`.
 public struct ViewDiff: Sendable, Equatable {
     /// The fields tried, in order, as the key of an array's elements.
     public static let keyFields = ["resource", "key", "id", "url", "path", "name", "view", "query"]

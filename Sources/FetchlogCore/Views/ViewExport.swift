@@ -1,7 +1,7 @@
 /// A view: a pure function of `LogState` with a canonical JSON export
 /// (`Schemas/<name>.schema.json` describes it).
 public protocol ExportableView: Sendable {
-    /// The export name, e.g. `gnomes`, `show`, `artworks`.
+    /// The export name, e.g. `status`, `assets`, or a plug-in's `items`.
     static var viewName: String { get }
     /// The view's data: the members that follow `view` and `asOf` in the export.
     func exportMembers() -> [(String, JSONValue)]
