@@ -11,7 +11,7 @@ public struct DocumentKind: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A body that arrived but does not have the shape its endpoint promises. `path` names
-/// the field (`$.Brastlewark[3].age`), `reason` what was wrong with it.
+/// the field (`$.items[3].age`), `reason` what was wrong with it.
 public struct DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String
