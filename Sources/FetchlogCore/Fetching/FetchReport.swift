@@ -25,6 +25,9 @@ public struct FetchReport: Sendable {
     /// index of the page's first item (the items on the pages before it), nil when it is not
     /// known (an earlier page is neither held nor fetched) or the resource is not such a page.
     public var firstItemIndex: Int? = nil
+    /// The stored body as the fetcher decoded it on arrival, with its event's seq: the store
+    /// folds that event with it instead of decoding the body a second time.
+    package var decoded: (seq: UInt64, document: any SourceDocument)? = nil
 
     /// Where a fetch's attempts were recorded.
     public enum Recorded: Sendable, Equatable {

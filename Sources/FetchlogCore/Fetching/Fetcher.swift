@@ -162,7 +162,8 @@ public final class Fetcher: Sendable {
                               label: resource.path, attempt: UInt16(clamping: attempt),
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
                               request: Event.Request(method: "GET", url: recordedURL, headers: configuration.redaction.headers(requestHeaders)))
-            let retryable = classify(result, resource: resource, into: &event)
+            var decoded: (any SourceDocument)?
+            let retryable = classify(result, resource: resource, into: &event, decoded: &decoded)
             let seq: UInt64
             switch recording {
             case .durable:
@@ -199,7 +200,10 @@ public final class Fetcher: Sendable {
                 case .endOfList: .endOfList
                 default: .failed(event.failure?.failureClass ?? .transport, event.failure?.message ?? "failed")
                 }
-                return FetchReport(resource: resource, url: recordedURL, attempts: attempts, outcome: outcome)
+                var report = FetchReport(resource: resource, url: recordedURL, attempts: attempts, outcome: outcome)
+                // The body as decoded on arrival, for the store to fold without decoding it again.
+                if event.kind == .fetched, seq > 0, let decoded { report.decoded = (seq, decoded) }
+                return report
             }
             // Cancelled before or during the wait: no next attempt; the error lists the
             // attempts recorded, this one included. (Task.sleep throws at once when the
@@ -503,7 +507,7 @@ public final class Fetcher: Sendable {
     }
 
     /// Fills in the event for this result; returns whether another attempt may help.
-    private func classify(_ result: AttemptResult, resource: Resource, into event: inout Event) -> Bool {
+    private func classify(_ result: AttemptResult, resource: Resource, into event: inout Event, decoded: inout (any SourceDocument)?) -> Bool {
         switch result {
         case .refused(let failureClass, let message, let status, let headers):
             // Refused by Fetchlog itself: another attempt would be refused again.
@@ -532,7 +536,7 @@ public final class Fetcher: Sendable {
                     return false
                 }
                 do {
-                    _ = try sources.decode(resource, body: body)
+                    decoded = try sources.decode(resource, body: body)
                     event.kind = .fetched
                 } catch {
                     event.kind = .fetchFailed

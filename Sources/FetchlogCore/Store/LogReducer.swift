@@ -3,7 +3,9 @@ import Foundation
 /// Folds one event into the state. Pure: no I/O, no clock; the same events in the same
 /// order always give the same state.
 public enum LogReducer {
-    public static func apply(_ event: Event, to state: inout LogState) {
+    /// `decoded`: the event's body already decoded by its plug-in (the fetcher's, on
+    /// arrival), so it is not decoded twice; nil decodes it here.
+    public static func apply(_ event: Event, to state: inout LogState, decoded: (any SourceDocument)? = nil) {
         // Session-only events (seq 0, never in the log) do not move the state's seq.
         if event.seq > 0 { state.seq = event.seq }
         if event.kind == .intent {
@@ -18,7 +20,7 @@ public enum LogReducer {
         switch event.kind {
         case .fetched:
             guard let resource = state.sources.resource(source: event.source, label: event.label), let body = event.body,
-                  let document = try? state.sources.decode(resource, body: body) else {
+                  let document = decoded ?? (try? state.sources.decode(resource, body: body)) else {
                 // Recorded as fetched but undecodable by this build: it cannot replace held data.
                 status.failuresSince += 1
                 status.lastError = "the stored body does not decode"

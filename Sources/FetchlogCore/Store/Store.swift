@@ -30,6 +30,8 @@ public final class Store: @unchecked Sendable {
     public let session = SessionLog()
     private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
     private var appliedSinceCheckpoint = 0
+    /// Bodies this process's fetches decoded on arrival, by seq, until catch-up folds them.
+    private var predecoded: [UInt64: any SourceDocument] = [:]
     /// Save a checkpoint after this many applied events.
     public var checkpointInterval = 500
 
@@ -171,7 +173,11 @@ public final class Store: @unchecked Sendable {
             _ = try catchUpNow()
             validators = Validators(of: ResourceKey(resource), in: durableState)
         }
-        return try await fetcher.fetch(resource, recording: recording, validators: validators)
+        let report = try await fetcher.fetch(resource, recording: recording, validators: validators)
+        if let (seq, document) = report.decoded {
+            lock.withLock { if seq > durable.seq { predecoded[seq] = document } }
+        }
+        return report
     }
 
     /// Records a user's choice as an intent of `source` (the state follows from the log,
@@ -202,7 +208,10 @@ public final class Store: @unchecked Sendable {
         let last = try log.lastSeq()
         let checkpointDue: Bool = lock.withLock {
             var state = durable
-            _ = AppReducer.reduce(&state, .eventsAppended(batch))
+            // As `AppReducer` folds `.eventsAppended`, with the bodies decoded on arrival.
+            for event in batch where event.seq > state.seq {
+                LogReducer.apply(event, to: &state, decoded: predecoded.removeValue(forKey: event.seq))
+            }
             let caughtUp = state.seq >= last
             if state != durable || caughtUp != current.caughtUp {
                 durable = state
