@@ -1,0 +1,112 @@
+import FetchlogCore
+import FetchlogSources
+import Foundation
+
+// Issue 14: a sixth source, defined entirely in the test target on the engine's public API
+// (`import FetchlogCore`, not `@testable`): a small book catalogue with a paged list, an
+// item endpoint and ETags, a slice of favourites, and a `books` view.
+
+extension Source {
+    static let books = Source("books")
+}
+
+extension DocumentKind {
+    static let booksList = DocumentKind("books.list")   // GET /list?page=N → {"items":[book], "total_pages":N}
+    static let booksItem = DocumentKind("books.item")   // GET /items/{id} → book
+}
+
+struct Book: Sendable, Equatable {
+    var id: Int
+    var title: String
+    var year: Int?
+
+    static func decode(_ c: JSONCursor) throws(DecodeError) -> Book {
+        Book(id: try c.int("id"), title: try c.string("title"), year: try c.optionalInt("year"))
+    }
+}
+
+enum BooksDocument: SourceDocument, Equatable {
+    case list([Book], totalPages: Int)
+    case item(Book)
+}
+
+struct BooksSource: SourcePlugin {
+    var source: Source { .books }
+    var summary: String { "a small book catalogue (the sixth source, defined by a test)" }
+    var realBase: String { "https://books.example" }
+    var freshness: FreshnessRule { .timeToLive(.seconds(60), renewOnOpen: false) }
+    var initialSlice: (any SourceSlice)? { Favourites() }
+
+    func documentKind(ofPath path: String) -> DocumentKind? {
+        if path.hasPrefix("/list?") { return .booksList }
+        if path.hasPrefix("/items/") { return .booksItem }
+        return nil
+    }
+
+    func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+        try DocumentDecoder.decodeJSON(body) { (root) throws(DecodeError) -> BooksDocument in
+            switch kind {
+            case .booksList: return .list(try root.field("items").map(Book.decode), totalPages: try root.int("total_pages"))
+            case .booksItem: return .item(try Book.decode(root))
+            default: throw DecodeError(path: "$", reason: "books has no kind \(kind)")
+            }
+        }
+    }
+
+    /// The list answers 404 past its last page.
+    func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool { status == 404 && kind == .booksList }
+
+    static func page(_ n: Int) -> Resource { Resource(source: .books, path: "/list?page=\(n)", document: .booksList) }
+    static func item(_ id: Int) -> Resource { Resource(source: .books, path: "/items/\(id)", document: .booksItem) }
+}
+
+/// The favourites: folded from `favourite.add` / `favourite.remove` intents (`{"id":N}`).
+struct Favourites: SourceSlice {
+    static let version = 1
+    var ids: [Int] = []
+
+    mutating func apply(_ event: Event) {
+        guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let id = json["id"]?.intValue else { return }
+        switch event.label {
+        case "favourite.add": if !ids.contains(id) { ids = (ids + [id]).sorted() }
+        case "favourite.remove": ids.removeAll { $0 == id }
+        default: break
+        }
+    }
+}
+
+/// Every held book (list pages, then single items over them), by id, with whether it is a
+/// favourite. Export: `{"view":"books","asOf":N,"books":[{"id","title","year","favourite"}],
+/// "count":N,"favourites":[id]}` (Tests/FetchlogTests/SixthSource/books.schema.json).
+struct BooksView: ExportableView, Equatable {
+    static let viewName = "books"
+    var books: [Book]
+    var favourites: [Int]
+
+    init(state: LogState) {
+        var byID: [Int: Book] = [:]
+        let held = state.documents.filter { $0.key.source == Source.books.rawValue }
+        // Pages first (in path order), then items: an item fetched alone is the newer detail.
+        for (_, document) in held.sorted(by: { $0.key < $1.key }) {
+            if case .list(let books, _)? = document.document as? BooksDocument { for book in books { byID[book.id] = book } }
+        }
+        for (_, document) in held.sorted(by: { $0.key < $1.key }) {
+            if case .item(let book)? = document.document as? BooksDocument { byID[book.id] = book }
+        }
+        books = byID.values.sorted { $0.id < $1.id }
+        favourites = state.slice(Favourites.self, of: .books)?.ids ?? []
+    }
+
+    func exportMembers() -> [(String, JSONValue)] {
+        [("books", .array(books.map { book in
+            .object([("id", .number(book.id)), ("title", .string(book.title)), ("year", .optional(book.year)),
+                     ("favourite", .bool(favourites.contains(book.id)))])
+        })), ("count", .number(books.count)), ("favourites", .array(favourites.map { .number($0) }))]
+    }
+
+    static let definition = ViewDefinition(BooksView.self, sources: [Source.books.rawValue], make: BooksView.init)
+}
+
+/// The seed sources and the sixth, side by side.
+let booksRegistry = SourceRegistry(SeedSources.plugins + [BooksSource()], views: SeedSources.views + [BooksView.definition],
+                                   parameterizedViews: SeedSources.parameterizedViews)
