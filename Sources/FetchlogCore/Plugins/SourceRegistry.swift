@@ -15,13 +15,16 @@ public struct SourceRegistry: Sendable {
     public let views: [ViewDefinition]
     /// Views that take a parameter (`show/ID`).
     public let parameterizedViews: [ParameterizedView]
+    /// The shell commands the sources bring, in the order `help` lists them.
+    public let commands: [ShellCommand]
     private let index: [String: Int]
     private static let assets = AssetsPlugin()
 
     /// `plugins` must have distinct names, none of them `assets`; `views` distinct names,
     /// none of them `assets`, `status` or `all`. A clash is a programming error and traps
     /// with both names, so it is found the first time the program runs.
-    public init(_ plugins: [any SourcePlugin], views: [ViewDefinition] = [], parameterizedViews: [ParameterizedView] = []) {
+    public init(_ plugins: [any SourcePlugin], views: [ViewDefinition] = [], parameterizedViews: [ParameterizedView] = [],
+                commands: [ShellCommand] = []) {
         var index: [String: Int] = [:]
         for (i, plugin) in plugins.enumerated() {
             precondition(plugin.source != .assets, "the source name 'assets' is the core's own")
@@ -35,6 +38,7 @@ public struct SourceRegistry: Sendable {
         for view in all { precondition(view.name != "all" && names.insert(view.name).inserted, "two views named '\(view.name)'") }
         self.views = all.sorted { $0.name < $1.name }
         self.parameterizedViews = parameterizedViews
+        self.commands = commands
     }
 
     /// The engine with no plug-in: assets and statuses only.

@@ -25,8 +25,12 @@ public enum SeedSources {
         },
     ]
 
+    /// The seed sources' shell commands, in the order `help` lists them.
+    public static let commands: [ShellCommand] = TVMazeCommands.commands + SearchCommand.commands + BrastlewarkCommands.commands
+        + ViaplayCommands.commands + ThmanyahCommands.commands + ArticCommands.commands
+
     /// The engine with the five seed sources.
-    public static let registry = SourceRegistry(plugins, views: views, parameterizedViews: parameterizedViews)
+    public static let registry = SourceRegistry(plugins, views: views, parameterizedViews: parameterizedViews, commands: commands)
 }
 
 extension SourceRegistry {

@@ -2,20 +2,8 @@ import FetchlogCore
 import FetchlogSources
 import Foundation
 
-/// What a command produced, independent of the output mode. Every case carries both a
-/// form for people and one for machines, so `--format json|ndjson|csv` never prints prose
-/// on stdout.
-enum Output {
-    /// Rows with named columns; `records` carry the same rows as JSON for json/ndjson.
-    /// `footer` (page n of m, counts) is printed under a table for people only.
-    case table(columns: [String], rows: [[String]], records: [JSONValue], footer: String? = nil)
-    /// One record: label/value pairs for people, JSON for machines.
-    case record(pairs: [(String, String)], json: JSONValue)
-    /// A sentence for people (`filter reset (1337 gnomes)`), an object for machines.
-    case message(String, json: JSONValue)
-    /// A JSON document (exports), printed canonically in every mode.
-    case json(JSONValue)
-}
+/// What a command answers (the engine's `ShellOutput`: a source's commands return it too).
+typealias Output = ShellOutput
 
 enum OutputMode: String, CaseIterable, Sendable {
     case table, json, ndjson, line, csv

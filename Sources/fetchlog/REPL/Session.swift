@@ -6,25 +6,16 @@ import Foundation
 /// A command that could not run: one line for the user and the exit status it carries
 /// in script mode (1: it failed, e.g. a missing gnome or a seq past the end; 64: the
 /// command itself is malformed or unknown).
-struct CommandError: Error, CustomStringConvertible {
-    let message: String
-    let status: Int32
-    /// What the command had to show before it failed (the rows of a `replay --verify`
-    /// that found a difference): printed, then the error line.
-    var output: Output?
-    init(message: String, status: Int32) {
-        self.message = message
-        self.status = status
-    }
-    static func usage(_ message: String) -> CommandError { CommandError(message: message, status: 64) }
-    static func failed(_ message: String) -> CommandError { CommandError(message: message, status: 1) }
-    var description: String { message }
-}
+/// A command that failed (the engine's `ShellError`, which sources' commands throw too).
+typealias CommandError = ShellError
+
+/// The shell's argument grammar (the engine's, shared with sources' commands).
+typealias Arguments = ShellArguments
 
 /// One REPL (or script, or `query`) session over an open store: the command interpreter.
 /// It holds no state of its own beyond presentation (mode, output file, timer); every
 /// answer comes from a store snapshot.
-final class Session: @unchecked Sendable {
+final class Session: ShellContext, @unchecked Sendable {
     let log: EventLog
     let store: Store
     let fetcher: Fetcher

@@ -3,6 +3,7 @@ import SampleUpstream
 import Testing
 @testable import FetchlogCore
 @testable import FetchlogSources
+@testable import fetchlog
 
 /// The shell driven through stdin scripts on the demo store: exact output, the
 /// documented exit statuses, and nothing written to the log by a failing command.
@@ -144,18 +145,10 @@ import Testing
 
 /// The examples `help` shows, in the order it shows them (commands, then dot commands).
 enum CommandTableExamples {
+    /// Every example `help` shows, in its order: the engine's commands and every registered
+    /// source's (the table is built from the registry), then the dot-commands.
     static var all: [String] {
-        let source = (try? String(contentsOfFile: Repo.root + "/Sources/fetchlog/REPL/CommandTable.swift", encoding: .utf8)) ?? ""
-        let examples = matches(#"example: "([^"]*)""#, in: source)
-        let dots = matches(#"\("\.[a-z]+ [^"]*", "[^"]*", "([^"]*)"\)"#, in: source)
-        return (examples + dots).filter { $0 != "quit" }
-    }
-
-    private static func matches(_ pattern: String, in text: String) -> [String] {
-        let regex = try! NSRegularExpression(pattern: pattern)
-        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
-            Range($0.range(at: 1), in: text).map { String(text[$0]) }
-        }
+        (CommandTable.all.map(\.example) + CommandTable.dotCommands.map(\.2)).filter { $0 != "quit" }
     }
 }
 

@@ -1,17 +1,14 @@
-import FetchlogCore
-import FetchlogSources
-
 /// The shell's argument grammar, the same as the command line's: `--name value`,
 /// `--name=value`, short aliases (`-n 2`), flags, `--` ending the options, and every
 /// unknown option or extra word refused with the command's own usage.
-struct Arguments {
-    private(set) var values: [String: String] = [:]
-    private(set) var flags: Set<String> = []
-    private(set) var positionals: [String] = []
-    let usage: String
+public struct ShellArguments {
+    public private(set) var values: [String: String] = [:]
+    public private(set) var flags: Set<String> = []
+    public private(set) var positionals: [String] = []
+    public let usage: String
 
     /// options: names taking a value; flags: names taking none; aliases: `n` → `count`.
-    init(_ words: [String], usage: String, options: Set<String> = [], flags: Set<String> = [],
+    public init(_ words: [String], usage: String, options: Set<String> = [], flags: Set<String> = [],
          aliases: [String: String] = [:]) throws {
         self.usage = usage
         var i = 0
@@ -35,13 +32,13 @@ struct Arguments {
                 name = long
             }
             if flags.contains(name) {
-                guard inline == nil else { throw CommandError.usage("--\(name) takes no value\nusage: \(usage)") }
+                guard inline == nil else { throw ShellError.usage("--\(name) takes no value\nusage: \(usage)") }
                 self.flags.insert(name)
             } else if options.contains(name) {
                 if let inline {
                     values[name] = inline
                 } else {
-                    guard i < words.count else { throw CommandError.usage("--\(name) needs a value\nusage: \(usage)") }
+                    guard i < words.count else { throw ShellError.usage("--\(name) needs a value\nusage: \(usage)") }
                     values[name] = words[i]
                     i += 1
                 }
@@ -51,33 +48,33 @@ struct Arguments {
         }
     }
 
-    private static func unknown(_ word: String, _ usage: String, _ known: [String]) -> CommandError {
+    private static func unknown(_ word: String, _ usage: String, _ known: [String]) -> ShellError {
         let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
-        return CommandError.usage("unknown option \(name)\(Suggest.didYouMean(name, known.map { "--" + $0 }))\nusage: \(usage)")
+        return ShellError.usage("unknown option \(name)\(Suggest.didYouMean(name, known.map { "--" + $0 }))\nusage: \(usage)")
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// The positional words, checked against how many the command takes.
-    func words(_ range: ClosedRange<Int>) throws -> [String] {
+    public func words(_ range: ClosedRange<Int>) throws -> [String] {
         guard range.contains(positionals.count) else {
             if positionals.count > range.upperBound {
                 let extra = positionals[range.upperBound...].map { "'\($0)'" }.joined(separator: " ")
-                throw CommandError.usage("unexpected \(extra)\nusage: \(usage)")
+                throw ShellError.usage("unexpected \(extra)\nusage: \(usage)")
             }
-            throw CommandError.usage("usage: \(usage)")
+            throw ShellError.usage("usage: \(usage)")
         }
         return positionals
     }
 
     /// A non-negative whole number option, or nil when absent.
-    func int(_ name: String, minimum: Int = 0) throws -> Int? {
+    public func int(_ name: String, minimum: Int = 0) throws -> Int? {
         guard let text = values[name] else { return nil }
         guard let n = Int(text), n >= minimum else {
-            throw CommandError.usage("--\(name) takes a whole number of at least \(minimum), not '\(text)'\nusage: \(usage)")
+            throw ShellError.usage("--\(name) takes a whole number of at least \(minimum), not '\(text)'\nusage: \(usage)")
         }
         return n
     }
 
-    subscript(_ name: String) -> String? { values[name] }
+    public subscript(_ name: String) -> String? { values[name] }
 }
