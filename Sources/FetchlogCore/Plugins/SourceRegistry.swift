@@ -17,6 +17,8 @@ public struct SourceRegistry: Sendable {
     public let parameterizedViews: [ParameterizedView]
     /// The shell commands the sources bring, in the order `help` lists them.
     public let commands: [ShellCommand]
+    /// The `fetch SOURCE WHAT` targets the sources bring, in the order `fetch --help` lists them.
+    public let fetchTargets: [FetchTarget]
     private let index: [String: Int]
     private static let assets = AssetsPlugin()
 
@@ -24,7 +26,7 @@ public struct SourceRegistry: Sendable {
     /// none of them `assets`, `status` or `all`. A clash is a programming error and traps
     /// with both names, so it is found the first time the program runs.
     public init(_ plugins: [any SourcePlugin], views: [ViewDefinition] = [], parameterizedViews: [ParameterizedView] = [],
-                commands: [ShellCommand] = []) {
+                commands: [ShellCommand] = [], fetchTargets: [FetchTarget] = []) {
         var index: [String: Int] = [:]
         for (i, plugin) in plugins.enumerated() {
             precondition(plugin.source != .assets, "the source name 'assets' is the core's own")
@@ -39,6 +41,7 @@ public struct SourceRegistry: Sendable {
         self.views = all.sorted { $0.name < $1.name }
         self.parameterizedViews = parameterizedViews
         self.commands = commands
+        self.fetchTargets = fetchTargets
     }
 
     /// The engine with no plug-in: assets and statuses only.

@@ -1,45 +1,10 @@
 import FetchlogCore
-/// Which pages of a paged list to fetch.
-public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
-    case range(ClosedRange<Int>)
-    /// From the first page until the source says there are no more.
-    case all
-
-    /// `3`, `0-3`, `all`.
-    public init?(_ text: String) {
-        if text == "all" { self = .all; return }
-        let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        if parts.count == 1, let n = Int(parts[0]), n >= 0 { self = .range(n ... n); return }
-        if parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 0, a <= b { self = .range(a ... b); return }
-        return nil
-    }
-
-    public var description: String {
-        switch self {
-        case .all: "all"
-        case .range(let r): r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)-\(r.upperBound)"
-        }
-    }
-
-    func first(default start: Int) -> Int {
-        if case .range(let r) = self { return r.lowerBound }
-        return start
-    }
-
-    func last(knownTotal: Int?) -> Int? {
-        switch self {
-        case .range(let r): return min(r.upperBound, knownTotal ?? r.upperBound)
-        case .all: return knownTotal
-        }
-    }
-}
-
 /// The paged fetches of the seed list endpoints, through the store. Each stops at the
 /// list's end: TVmaze's 404 (recorded as end-of-list), or the `total_pages` a page announces
 /// (read from the page as the store holds it, never from the stored body).
 extension Store {
     /// Hard stop for `--pages all` on a source that never says it ended.
-    public static let pageLimit = 10_000
+    public static var pageLimit: Int { PageSelection.limit }
 
     /// Fetches pages of the TVmaze show index until `pages` ends or the index does (404).
     ///

@@ -29,8 +29,14 @@ public enum SeedSources {
     public static let commands: [ShellCommand] = TVMazeCommands.commands + SearchCommand.commands + BrastlewarkCommands.commands
         + ViaplayCommands.commands + ThmanyahCommands.commands + ArticCommands.commands
 
+    /// `fetch SOURCE WHAT` for each seed source, then the image downloads, in `fetch --help` order.
+    public static let fetchTargets: [FetchTarget] = TVMazeFetch.targets + BrastlewarkFetch.targets + ViaplayFetch.targets
+        + ThmanyahFetch.targets + ArticFetch.targets
+        + TVMazeFetch.assetTargets + BrastlewarkFetch.assetTargets + ArticFetch.assetTargets
+
     /// The engine with the five seed sources.
-    public static let registry = SourceRegistry(plugins, views: views, parameterizedViews: parameterizedViews, commands: commands)
+    public static let registry = SourceRegistry(plugins, views: views, parameterizedViews: parameterizedViews, commands: commands,
+                                                fetchTargets: fetchTargets)
 }
 
 extension SourceRegistry {

@@ -8,38 +8,43 @@ struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch from a source; every attempt's outcome is appended to the log.",
-        discussion: """
-        tvmaze shows [--pages 0-3|all]       tvmaze show ID [--with images,episodes]
-        tvmaze search TEXT                   brastlewark census
-        viaplay root                         viaplay page HREF
-        thmanyah home [--pages all|1-3]      thmanyah search TEXT
-        artic artworks [--pages 1-3] [--limit 12]
-        artic artwork ID                     artic artist ID
-        assets shows [--first N]             assets show ID
-        assets gnomes                        assets artworks
-        asset URL
-
-        Exit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason.
-        """)
+        discussion: FetchCommand.discussion)
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var network: NetworkOptions
     @OptionGroup var outputOptions: OutputOptions
-    @Argument(help: "tvmaze, brastlewark, viaplay, thmanyah or artic.") var source: String
+    @Argument(help: ArgumentHelp(Engine.sources.fetchSources.filter { $0 != "assets" }.joined(separator: ", ") + ", assets or asset.")) var source: String
     @Argument(help: "What to fetch (see above).") var what: String
     @Argument(help: "An id, a text or an href.") var values: [String] = []
     @Option(help: "Pages: N, A-B or all.") var pages: String?
-    @Option(help: "Items per page (artic).") var limit: Int = 12
+    @Option(help: "Items per page (lists that take a page size).") var limit: Int = 12
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
     @Option(help: "How many shows' images (assets shows).") var first: Int = 100
     @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
 
-    /// What each source can fetch (the grammar `fetch SOURCE WHAT`).
-    static let whats: [String: [String]] = [
-        "tvmaze": ["shows", "show", "search"], "brastlewark": ["census"], "viaplay": ["root", "page"],
-        "thmanyah": ["home", "search"], "artic": ["artworks", "artwork", "artist", "agent"],
-        "assets": ["shows", "show", "gnomes", "artworks"],
-    ]
+    /// Every registered target's synopsis, two to a line when they fit (as `fetch --help` shows them).
+    static var discussion: String {
+        var lines: [String] = []
+        var pending: String?
+        for synopsis in Engine.sources.fetchTargets.compactMap(\.synopsis) + ["asset URL"] {
+            if let first = pending {
+                lines.append(first.padding(toLength: 37, withPad: " ", startingAt: 0) + synopsis)
+                pending = nil
+            } else if synopsis.count <= 36 {
+                pending = synopsis
+            } else {
+                lines.append(synopsis)
+            }
+        }
+        if let pending { lines.append(pending) }
+        return lines.joined(separator: "\n")
+            + "\n\nExit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason."
+    }
+
+    /// What each SOURCE word can fetch (the grammar `fetch SOURCE WHAT`), from the registry.
+    static var whats: [String: [String]] {
+        Dictionary(grouping: Engine.sources.fetchTargets, by: \.source).mapValues { $0.map(\.what) }
+    }
 
     /// Everything that can be checked without the network or the store is checked here,
     /// before either is touched: a bad source, WHAT, --pages or --limit is a usage error
@@ -50,7 +55,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
         if source != "asset" {
             guard let options = Self.whats[source] else {
-                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use tvmaze, brastlewark, viaplay, thmanyah, artic, assets or asset")
+                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use \(Engine.sources.fetchSources.joined(separator: ", ")) or asset")
             }
             guard options.contains(what) else {
                 throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
@@ -106,124 +111,35 @@ struct FetchCommand: AsyncParsableCommand {
         } ?? "nothing was requested"
     }
 
-    /// `store` must have a fetcher; the shell passes its `policy` (the same store's).
+    /// `store` must have a fetcher; the shell passes its `policy` (the same store's). The
+    /// target comes from the registry; its usage errors are this command's.
     func perform(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst? = nil) async throws -> [FetchReport] {
         guard let fetcher = store.fetcher else { throw StoreUsageError.noFetcher }
-        if source == "asset" || source == "assets" {
-            let policy = policy ?? OfflineFirst(store: store, fetcher: fetcher, clock: fetcher.configuration.clock)
-            // Bulk downloads report each image as it ends (several run at once), with the
-            // planned count for the progress bar; a single asset reports when it is done.
-            let progress = AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) })
-            let reports = try await fetchAssets(policy, progress: progress)
-            if source == "asset" { for report in reports { printer.report(report) } }
-            return reports
-        }
-        guard let source = fetcher.sources.plugin(source)?.source, source != .assets else {
-            let names = fetcher.sources.sources.map(\.rawValue) + ["assets", "asset"]
-            throw ValidationError("unknown source '\(self.source)'\(Suggest.didYouMean(self.source, names)): use \(names.dropLast().joined(separator: ", ")) or asset")
-        }
-        let report: (FetchReport) -> Void = { printer.report($0) }
-        func one(_ resource: Resource) async throws -> [FetchReport] {
-            printer.expect(1)
-            let r = try await store.fetch(resource)
-            report(r)
-            return [r]
-        }
-        func selection(_ fallback: String) throws -> PageSelection {
-            let text = pages ?? fallback
-            guard let selection = PageSelection(text) else { throw ValidationError("--pages takes N, A-B or all, not '\(text)'") }
-            if case .range(let r) = selection {
-                guard r.upperBound <= Store.pageLimit else {
-                    throw ValidationError("--pages goes up to \(Store.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
-                }
-                printer.expect(r.count)
-            }
-            return selection
-        }
-        switch (source, what) {
-        case (.tvmaze, "shows"):
-            // Pages starting past the durable window go to the shell's session (or, for a
-            // one-shot command, nowhere once it ends): never to the log.
-            return try await store.fetchTVMazeShows(pages: try selection("0"), onReport: report)
-        case (.tvmaze, "show"):
-            let id = try intValue("a show id")
-            var resources = [Resource.tvmazeShow(id)]
-            for extra in (extras ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !extra.isEmpty {
-                switch extra {
-                case "images": resources.append(.tvmazeImages(id))
-                case "episodes": resources.append(.tvmazeEpisodes(id))
-                default: throw ValidationError("--with takes images and episodes, not '\(extra)'")
-                }
-            }
-            printer.expect(resources.count)
-            var reports: [FetchReport] = []
-            for resource in resources {
-                let r = try await store.fetch(resource)
-                report(r)
-                reports.append(r)
-            }
-            return reports
-        case (.tvmaze, "search"): return try await one(.tvmazeSearch(try text()))
-        case (.brastlewark, "census"): return try await one(.brastlewarkCensus)
-        case (.viaplay, "root"): return try await one(.viaplayRoot)
-        case (.viaplay, "page"):
-            let href = try text()
-            guard let resource = Resource.viaplayPage(href, upstream: fetcher.configuration.upstream) else {
-                throw ValidationError("'\(href)' is not a viaplay page: give a path (/ios-se/serier) or a content.viaplay URL")
-            }
-            return try await one(resource)
-        case (.thmanyah, "home"): return try await store.fetchThmanyahHome(pages: try selection("1"), onReport: report)
-        case (.thmanyah, "search"): return try await one(.thmanyahSearch(try text()))
-        case (.artic, "artworks"):
-            guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100") }
-            return try await store.fetchArticArtworks(pages: try selection("1"), limit: limit, onReport: report)
-        case (.artic, "artwork"): return try await one(.articArtwork(try intValue("an artwork id")))
-        case (.artic, "artist"), (.artic, "agent"): return try await one(.articAgent(try intValue("an artist id")))
-        default:
-            let known: [Source: [String]] = [.tvmaze: ["shows", "show", "search"], .brastlewark: ["census"], .viaplay: ["root", "page"],
-                                             .thmanyah: ["home", "search"], .artic: ["artworks", "artwork", "artist"]]
-            let options = known[source] ?? []
-            throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
-        }
-    }
-
-    /// `fetch asset URL`, `fetch assets shows|show ID|gnomes|artworks`.
-    private func fetchAssets(_ policy: OfflineFirst, progress: AssetProgress) async throws -> [FetchReport] {
+        let policy = policy ?? OfflineFirst(store: store, fetcher: fetcher, clock: fetcher.configuration.clock)
         if source == "asset" {
             guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
-            return [try await policy.fetchAsset(what)]
+            let report = try await policy.fetchAsset(what)
+            printer.report(report)
+            return [report]
         }
-        switch what {
-        case "shows": return try await policy.fetchShowListImages(first: first, concurrency: concurrency, progress: progress)
-        case "show":
-            let id = try intValue("a show id")
-            guard policy.store.snapshot.state.document(.tvmazeImages(id)) != nil else {
-                throw FetchAdvice(message: "the image list of show \(id) is not held: fetch tvmaze show \(id) --with images")
+        guard let target = Engine.sources.fetchTarget(source: source, what: what) else {
+            let options = Self.whats[source] ?? []
+            if options.isEmpty {
+                let names = Engine.sources.fetchSources
+                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, names + ["asset"])): use \(names.joined(separator: ", ")) or asset")
             }
-            return try await policy.fetchShowDetailImage(id: id, concurrency: concurrency, progress: progress)
-        case "gnomes": return try await policy.fetchGnomeThumbnails(concurrency: concurrency, progress: progress)
-        case "artworks": return try await policy.fetchArtworkImages(concurrency: concurrency, progress: progress)
-        default:
-            throw ValidationError("assets has no '\(what)'\(Suggest.didYouMean(what, ["shows", "show", "gnomes", "artworks"])): use shows, show, gnomes, artworks")
+            throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
+        }
+        // Bulk downloads report each image as it ends (several run at once), with the
+        // planned count for the progress bar.
+        let request = FetchRequest(values: values, pages: pages, limit: limit, with: extras, first: first, concurrency: concurrency,
+                                   store: store, policy: policy, expect: { printer.expect($0) }, report: { printer.report($0) })
+        do {
+            return try await target.perform(request)
+        } catch let error as ShellError where error.status == 64 {
+            throw ValidationError(error.message)
         }
     }
-
-    private func intValue(_ name: String) throws -> Int {
-        guard let first = values.first, let n = Int(first), n >= 0 else { throw ValidationError("give \(name)") }
-        return n
-    }
-
-    private func text() throws -> String {
-        let joined = values.joined(separator: " ")
-        guard !joined.isEmpty else { throw ValidationError("give a text") }
-        return joined
-    }
-}
-
-/// A fetch that cannot start until something else is held: says which fetch brings it.
-struct FetchAdvice: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }
 
 /// `--upstream`, timeouts and retries, shared by commands that touch the network.

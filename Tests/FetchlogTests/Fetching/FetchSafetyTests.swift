@@ -48,9 +48,11 @@ import Testing
         let attempt = Duration.microseconds(Int64(try #require(event.durationMicros)))
         // Within the deadline + 10 % is held by `cliDeadlineEndsASlowDripFetch`, where the
         // fetch runs in a process of its own. Here, inside the test process with every other
-        // suite running beside it on two cores, timers were seen to fire up to 0.5 s late:
-        // the bound is the deadline + 1.5 s (the body alone would take over 2 hours).
-        #expect(attempt >= .seconds(3) && attempt <= .milliseconds(4500), "the attempt took \(attempt), not the 3 s deadline")
+        // suite running beside it on two cores, the deadline's timer was seen to fire 0.5 s
+        // and (in session 4's full runs) over 1.5 s late. What this test holds is that the
+        // deadline ends the attempt at all — the body alone would take over 2 hours — so the
+        // bound is loose; the message below says the deadline is what ended it.
+        #expect(attempt >= .seconds(3) && attempt <= .seconds(20), "the attempt took \(attempt), not the 3 s deadline")
         // The call as a whole (the attempt, then the event's append and fsync) must end: before
         // the fix it never did. CI saw the append take 5 s under load, so the bound on the whole
         // call is loose; the deadline's accuracy is held by the recorded attempt above.
@@ -84,7 +86,9 @@ import Testing
         let attempt = Duration.microseconds(Int64(try #require(events.first?.durationMicros)))
         // One window after the headers; in the loaded test process the headers themselves
         // were seen to take up to a second (see the deadline test above for the tight bound).
-        #expect(attempt >= .seconds(2) && attempt <= .milliseconds(3500), "the attempt took \(attempt), not one 2 s window")
+        // Loose for the same reason; still far below the 60 s deadline, which the message
+        // below says was not what ended it.
+        #expect(attempt >= .seconds(2) && attempt <= .seconds(15), "the attempt took \(attempt), not one 2 s window")
         #expect(elapsed >= .seconds(2) && elapsed <= .seconds(30), "the fetch took \(elapsed)")
         #expect(events.count == 1)
         let message = try #require(events.first?.failure?.message)
