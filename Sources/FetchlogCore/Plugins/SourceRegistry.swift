@@ -19,6 +19,8 @@ public struct SourceRegistry: Sendable {
     public let commands: [ShellCommand]
     /// The `fetch SOURCE WHAT` targets the sources bring, in the order `fetch --help` lists them.
     public let fetchTargets: [FetchTarget]
+    /// What `demo` and `tour` run with these sources.
+    public let demo: DemoPlan
     private let index: [String: Int]
     private static let assets = AssetsPlugin()
 
@@ -26,7 +28,7 @@ public struct SourceRegistry: Sendable {
     /// none of them `assets`, `status` or `all`. A clash is a programming error and traps
     /// with both names, so it is found the first time the program runs.
     public init(_ plugins: [any SourcePlugin], views: [ViewDefinition] = [], parameterizedViews: [ParameterizedView] = [],
-                commands: [ShellCommand] = [], fetchTargets: [FetchTarget] = []) {
+                commands: [ShellCommand] = [], fetchTargets: [FetchTarget] = [], demo: DemoPlan = DemoPlan()) {
         var index: [String: Int] = [:]
         for (i, plugin) in plugins.enumerated() {
             precondition(plugin.source != .assets, "the source name 'assets' is the core's own")
@@ -42,6 +44,7 @@ public struct SourceRegistry: Sendable {
         self.parameterizedViews = parameterizedViews
         self.commands = commands
         self.fetchTargets = fetchTargets
+        self.demo = demo
     }
 
     /// The engine with no plug-in: assets and statuses only.

@@ -7,7 +7,7 @@ public struct FetchTarget: Sendable {
     public let source: String
     /// The WHAT word.
     public let what: String
-    /// How `fetch --help` shows it (`tvmaze show ID [--with images,episodes]`); nil keeps
+    /// How `fetch --help` shows it (`books item ID [--with reviews]`); nil keeps
     /// an alias out of the list.
     public let synopsis: String?
     /// Fetches through `request.store` (or its offline-first `policy`); usage errors are

@@ -7,7 +7,7 @@ public enum ShellOutput: Sendable {
     case table(columns: [String], rows: [[String]], records: [JSONValue], footer: String? = nil)
     /// One record: label/value pairs for people, JSON for machines.
     case record(pairs: [(String, String)], json: JSONValue)
-    /// A sentence for people (`filter reset (1337 gnomes)`), an object for machines.
+    /// A sentence for people (`filter reset (1337 items)`), an object for machines.
     case message(String, json: JSONValue)
     /// A JSON document (exports), printed canonically in every mode.
     case json(JSONValue)
@@ -61,13 +61,18 @@ public struct ShellCommand: Sendable {
     public let summary: String
     public let example: String
     public let run: @Sendable (any ShellContext, [String]) async throws -> ShellOutput?
+    /// Tab completion of the argument at `position` (1: the first) from the state: ids,
+    /// names, sub-commands.
+    public let complete: @Sendable (_ state: LogState, _ position: Int) -> [String]
 
     public init(name: String, usage: String, summary: String, example: String,
+                complete: @escaping @Sendable (_ state: LogState, _ position: Int) -> [String] = { _, _ in [] },
                 run: @escaping @Sendable (any ShellContext, [String]) async throws -> ShellOutput?) {
         self.name = name
         self.usage = usage
         self.summary = summary
         self.example = example
+        self.complete = complete
         self.run = run
     }
 

@@ -208,11 +208,16 @@ enum BrastlewarkCommands {
                        json: .object([("path", .array(chain.map { .number($0) })), ("steps", .number(steps))]))
     }
 
+    /// Gnome names (they complete with their spaces escaped), at `positions`.
+    static func gnomeNames(_ positions: ClosedRange<Int>) -> @Sendable (LogState, Int) -> [String] {
+        { state, position in positions.contains(position) ? GnomesView(state: state).gnomes.map(\.name) : [] }
+    }
+
     static let commands: [ShellCommand] = [
         ShellCommand(name: "gnomes", usage: "gnomes [--limit N] [--page N] [TEXT]", summary: "the census (active filter ∧ search by name, hair colour, profession)", example: "gnomes tinker", run: gnomes),
-        ShellCommand(name: "gnome", usage: "gnome NAME|ID", summary: "one gnome", example: "gnome 0", run: gnome),
-        ShellCommand(name: "filter", usage: "filter show | set FIELD=VALUE… | reset", summary: "the gnome filter: hair_color, profession, name, age, weight, height, friends (ranges as MIN-MAX)", example: "filter set hair_color=pink profession=tinker", run: filter),
-        ShellCommand(name: "friends", usage: "friends NAME|ID", summary: "a gnome's friends, who lists them, unknown names", example: "friends 0", run: friends),
-        ShellCommand(name: "path", usage: "path A B", summary: "the shortest chain of friends between two gnomes (names or ids)", example: "path 0 237", run: path),
+        ShellCommand(name: "gnome", usage: "gnome NAME|ID", summary: "one gnome", example: "gnome 0", complete: gnomeNames(1 ... 1), run: gnome),
+        ShellCommand(name: "filter", usage: "filter show | set FIELD=VALUE… | reset", summary: "the gnome filter: hair_color, profession, name, age, weight, height, friends (ranges as MIN-MAX)", example: "filter set hair_color=pink profession=tinker", complete: { _, position in position == 1 ? ["show", "set", "reset"] : [] }, run: filter),
+        ShellCommand(name: "friends", usage: "friends NAME|ID", summary: "a gnome's friends, who lists them, unknown names", example: "friends 0", complete: gnomeNames(1 ... 1), run: friends),
+        ShellCommand(name: "path", usage: "path A B", summary: "the shortest chain of friends between two gnomes (names or ids)", example: "path 0 237", complete: gnomeNames(1 ... 2), run: path),
     ]
 }

@@ -30,6 +30,6 @@ enum SearchCommand {
     }
 
     static let commands: [ShellCommand] = [
-        ShellCommand(name: "search", usage: "search shows|podcasts TEXT", summary: "TVmaze show search or Thmanyah podcast search", example: "search shows girls", run: search),
+        ShellCommand(name: "search", usage: "search shows|podcasts TEXT", summary: "TVmaze show search or Thmanyah podcast search", example: "search shows girls", complete: { _, position in position == 1 ? ["shows", "podcasts"] : [] }, run: search),
     ]
 }

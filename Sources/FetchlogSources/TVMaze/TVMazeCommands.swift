@@ -75,9 +75,14 @@ enum TVMazeCommands {
         return .table(columns: ["season", "number", "name", "airdate", "runtime"], rows: rows, records: records)
     }
 
+    /// Held show ids, for completing `show ID` and `episodes ID`.
+    static let showIDs: @Sendable (LogState, Int) -> [String] = { state, position in
+        position == 1 ? ShowsView(state: state).shows.map { String($0.id) } : []
+    }
+
     static let commands: [ShellCommand] = [
         ShellCommand(name: "shows", usage: "shows [--page N] [--genre G]", summary: "TVmaze shows, 20 a page, with the list image", example: "shows --page 1 --genre drama", run: shows),
-        ShellCommand(name: "show", usage: "show ID", summary: "one show: details, the detail image, episode count", example: "show 1", run: show),
-        ShellCommand(name: "episodes", usage: "episodes ID", summary: "a show's episodes", example: "episodes 1", run: episodes),
+        ShellCommand(name: "show", usage: "show ID", summary: "one show: details, the detail image, episode count", example: "show 1", complete: showIDs, run: show),
+        ShellCommand(name: "episodes", usage: "episodes ID", summary: "a show's episodes", example: "episodes 1", complete: showIDs, run: episodes),
     ]
 }

@@ -47,7 +47,7 @@ struct DevCommand: ParsableCommand {
         @Option(help: "Output NDJSON file.") var out: String
 
         func run() throws {
-            let events = try SampleLogBuilder.events(fixtures: fixtures)
+            let events = try SeedSampleLog.events(fixtures: fixtures)
             var text = ""
             for (index, var event) in events.enumerated() {
                 event.seq = UInt64(index + 1)

@@ -101,10 +101,8 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var sessionOptions: SessionOptions
 
-    static let firstPages: [Resource] = [
-        .tvmazeShowsPage(0), .tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1), .brastlewarkCensus,
-        .viaplayRoot, .thmanyahHome(1), .articArtworks(page: 1, limit: 12),
-    ]
+    /// What the registered sources' demo plan fetches first.
+    static var firstPages: [Resource] { Engine.sources.demo.firstFetches }
 
     func run() async throws {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-demo-" + String(UUID().uuidString.prefix(8))
@@ -231,9 +229,10 @@ struct UncheckedBox<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
-/// Tab completion: commands, sources, view names, gnome names and show ids.
+/// Tab completion: commands, sources, view names, and what each source's commands complete
+/// (ids, names).
 ///
-/// Gnome names have spaces: they complete with the spaces escaped (`Tobus\ Quickwhistle`),
+/// Names may have spaces: they complete with the spaces escaped (`Tobus\ Quickwhistle`),
 /// which the tokenizer reads back as one word. The line editor replaces only the text after
 /// the last space, so each candidate is cut to that part.
 enum Completion {
@@ -261,22 +260,16 @@ enum Completion {
         var options: [String]
         switch (words.first ?? "", index) {
         case (_, 0): options = CommandTable.names
-        case ("fetch", 1): options = Source.dataSources.map(\.rawValue) + ["assets", "asset"]
-        case ("fetch", 2):
-            let whats = ["tvmaze": ["shows", "show", "search"], "brastlewark": ["census"], "viaplay": ["root", "page"],
-                         "thmanyah": ["home", "search"], "artic": ["artworks", "artwork", "artist"],
-                         "assets": ["shows", "show", "gnomes", "artworks"]]
-            options = whats[words[1]] ?? []
+        case ("fetch", 1): options = Engine.sources.fetchSources + ["asset"]
+        case ("fetch", 2): options = Engine.sources.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
         case ("export", 1), ("diff", 3): options = ViewCatalog.exportNames
-        case ("search", 1): options = ["shows", "podcasts"]
         case ("log", 1): options = ["tail", "show", "stats", "verify"]
-        case ("filter", 1): options = ["show", "set", "reset"]
         case ("asset", 1): options = ["show", "save"]
         case (".mode", 1): options = OutputMode.allCases.map(\.rawValue)
         case ("help", 1): options = CommandTable.names
-        case ("show", 1), ("episodes", 1): options = ShowsView(state: state).shows.map { String($0.id) }
-        case ("gnome", 1), ("friends", 1), ("path", 1), ("path", 2): options = GnomesView(state: state).gnomes.map(\.name)
-        default: options = []
+        default:
+            // A source's command completes its own arguments (ids, names, sub-commands).
+            options = Engine.sources.commands.first { $0.name == words.first }?.complete(state, index) ?? []
         }
         return options
             .filter { $0.lowercased().hasPrefix(current.lowercased()) }

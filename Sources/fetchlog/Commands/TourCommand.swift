@@ -33,27 +33,15 @@ struct TourCommand: AsyncParsableCommand {
                 say("\n$ fetchlog fetch \(title)")
                 _ = printer.finish(try await body())
             }
-            func one(_ resource: Resource) async throws -> [FetchReport] {
-                let report = try await store.fetch(resource)
-                printer.report(report)
-                return [report]
+            let show: @Sendable (FetchReport) -> Void = { printer.report($0) }
+            // The registered sources' tour: a fetch of each kind, then a failing upstream.
+            for tourStep in Engine.sources.demo.tour {
+                if let failures = tourStep.failures {
+                    await upstream.setFaults([Fault(match: failures.prefix, kind: .failNext(failures.count))])
+                }
+                try await step(tourStep.title) { try await tourStep.run(store, show) }
+                if tourStep.failures != nil { await upstream.clearFaults() }
             }
-            let show: (FetchReport) -> Void = { printer.report($0) }
-            try await step("tvmaze shows --pages all") { try await store.fetchTVMazeShows(pages: .all, onReport: show) }
-            try await step("tvmaze show 1 --with images,episodes") {
-                var all: [FetchReport] = []
-                for resource in [Resource.tvmazeShow(1), .tvmazeImages(1), .tvmazeEpisodes(1)] { all += try await one(resource) }
-                return all
-            }
-            try await step("brastlewark census") { try await one(.brastlewarkCensus) }
-            try await step("brastlewark census   (again: a conditional request, 304, no body stored twice)") { try await one(.brastlewarkCensus) }
-            try await step("viaplay root") { try await one(.viaplayRoot) }
-            try await step("thmanyah home --pages 1-2") { try await store.fetchThmanyahHome(pages: .range(1 ... 2), onReport: show) }
-            try await step("artic artworks --pages 1-2 --limit 5") { try await store.fetchArticArtworks(pages: .range(1 ... 2), limit: 5, onReport: show) }
-            try await step("artic artist 2") { try await one(.articAgent(2)) }
-            await upstream.setFaults([Fault(match: "/brastlewark", kind: .failNext(5))])
-            try await step("brastlewark census   (the upstream now fails 5 times: 4 attempts, held data kept)") { try await one(.brastlewarkCensus) }
-            await upstream.clearFaults()
         } catch {
             await fetcher.shutdown()
             await upstream.stop()

@@ -11,7 +11,7 @@ struct UpstreamCommand: AsyncParsableCommand {
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve the sample upstream until interrupted; the first line printed is its base URL.",
-            discussion: "Faults: --fault status=503@tvmaze/shows, fail-next=2, latency=200ms, no-answer, reset, truncated, malformed-json, wrong-content-type. See Tools/SampleUpstream/README.md.")
+            discussion: "Faults: --fault status=503@SOURCE/PATH, fail-next=2, latency=200ms, no-answer, reset, truncated, malformed-json, wrong-content-type. See Tools/SampleUpstream/README.md.")
         @Option(help: "Address to bind (loopback unless told otherwise).") var host = "127.0.0.1"
         @Option(help: "Port; 0 picks a free one.") var port = 0
         @Option(name: .customLong("fault"), help: "A fault spec; repeatable.") var faults: [String] = []

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Progress of long work on stderr, only when stderr is a terminal (pipes and files never
-/// see it): `█████·······  12/40 · 3.4 MiB · 1.2 MiB/s · 8s left  tvmaze/shows?page=11`.
+/// see it): `█████·······  12/40 · 3.4 MiB · 1.2 MiB/s · 8s left  books/list?page=11`.
 /// With no known total it shows the count, bytes and rate. Drawn at most 20 times a second.
 final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool

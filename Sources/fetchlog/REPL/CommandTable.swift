@@ -29,24 +29,27 @@ enum CommandTable {
     static let all: [CommandSpec] = head + Engine.sources.commands.map(CommandSpec.init) + tail
 
     static let head: [CommandSpec] = [
-        CommandSpec(name: "help", usage: "help [COMMAND]", summary: "list every command, or explain one", example: "help shows", run: Commands.help),
+        CommandSpec(name: "help", usage: "help [COMMAND]", summary: "list every command, or explain one", example: Engine.sources.demo.examples["help"] ?? "help fetch", run: Commands.help),
         CommandSpec(name: "sources", usage: "sources", summary: "the five sources: base URL, resources held, last success", example: "sources", run: Commands.sources),
         CommandSpec(name: "fetch", usage: "fetch SOURCE WHAT [ARGS] [--pages A-B|all] [--limit N] [--with images,episodes] [--concurrency N]",
-                    summary: "fetch from upstream; every attempt becomes an event", example: "fetch tvmaze show 1", run: Commands.fetch),
+                    summary: "fetch from upstream; every attempt becomes an event", example: Engine.sources.demo.examples["fetch"] ?? "help fetch", run: Commands.fetch),
     ]
 
     static let tail: [CommandSpec] = [
         CommandSpec(name: "asset", usage: "asset show URL | asset save URL FILE [--force]", summary: "an image held in the store: its reference, or its bytes written out (--force replaces a file)",
-                    example: "asset show https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg", run: Commands.asset),
+                    example: Engine.sources.demo.examples["asset"] ?? "help asset", run: Commands.asset),
         CommandSpec(name: "status", usage: "status", summary: "every resource: freshness, last success, last error", example: "status", run: Commands.status),
         CommandSpec(name: "log", usage: LogCommand.usage, summary: "the event log (as `fetchlog log …`; log tail 3 and log tail -n 3 alike)", example: "log tail 3", run: Commands.log),
         CommandSpec(name: "replay", usage: ReplayCommand.usage, summary: "rebuild every view from the log; each view's events and hash (--verify: against the live state)", example: "replay --verify", run: Commands.replay),
-        CommandSpec(name: "export", usage: ExportCommand.usage, summary: "a view as canonical JSON (shows, show/ID, gnomes, filters, friends, pages, sections, artworks, artists, assets, search, status, all)",
+        CommandSpec(name: "export", usage: ExportCommand.usage, summary: "a view as canonical JSON (\(exportList))",
                     example: "export filters", run: Commands.export),
         CommandSpec(name: "at", usage: "at SEQ COMMAND…", summary: "run a command against the state as of SEQ (time travel)", example: "at 1 shows", run: Commands.at),
         CommandSpec(name: "diff", usage: "diff SEQ1 SEQ2 VIEW", summary: "what changed in a view between two points of the log", example: "diff 1 2 status", run: Commands.diff),
         CommandSpec(name: "quit", usage: "quit", summary: "leave (also exit, or Ctrl-D)", example: "quit", run: { _, _ in nil }),
     ]
+
+    /// Every name `export` takes, from the registry.
+    static var exportList: String { Engine.sources.exportNames.joined(separator: ", ") }
 
     static let dotCommands: [(String, String, String)] = [
         (".mode table|json|ndjson|line|csv", "how results are printed (as --format)", ".mode json"),

@@ -23,7 +23,6 @@ enum Commands {
         _ = try Arguments(args, usage: usage).words(0 ... 0)
     }
 
-
     static func text(_ value: Double?) -> String { value.map { CanonicalNumber.text($0) } ?? "-" }
     static func text(_ value: Int?) -> String { value.map(String.init) ?? "-" }
     static func text(_ value: String?) -> String { value ?? "-" }
@@ -109,14 +108,6 @@ enum Commands {
         return output
     }
 
-    // MARK: TVmaze
-
-
-
-
-
-
-
     static func asset(_ session: Session, _ args: [String]) async throws -> Output? {
         guard let verb = args.first, args.count >= 2 else { throw CommandError.usage("usage: asset show URL | asset save URL FILE [--force]") }
         let url = args[1]
@@ -169,20 +160,6 @@ enum Commands {
             throw CommandError.usage("usage: asset show URL | asset save URL FILE")
         }
     }
-
-
-
-    // MARK: Brastlewark
-
-
-
-
-
-
-
-
-
-
 
     // MARK: status, log, replay, export, at, diff
 

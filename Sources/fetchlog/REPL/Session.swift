@@ -4,7 +4,7 @@ import FetchlogSources
 import Foundation
 
 /// A command that could not run: one line for the user and the exit status it carries
-/// in script mode (1: it failed, e.g. a missing gnome or a seq past the end; 64: the
+/// in script mode (1: it failed, e.g. an id not held or a seq past the end; 64: the
 /// command itself is malformed or unknown).
 /// A command that failed (the engine's `ShellError`, which sources' commands throw too).
 typealias CommandError = ShellError

@@ -65,8 +65,9 @@ import Testing
         let elapsed = ContinuousClock.now - started
         await upstream.stop()
         #expect(run.status == 0, "\(run.report)")
-        // Both slow requests were abandoned: far sooner than either answer could come.
-        #expect(elapsed < .milliseconds(Self.latency / 2), "took \(elapsed)\n\(run.report)")
+        // Both slow requests were abandoned: sooner than the first answer alone could come
+        // (the full suite on two cores was seen to stretch the session to 13 s).
+        #expect(elapsed < .milliseconds(Self.latency), "took \(elapsed)\n\(run.report)")
         let lines = run.lines
         #expect(lines.contains("error: cancelled: no event was recorded; the request in flight was not recorded"), "\(run.report)")
         #expect(lines.contains("error: cancelled: 2 events were recorded (seq 1…2); the request in flight was not recorded"), "\(run.report)")
