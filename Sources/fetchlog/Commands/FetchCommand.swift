@@ -41,9 +41,13 @@ struct FetchCommand: AsyncParsableCommand {
             + "\n\nExit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason."
     }
 
+    /// The registry `fetch` is parsed and checked against: the command line's, or the
+    /// shell's (set around its parse), whose store may serve more sources.
+    @TaskLocal static var registry: SourceRegistry = Engine.sources
+
     /// What each SOURCE word can fetch (the grammar `fetch SOURCE WHAT`), from the registry.
     static var whats: [String: [String]] {
-        Dictionary(grouping: Engine.sources.fetchTargets, by: \.source).mapValues { $0.map(\.what) }
+        Dictionary(grouping: registry.fetchTargets, by: \.source).mapValues { $0.map(\.what) }
     }
 
     /// Everything that can be checked without the network or the store is checked here,
@@ -55,7 +59,7 @@ struct FetchCommand: AsyncParsableCommand {
         guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
         if source != "asset" {
             guard let options = Self.whats[source] else {
-                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use \(Engine.sources.fetchSources.joined(separator: ", ")) or asset")
+                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use \(Self.registry.fetchSources.joined(separator: ", ")) or asset")
             }
             guard options.contains(what) else {
                 throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
@@ -74,7 +78,7 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
         let log = try reportingErrors { try storeOptions.open() }
-        let fetcher = Fetcher(log: log, configuration: configuration)
+        let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
         // Every fetch goes through the store: it supplies the validators, records the outcome.
         let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: configuration.clock) }
         let printer = FetchPrinter()
@@ -122,10 +126,10 @@ struct FetchCommand: AsyncParsableCommand {
             printer.report(report)
             return [report]
         }
-        guard let target = Engine.sources.fetchTarget(source: source, what: what) else {
-            let options = Self.whats[source] ?? []
+        guard let target = store.sources.fetchTarget(source: source, what: what) else {
+            let options = store.sources.fetchTargets.filter { $0.source == source }.map(\.what)
             if options.isEmpty {
-                let names = Engine.sources.fetchSources
+                let names = store.sources.fetchSources
                 throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, names + ["asset"])): use \(names.joined(separator: ", ")) or asset")
             }
             throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")

@@ -37,7 +37,7 @@ struct StatusCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         let state = try await context.liveState()
         let policy = context.session?.policy
-        let report = FreshnessReport(state: state, policy: policy?.policy ?? FreshnessPolicy(), now: context.clock.now())
+        let report = FreshnessReport(state: state, policy: policy?.policy ?? FreshnessPolicy(sources: state.sources), now: context.clock.now())
         var rows: [[String]] = []
         for row in report.rows {
             var level = row.levelText

@@ -113,7 +113,7 @@ struct DemoCommand: AsyncParsableCommand {
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
         configuration.clock = clock
-        let fetcher = Fetcher(log: log, configuration: configuration)
+        let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
         let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
@@ -133,7 +133,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw error
         }
         await fetcher.shutdown()
-        let missing = Source.dataSources.map(\.rawValue).filter { !loaded.contains($0) }
+        let missing = Engine.sources.sources.map(\.rawValue).filter { !loaded.contains($0) }
         let banner = "Fetchlog demo — store \(path), sample upstream \(base)\n"
             + (missing.isEmpty ? "all five sources loaded" : "not loaded: \(missing.joined(separator: ", "))")
             + " · type help for the commands, quit to leave"
@@ -145,7 +145,7 @@ struct DemoCommand: AsyncParsableCommand {
 
 func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) async throws -> Session {
     let mode = try options.mode()
-    let fetcher = Fetcher(log: log, configuration: configuration)
+    let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
     do {
         let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
         if let mode { session.renderer.mode = mode }
@@ -262,7 +262,7 @@ enum Completion {
         case (_, 0): options = CommandTable.names
         case ("fetch", 1): options = Engine.sources.fetchSources + ["asset"]
         case ("fetch", 2): options = Engine.sources.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
-        case ("export", 1), ("diff", 3): options = ViewCatalog.exportNames
+        case ("export", 1), ("diff", 3): options = state.sources.exportNames
         case ("log", 1): options = ["tail", "show", "stats", "verify"]
         case ("asset", 1): options = ["show", "save"]
         case (".mode", 1): options = OutputMode.allCases.map(\.rawValue)

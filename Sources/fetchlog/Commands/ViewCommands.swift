@@ -5,7 +5,7 @@ import Foundation
 
 /// Opens the live store (checkpoint + tail); saves a checkpoint when the tail was long.
 func openLiveStore(_ log: EventLog, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock()) async throws -> Store {
-    let store = try Store(log: log, fetcher: fetcher, clock: clock)
+    let store = try Store(log: log, sources: fetcher?.sources ?? Engine.sources, fetcher: fetcher, clock: clock)
     switch store.origin {
     case .checkpoint(_, let tail) where tail >= store.checkpointInterval: try await store.saveCheckpoint()
     case .replay(let events) where events >= store.checkpointInterval: try await store.saveCheckpoint()
@@ -37,7 +37,7 @@ struct ReplayCommand: SharedCommand {
         }
         let bar = ProgressBar()
         let started = ContinuousClock.now
-        let (replayed, perSource) = try Store.replay(log, to: to, progress: { seq, last in
+        let (replayed, perSource) = try Store.replay(log, sources: context.session?.store.sources ?? Engine.sources, to: to, progress: { seq, last in
             bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
         })
         bar.clear()
@@ -54,7 +54,7 @@ struct ReplayCommand: SharedCommand {
         var rows: [[String]] = []
         var records: [JSONValue] = []
         for (view, hash) in hashes {
-            let events = ViewCatalog.sources[view, default: []].reduce(0) { $0 + perSource[$1, default: 0] }
+            let events = ViewCatalog.sources(in: replayed.sources)[view, default: []].reduce(0) { $0 + perSource[$1, default: 0] }
             var row = [view, String(events), hash]
             var record: [(String, JSONValue)] = [("view", .string(view)), ("events", .number(events)), ("sha256", .string(hash))]
             if let live {
@@ -83,7 +83,7 @@ struct ExportCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "A view as canonical JSON (sorted keys, stable numbers, final newline).",
-        discussion: "Views: \(ViewCatalog.exportNames.joined(separator: ", ")). Schemas/<view>.schema.json describes each. Canonical JSON in every --format.")
+        discussion: "Views: \(Engine.sources.exportNames.joined(separator: ", ")). Schemas/<view>.schema.json describes each. Canonical JSON in every --format.")
     static let usage = "export VIEW [--at SEQ] [--out FILE]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions

@@ -26,7 +26,10 @@ extension CommandSpec {
 
 enum CommandTable {
     /// The engine's commands, then every registered source's, then the rest of the engine's.
-    static let all: [CommandSpec] = head + Engine.sources.commands.map(CommandSpec.init) + tail
+    static func table(for sources: SourceRegistry) -> [CommandSpec] { head + sources.commands.map(CommandSpec.init) + tail }
+
+    /// The command line's table (its registry, `Engine.sources`).
+    static let all: [CommandSpec] = table(for: Engine.sources)
 
     static let head: [CommandSpec] = [
         CommandSpec(name: "help", usage: "help [COMMAND]", summary: "list every command, or explain one", example: Engine.sources.demo.examples["help"] ?? "help fetch", run: Commands.help),
@@ -58,10 +61,14 @@ enum CommandTable {
         (".pager on|off", "page long results on a terminal through $PAGER (on by default there)", ".pager off"),
     ]
 
-    static var names: [String] { all.map(\.name) + ["exit"] + dotCommands.map { String($0.0.split(separator: " ")[0]) } }
+    static var names: [String] { names(in: all) }
 
-    static func find(_ name: String) -> CommandSpec? {
+    static func names(in table: [CommandSpec]) -> [String] {
+        table.map(\.name) + ["exit"] + dotCommands.map { String($0.0.split(separator: " ")[0]) }
+    }
+
+    static func find(_ name: String, in table: [CommandSpec] = all) -> CommandSpec? {
         let lookup = name == "exit" ? "quit" : name
-        return all.first { $0.name == lookup }
+        return table.first { $0.name == lookup }
     }
 }

@@ -36,14 +36,14 @@ enum Commands {
                 return .message("\(dot.0)\n  \(dot.1)\n  example: \(dot.2)",
                                 json: .object([("name", .string(name)), ("usage", .string(dot.0)), ("summary", .string(dot.1)), ("example", .string(dot.2))]))
             }
-            guard let spec = CommandTable.find(name) else {
-                throw CommandError.usage("no command '\(name)'\(Suggest.didYouMean(name, CommandTable.names)); type help for the list")
+            guard let spec = CommandTable.find(name, in: session.commands) else {
+                throw CommandError.usage("no command '\(name)'\(Suggest.didYouMean(name, CommandTable.names(in: session.commands))); type help for the list")
             }
             return .message("\(spec.usage)\n  \(spec.summary)\n  example: \(spec.example)", json: spec.json)
         }
         var lines = ["Commands (help COMMAND for one; every example works on the demo store):"]
-        let width = (CommandTable.all.map(\.name.count) + [12]).max()! + 2
-        for spec in CommandTable.all {
+        let width = (session.commands.map(\.name.count) + [12]).max()! + 2
+        for spec in session.commands {
             lines.append("  " + Format.padRight(spec.name, width) + spec.summary + "   e.g. " + spec.example)
         }
         for dot in CommandTable.dotCommands {
@@ -51,7 +51,7 @@ enum Commands {
             lines.append("  " + Format.padRight(name, width) + dot.1 + "   e.g. " + dot.2)
         }
         lines.append("Exit status in scripts: 1 a command failed, 64 a command is malformed or unknown, 130 interrupted.")
-        let records = CommandTable.all.map(\.json) + CommandTable.dotCommands.map { dot in
+        let records = session.commands.map(\.json) + CommandTable.dotCommands.map { dot in
             JSONValue.object([("name", .string(String(dot.0.split(separator: " ")[0]))), ("usage", .string(dot.0)),
                               ("summary", .string(dot.1)), ("example", .string(dot.2))])
         }
@@ -88,7 +88,7 @@ enum Commands {
             throw CommandError.usage("\(option) is set when the shell starts (fetchlog \(option) … repl); this shell fetches with its own settings")
         }
         let command: FetchCommand
-        do { command = try FetchCommand.parse(args) } catch {
+        do { command = try FetchCommand.$registry.withValue(session.store.sources) { try FetchCommand.parse(args) } } catch {
             throw CommandError.usage(FetchCommand.message(for: error) + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
         let printer = FetchPrinter()
@@ -192,8 +192,9 @@ enum Commands {
         for seq in [a, b] where seq > last { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
         let before: JSONValue, after: JSONValue
         do {
-            before = try ViewCatalog.export(args[2], state: try Store.replay(session.log, to: a).state)
-            after = try ViewCatalog.export(args[2], state: try Store.replay(session.log, to: b).state)
+            // Time travel is the store's (its checkpoint and the tail when it can).
+            before = try ViewCatalog.export(args[2], state: try session.store.state(asOf: a))
+            after = try ViewCatalog.export(args[2], state: try session.store.state(asOf: b))
         } catch let error as ViewNameError { throw CommandError.failed(error.description) }
         // Keyed collections are compared by key (resource, id, name …), so an added row is
         // one `added` change, not a cascade of positions; values are whole JSON.

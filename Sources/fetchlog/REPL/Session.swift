@@ -21,6 +21,8 @@ final class Session: ShellContext, @unchecked Sendable {
     let fetcher: Fetcher
     let policy: OfflineFirst
     let clock: any WallClock
+    /// The engine's commands and those of the store's sources.
+    let commands: [CommandSpec]
     var renderer = Renderer()
     var timer = false
     private var outputHandle: FileHandle?
@@ -34,11 +36,13 @@ final class Session: ShellContext, @unchecked Sendable {
     var finishBackgroundWork = false
     private var pendingWarnings: [(Resource, String)] = []
 
+    /// The shell over `log` with the fetcher's sources (its registry).
     init(log: EventLog, fetcher: Fetcher, clock: any WallClock) throws {
         self.log = log
         self.fetcher = fetcher
         self.clock = clock
-        store = try Store(log: log, fetcher: fetcher, clock: clock)
+        store = try Store(log: log, sources: fetcher.sources, fetcher: fetcher, clock: clock)
+        commands = CommandTable.table(for: fetcher.sources)
         policy = OfflineFirst(store: store, fetcher: fetcher, clock: clock)
         renderer.width = terminalWidth()
         renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
@@ -154,8 +158,8 @@ final class Session: ShellContext, @unchecked Sendable {
 
     func run(_ name: String, _ args: [String]) async throws -> Output? {
         if name.hasPrefix(".") { return try dotCommand(name, args) }
-        guard let spec = CommandTable.find(name) else {
-            throw CommandError.usage("unknown command '\(name)'\(Suggest.didYouMean(name, CommandTable.names)); type help for the list")
+        guard let spec = CommandTable.find(name, in: commands) else {
+            throw CommandError.usage("unknown command '\(name)'\(Suggest.didYouMean(name, CommandTable.names(in: commands))); type help for the list")
         }
         do { return try await spec.run(self, args) } catch let error as CommandError where error.status == 64 && !error.message.contains("usage:") {
             // Every usage error ends with the command's own usage line.

@@ -107,6 +107,35 @@ struct BooksView: ExportableView, Equatable {
     static let definition = ViewDefinition(BooksView.self, sources: [Source.books.rawValue], make: BooksView.init)
 }
 
+/// `books [--page N]` and `favourite add|remove ID`: the sixth source's shell commands.
+enum BooksCommands {
+    static let commands: [ShellCommand] = [
+        ShellCommand(name: "books", usage: "books", summary: "the held books, favourites marked", example: "books") { session, args in
+            try Shell.none(args, "books")
+            try await session.open(BooksSource.page(1), "books")
+            session.freshnessLine(BooksSource.page(1), "books")
+            let view = BooksView(state: session.state)
+            let rows = view.books.map { [String($0.id), $0.title, Shell.text($0.year), view.favourites.contains($0.id) ? "★" : ""] }
+            guard case .object(let members) = view.export(asOf: session.state.seq),
+                  case .array(let records)? = members.first(where: { $0.0 == "books" })?.1 else { return nil }
+            return .table(columns: ["id", "title", "year", "favourite"], rows: rows, records: records, footer: "\(view.books.count) books")
+        },
+        ShellCommand(name: "favourite", usage: "favourite add|remove ID", summary: "mark or unmark a favourite book",
+                     example: "favourite add 1", complete: { _, position in position == 1 ? ["add", "remove"] : [] }) { session, args in
+            let words = try ShellArguments(args, usage: "favourite add|remove ID").words(2 ... 2)
+            guard ["add", "remove"].contains(words[0]) else { throw ShellError.usage("favourite takes add or remove") }
+            guard !session.isPinned else { throw ShellError.usage("at SEQ is read-only") }
+            let id = try Shell.int(words[1], "a book id")
+            try await session.store.sendIntent(source: .books, label: "favourite." + words[0], body: .object([("id", .number(id))]))
+            return .message("favourites: \(session.state.slice(Favourites.self, of: .books)?.ids ?? [])", json: .null)
+        },
+    ]
+}
+
 /// The seed sources and the sixth, side by side.
 let booksRegistry = SourceRegistry(SeedSources.plugins + [BooksSource()], views: SeedSources.views + [BooksView.definition],
-                                   parameterizedViews: SeedSources.parameterizedViews)
+                                   parameterizedViews: SeedSources.parameterizedViews, commands: SeedSources.commands + BooksCommands.commands,
+                                   fetchTargets: SeedSources.fetchTargets + [
+                                       FetchTarget(source: "books", what: "page", synopsis: "books page N") { try await $0.one(BooksSource.page(try $0.intValue("a page"))) },
+                                       FetchTarget(source: "books", what: "item", synopsis: "books item ID") { try await $0.one(BooksSource.item(try $0.intValue("a book id"))) },
+                                   ])

@@ -2,6 +2,7 @@ import FetchlogCore
 import FetchlogSources
 import Foundation
 import Testing
+@testable import fetchlog
 
 /// Issue 14's acceptance: a sixth source defined in the test target (`BooksSource.swift`)
 /// is registered beside the seed sources, fetched through the store, exported (and the
@@ -177,4 +178,49 @@ import Testing
             return (process.terminationStatus == 0, output)
         }
     }
+}
+
+/// The sixth source in the shell: the shell's commands come from the session's registry,
+/// so a source registered by the embedding program (here, the test) brings its own.
+@Suite struct SixthSourceShellTests {
+    @Test func theShellFetchesQueriesTimeTravelsAndExportsTheSixthSource() async throws {
+        let upstream = try await BooksUpstream.start()
+        let directory = TemporaryDirectory("books-shell")
+        let log = try EventLog.open(at: directory.path)
+        var configuration = FetchHarness.fetchConfiguration(base: upstream.base, retries: 0)
+        configuration.clock = FixedClock(fixedTime)
+        let fetcher = Fetcher(log: log, sources: booksRegistry, configuration: configuration)
+        let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime))
+        let out = NSTemporaryDirectory() + "fetchlog-books-shell-\(UUID().uuidString.prefix(8)).txt"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        for line in [".output \(out)", "fetch books page 1", "fetch books page 2", "favourite add 3", "books", "at 1 books",
+                     "export books", ".mode json", "books", ".mode table", "help favourite"] {
+            let error = await session.execute(line)
+            #expect(error == nil, "\(line): \(error?.message ?? "")")
+        }
+        #expect(await session.execute("favourite keep 3")?.status == 64)
+        session.close()
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        let expected = [
+            "id  title                      year  favourite",
+            "──  ─────────────────────────  ────  ─────────",
+            "1   The Left Hand of Darkness  1969",
+            "2   Kindred                    1979",
+            "3   Invisible Cities           1972  ★",
+            "4   A Book With No Year        -",
+            "4 books",
+        ].joined(separator: "\n")
+        #expect(text.contains(expected), "\(text)")
+        // `at 1 books`: only page 1 was held then, and no favourite yet.
+        #expect(text.contains("1   The Left Hand of Darkness  1969\n2   Kindred                    1979\n2 books"), "\(text)")
+        #expect(text.contains(#"{"asOf":3,"books":[{"favourite":false,"id":1,"#), "\(text)")
+        #expect(text.contains(#"{"favourite":true,"id":3,"title":"Invisible Cities","year":1972}"#), "\(text)")
+        #expect(text.contains("favourite add|remove ID\n  mark or unmark a favourite book\n  example: favourite add 1"), "\(text)")
+        #expect(rigAsked(upstream).map(\.path) == ["/books/list?page=1", "/books/list?page=2"])
+        await fetcher.shutdown()
+        log.close()
+        await upstream.stop()
+    }
+
+    func rigAsked(_ upstream: BooksUpstream) -> [BooksUpstream.Asked] { upstream.asked }
 }
