@@ -6,6 +6,8 @@ import Darwin
 
 /// Readers share; the map resize takes it alone. LMDB requires that no transaction of
 /// this process is active while `mdb_env_set_mapsize` runs.
+///
+/// `@unchecked Sendable`: a pthread rwlock is made to be shared; the pointer is set once in `init`.
 final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
 

@@ -54,6 +54,8 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
 
 /// Collects the reports of the fetches that finish in a task (and the tasks it starts),
 /// so that a cancellation can say everything that was recorded before it.
+///
+/// `@unchecked Sendable`: the reports are guarded by `lock`.
 public final class FetchLedger: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [FetchReport] = []
@@ -76,12 +78,16 @@ public final class FetchLedger: @unchecked Sendable {
 
 /// How many callers wait on each in-flight fetch: a cancelled caller stops the shared
 /// request only when no other caller is left waiting for its answer.
+///
+/// `@unchecked Sendable`: the counts are guarded by `lock`.
 final class FetchWaiters: @unchecked Sendable {
     private let lock = NSLock()
     private var counts: [Resource: Int] = [:]
 
     /// One caller's place in the count; leaving twice counts once (the cancellation
     /// handler and the end of the call may both leave).
+    ///
+    /// `@unchecked Sendable`: its one flag is read and written under its waiters' `lock`.
     final class Ticket: @unchecked Sendable {
         private let waiters: FetchWaiters
         private let resource: Resource

@@ -400,6 +400,8 @@ public final class Fetcher: Sendable {
     }
 
     /// Bytes read so far, shared by the reader and the watch over it.
+    ///
+    /// `@unchecked Sendable`: the count is guarded by `lock`.
     private final class BodyProgress: @unchecked Sendable {
         private let lock = NSLock()
         private var bytes = 0
@@ -408,6 +410,8 @@ public final class Fetcher: Sendable {
     }
 
     /// When an attempt's deadline or rate limit hit, if one did.
+    ///
+    /// `@unchecked Sendable`: the instant is guarded by `lock`.
     final class LimitHit: @unchecked Sendable {
         private let lock = NSLock()
         private var instant: ContinuousClock.Instant?
@@ -455,6 +459,8 @@ public final class Fetcher: Sendable {
     /// The deadline and minimum-rate watch of one body, on a dispatch timer: samples the byte
     /// count every 100 ms; the rate is taken between now and the newest sample at least a
     /// window old, so it covers a full window whatever the tick.
+    ///
+    /// `@unchecked Sendable`: samples and the timer are guarded by `lock`; the timer fires on its own dispatch queue.
     private final class LimitWatch: @unchecked Sendable {
         private let lock = NSLock()
         private let timer: DispatchSourceTimer

@@ -10,6 +10,8 @@ public enum Recording: Sendable {
 }
 
 /// Events of this session that are not written to the log. Their seq is 0.
+///
+/// `@unchecked Sendable`: events and observers are guarded by `lock`; observers are called outside it.
 public final class SessionLog: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Event] = []
@@ -34,6 +36,8 @@ public final class SessionLog: @unchecked Sendable {
 }
 
 /// One task per resource being fetched; later callers share it.
+///
+/// `@unchecked Sendable`: the task table is guarded by `lock`.
 final class InFlight: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [Resource: Task<FetchReport, any Error>] = [:]

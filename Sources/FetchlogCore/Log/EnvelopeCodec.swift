@@ -5,12 +5,12 @@ import CFetchlogSupport
 /// All integers are big-endian. A record is a fixed 36-byte header, variable fields,
 /// and a CRC-32C of everything before it. Records are self-describing (magic and
 /// envelope version), so older layouts are read and upcast to the current `Event`.
-public enum EnvelopeCodec {
-    public static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x46, 0x4C, 0x45, 0x56) // "FLEV"
+package enum EnvelopeCodec {
+    package static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x46, 0x4C, 0x45, 0x56) // "FLEV"
     /// The version this build writes.
-    public static let currentVersion: UInt16 = 2
+    package static let currentVersion: UInt16 = 2
     /// The oldest version this build can upcast.
-    public static let oldestReadableVersion: UInt16 = 1
+    package static let oldestReadableVersion: UInt16 = 1
 
     static let headerSize = 36
     static let unknownDuration = UInt64.max
@@ -26,7 +26,7 @@ public enum EnvelopeCodec {
     // MARK: Encoding
 
     /// The exact size `encode` will write.
-    public static func encodedSize(of event: Event) -> Int {
+    package static func encodedSize(of event: Event) -> Int {
         var size = headerSize
         size += 2 + event.source.utf8.count
         size += 2 + event.label.utf8.count
@@ -44,7 +44,7 @@ public enum EnvelopeCodec {
     }
 
     /// Checks the limits of the layout before anything reaches the writer.
-    public static func validate(_ event: Event) throws(EnvelopeError) {
+    package static func validate(_ event: Event) throws(EnvelopeError) {
         func short(_ s: String, _ field: String) throws(EnvelopeError) {
             if s.utf8.count > Int(UInt16.max) { throw .fieldTooLong(field: field, length: s.utf8.count) }
         }
@@ -63,7 +63,7 @@ public enum EnvelopeCodec {
     }
 
     /// Writes `event` into `buffer`, which must hold exactly `encodedSize(of:)` bytes.
-    public static func encode(_ event: Event, into buffer: UnsafeMutableRawBufferPointer) {
+    package static func encode(_ event: Event, into buffer: UnsafeMutableRawBufferPointer) {
         var w = Writer(buffer: buffer)
         w.bytes4(magic)
         w.u16(currentVersion)
@@ -100,7 +100,7 @@ public enum EnvelopeCodec {
         precondition(w.offset == buffer.count, "encodedSize and encode disagree")
     }
 
-    public static func encode(_ event: Event) -> [UInt8] {
+    package static func encode(_ event: Event) -> [UInt8] {
         let size = encodedSize(of: event)
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             encode(event, into: UnsafeMutableRawBufferPointer(buffer))
@@ -108,20 +108,20 @@ public enum EnvelopeCodec {
         }
     }
 
-    public static func checksum(of record: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(of record: UnsafeRawBufferPointer) -> UInt32 {
         fl_crc32c(0, record.baseAddress, record.count)
     }
 
     // MARK: Decoding
 
     /// The envelope version of a record, without decoding it.
-    public static func version(of record: UnsafeRawBufferPointer) -> UInt16? {
+    package static func version(of record: UnsafeRawBufferPointer) -> UInt16? {
         guard record.count >= 6 else { return nil }
         return UInt16(record[4]) << 8 | UInt16(record[5])
     }
 
     /// Checks magic, length and checksum without decoding the fields.
-    public static func verify(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) {
+    package static func verify(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) {
         guard record.count >= 12 else { throw .truncated(field: "header", offset: 0) }
         guard record[0] == magic.0, record[1] == magic.1, record[2] == magic.2, record[3] == magic.3 else {
             throw .badMagic
@@ -133,7 +133,7 @@ public enum EnvelopeCodec {
 
     /// Verifies the checksum (unless the caller already did) and decodes any readable
     /// version into the current `Event`.
-    public static func decode(_ record: UnsafeRawBufferPointer, verified: Bool = false) throws(EnvelopeError) -> Event {
+    package static func decode(_ record: UnsafeRawBufferPointer, verified: Bool = false) throws(EnvelopeError) -> Event {
         if verified {
             guard record.count >= 12 else { throw .truncated(field: "header", offset: 0) }
         } else {

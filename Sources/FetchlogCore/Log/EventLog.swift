@@ -171,7 +171,7 @@ public final class EventLog: Sendable {
     }
 
     /// Commits and events so far (group commit makes commits < events under load).
-    public var writerStatistics: LogWriter.Statistics { writer.statistics }
+    package var writerStatistics: LogWriter.Statistics { writer.statistics }
 
     // MARK: Reading
 

@@ -9,29 +9,29 @@ import Darwin
 /// in one makes it read out of bounds (SIGSEGV/SIGBUS). This reader uses pread
 /// of its own and bounds-checks every offset it follows, so it cannot crash on
 /// any file content; what it finds wrong is named by database and page number.
-public enum LMDBFileCheck {
+package enum LMDBFileCheck {
     /// One problem: which database, which page, what is wrong.
-    public struct Problem: Sendable, Equatable, CustomStringConvertible {
-        public let database: String
-        public let page: UInt64?
-        public let reason: String
-        public var description: String {
+    package struct Problem: Sendable, Equatable, CustomStringConvertible {
+        package let database: String
+        package let page: UInt64?
+        package let reason: String
+        package var description: String {
             page.map { "\(database) database, page \($0): \(reason)" } ?? "\(database): \(reason)"
         }
     }
 
     /// What the check found.
-    public struct Report: Sendable {
-        public var pageSize = 0
-        public var lastPage: UInt64 = 0
-        public var txnid: UInt64 = 0
+    package struct Report: Sendable {
+        package var pageSize = 0
+        package var lastPage: UInt64 = 0
+        package var txnid: UInt64 = 0
         /// Which meta page (0 or 1) LMDB will use.
-        public var meta = 0
+        package var meta = 0
         /// Notes that are not damage LMDB will trip over (e.g. the older meta page is bad).
-        public var notes: [String] = []
-        public var problems: [Problem] = []
-        public var pagesChecked = 0
-        public var isSound: Bool { problems.isEmpty }
+        package var notes: [String] = []
+        package var problems: [Problem] = []
+        package var pagesChecked = 0
+        package var isSound: Bool { problems.isEmpty }
     }
 
     // Layout constants from lmdb.h / mdb.c (0.9), 64-bit.
@@ -45,10 +45,10 @@ public enum LMDBFileCheck {
     static let fBigData: UInt16 = 0x01, fSubData: UInt16 = 0x02, fDupData: UInt16 = 0x04
 
     /// One MDB_db record (48 bytes).
-    public struct DB: Sendable, Equatable {
-        public var flags: UInt16 = 0, depth: UInt16 = 0
-        public var branchPages: UInt64 = 0, leafPages: UInt64 = 0, overflowPages: UInt64 = 0
-        public var entries: UInt64 = 0, root: UInt64 = UInt64.max
+    package struct DB: Sendable, Equatable {
+        package var flags: UInt16 = 0, depth: UInt16 = 0
+        package var branchPages: UInt64 = 0, leafPages: UInt64 = 0, overflowPages: UInt64 = 0
+        package var entries: UInt64 = 0, root: UInt64 = UInt64.max
     }
 
     struct Meta {
@@ -111,7 +111,7 @@ public enum LMDBFileCheck {
     }
 
     /// Checks the data file at `path` (a store's data.mdb). Never touches liblmdb.
-    public static func check(dataFile path: String) -> Report {
+    package static func check(dataFile path: String) -> Report {
         var report = Report()
         guard let file = File(path: path) else {
             report.problems.append(Problem(database: "file", page: nil, reason: "cannot open \(path) (\(String(cString: strerror(errno))))"))
@@ -263,7 +263,7 @@ extension LMDBFileCheck {
     /// open itself) must have sound page headers. Returns what is wrong, or nil. When
     /// only the older meta page is bad LMDB uses the good one, so that is not an error
     /// here (`log verify` says it as a note).
-    public static func checkForOpen(dataFile path: String) -> Problem? {
+    package static func checkForOpen(dataFile path: String) -> Problem? {
         guard let file = File(path: path) else { return nil }  // the probe reports unreadable files itself
         let (m0, why0) = readMeta(file, index: 0, pageSize: nil)
         guard let m0 else { return why0.map { Problem(database: "meta", page: 0, reason: $0) } }

@@ -12,7 +12,7 @@
 /// the URL, the ETag becomes a response header, duration is unknown, and a v1
 /// failure (no class was recorded then) becomes `http-status` when a status ≥ 400
 /// was recorded, else `transport`.
-public enum LegacyEnvelopeV1 {
+package enum LegacyEnvelopeV1 {
     static func decode(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) -> Event {
         var r = Reader(buffer: record, offset: 6)
         let kindCode = try r.u8("kind")

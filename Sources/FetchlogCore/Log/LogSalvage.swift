@@ -1,15 +1,15 @@
 /// What `log salvage` recovered from a data file.
-public struct SalvageReport: Sendable {
+package struct SalvageReport: Sendable {
     /// Every readable event, in seq order, each seq once.
-    public var events: [Event] = []
+    package var events: [Event] = []
     /// Seqs from 1 to the highest seen that could not be read.
-    public var lostSeqs: [UInt64] = []
+    package var lostSeqs: [UInt64] = []
     /// Records found but unreadable (bad checksum, undecodable), with why.
-    public var unreadable: [(seq: UInt64, reason: String)] = []
+    package var unreadable: [(seq: UInt64, reason: String)] = []
     /// True when the B-tree was broken and every page of the file was scanned.
-    public var scannedPages = false
+    package var scannedPages = false
     /// The structural problems the layout check found.
-    public var problems: [LMDBFileCheck.Problem] = []
+    package var problems: [LMDBFileCheck.Problem] = []
 }
 
 extension LMDBFileCheck {
@@ -18,7 +18,7 @@ extension LMDBFileCheck {
     /// `events` tree; when the tree is broken it also reads every page of the file
     /// that looks like a leaf page (8-byte big-endian seq keys), and keeps each
     /// record whose envelope decodes with a valid CRC and whose seq matches its key.
-    public static func salvageEvents(dataFile path: String) -> SalvageReport {
+    package static func salvageEvents(dataFile path: String) -> SalvageReport {
         var report = SalvageReport()
         var found: [UInt64: Event] = [:]
         var bad: [UInt64: String] = [:]

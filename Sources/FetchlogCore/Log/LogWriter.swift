@@ -7,10 +7,12 @@ import FetchlogLMDB
 /// in one transaction (MDB_APPEND, records encoded in place with MDB_RESERVE),
 /// commits once, then completes every waiter. Under concurrency this turns N durable
 /// commits into one; alone, an event still commits by itself at once.
-public final class LogWriter: @unchecked Sendable {
-    public struct Statistics: Sendable {
-        public var commits = 0
-        public var events = 0
+///
+/// `@unchecked Sendable`: the queue is guarded by `condition`; the LMDB write transactions run only on the writer thread.
+package final class LogWriter: @unchecked Sendable {
+    package struct Statistics: Sendable {
+        package var commits = 0
+        package var events = 0
     }
 
     /// Extra work done in the same write transaction after the events (checkpoints).

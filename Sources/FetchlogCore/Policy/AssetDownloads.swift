@@ -109,6 +109,8 @@ extension OfflineFirst {
 
 /// The URLs of one download run: each is fetched by the first item that needs it; later
 /// items wait for that fetch's outcome instead of asking again.
+///
+/// `@unchecked Sendable`: its tasks and reports are guarded by `lock`.
 final class DownloadRun: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [String: Task<FetchReport?, any Error>] = [:]

@@ -10,6 +10,8 @@ import Foundation
 ///   `durableWindow`; the pages past it are fetched with session recording.
 /// - Paging near the end of what is held fetches the next page in the background, once
 ///   (`prefetch`); a search box's keystrokes are debounced (`debouncedFetch`).
+///
+/// `@unchecked Sendable`: running tasks, prefetched pages and debouncers are guarded by `lock`; `durableWindow`, `prefetchDistance` and `onBackgroundReport` are set before the policy is shared.
 public final class OfflineFirst: @unchecked Sendable {
     public let store: Store
     public let fetcher: Fetcher

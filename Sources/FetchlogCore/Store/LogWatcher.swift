@@ -4,6 +4,8 @@ import Foundation
 /// returns false). Waking does not depend on the cooperative pool, which a busy app — a
 /// shell decoding a large page, a test run — can keep saturated for longer than the
 /// second within which another process's appends must show up.
+///
+/// `@unchecked Sendable`: `stopped`, `finished` and `waiter` are guarded by `condition`; the tick runs on the watcher's own thread.
 final class LogWatcher: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false

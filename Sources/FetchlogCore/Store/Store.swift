@@ -16,6 +16,8 @@ public struct Snapshot: Sendable {
 /// Opening loads the checkpoint and replays only the tail. Several processes may share a
 /// log: `watch()` polls it and applies what others appended (within a poll interval),
 /// and each snapshot says whether it is caught up. Queries read snapshots, never the log.
+///
+/// `@unchecked Sendable`: the state, snapshot, observers and counters are read and written under `lock` only (never across an `await`); the rest is immutable.
 public final class Store: @unchecked Sendable {
     public let log: EventLog
     /// The sources and views the state is folded and read with.

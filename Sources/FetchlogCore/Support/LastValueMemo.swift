@@ -5,13 +5,13 @@ import Foundation
 /// which documents are held, so while those stay the same it is computed once.
 ///
 /// `@unchecked Sendable`: its one mutable member is read and written under `lock` only.
-public final class LastValueMemo<Key: Equatable, Value>: @unchecked Sendable {
+package final class LastValueMemo<Key: Equatable, Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var last: (Key, Value)?
 
-    public init() {}
+    package init() {}
 
-    public func value(for key: Key, _ compute: () -> Value) -> Value {
+    package func value(for key: Key, _ compute: () -> Value) -> Value {
         if let hit = lock.withLock({ last.flatMap { $0.0 == key ? $0.1 : nil } }) { return hit }
         let value = compute()
         lock.withLock { last = (key, value) }

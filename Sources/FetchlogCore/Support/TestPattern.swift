@@ -1,12 +1,12 @@
 /// Deterministic events whose every byte follows from their seq, so a process that
 /// was killed can be checked against what it said it committed. Used by the
 /// crash-safety test, its child process and the benchmarks.
-public enum TestPattern {
+package enum TestPattern {
     /// SplitMix64: tiny, fast, and the same on every platform.
-    public struct Generator: RandomNumberGenerator, Sendable {
+    package struct Generator: RandomNumberGenerator, Sendable {
         var state: UInt64
-        public init(seed: UInt64) { state = seed }
-        public mutating func next() -> UInt64 {
+        package init(seed: UInt64) { state = seed }
+        package mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,7 +16,7 @@ public enum TestPattern {
     }
 
     /// `count` bytes derived from `seed`.
-    public static func bytes(count: Int, seed: UInt64) -> [UInt8] {
+    package static func bytes(count: Int, seed: UInt64) -> [UInt8] {
         var generator = Generator(seed: seed)
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
@@ -38,10 +38,10 @@ public enum TestPattern {
     }
 
     /// Body size for `seq` in the crash test: 100 B to about 48 KiB.
-    public static func bodySize(seq: UInt64) -> Int { 100 + Int(seq &* 7919 % 49_000) }
+    package static func bodySize(seq: UInt64) -> Int { 100 + Int(seq &* 7919 % 49_000) }
 
     /// The event the crash-test child appends as `seq`.
-    public static func event(seq: UInt64) -> Event {
+    package static func event(seq: UInt64) -> Event {
         Event(recordedAt: Timestamp(milliseconds: 1_795_000_000_000 + Int64(seq)), kind: .fetched, source: "crash-test",
               label: "item-\(seq)", attempt: 1, durationMicros: seq,
               request: Event.Request(url: "http://127.0.0.1/crash-test/\(seq)"),

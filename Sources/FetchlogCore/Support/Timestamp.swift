@@ -52,6 +52,8 @@ public struct SystemClock: WallClock {
 }
 
 /// A clock that says what it is told; for tests and `FETCHLOG_NOW`.
+///
+/// `@unchecked Sendable`: the time is guarded by `lock`.
 public final class FixedClock: WallClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Timestamp

@@ -4,8 +4,8 @@ import Foundation
 /// The events of the shipped sample log (Resources/sample-log.ndjson): real recorded
 /// responses of the five sources, as a session of fetches would have logged them,
 /// including a retry, a 304, an end of list, a failure and an intent.
-public enum SeedSampleLog {
-    public static func events(fixtures: String) throws -> [Event] {
+package enum SeedSampleLog {
+    package static func events(fixtures: String) throws -> [Event] {
         func body(_ file: String) throws -> [UInt8] {
             [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + file)))
         }

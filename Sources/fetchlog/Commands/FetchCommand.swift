@@ -211,6 +211,8 @@ struct NetworkOptions: ParsableArguments {
 /// Prints one line per attempt and a summary for people, or one record per attempt for
 /// programs (`--format json|ndjson|csv`); on a terminal, a progress bar on stderr with the
 /// count, bytes, rate and (when the total is known) time left.
+///
+/// `@unchecked Sendable`: reports arrive from concurrent downloads; counts, records and the bar are guarded by `lock`. `write` and `live` are set before the first report.
 final class FetchPrinter: @unchecked Sendable {
     /// Where lines go (the REPL sends them through its output).
     var write: (String) -> Void = { say($0) }

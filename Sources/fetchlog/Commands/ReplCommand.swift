@@ -224,6 +224,8 @@ func readOffPool(_ editor: LineEditor) async -> String? {
     }
 }
 
+///
+/// Carries a value into the one task that uses it from then on (a parsed command, the line editor): handed over, never shared. `@unchecked` because the value's type is not `Sendable` itself.
 struct UncheckedBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }

@@ -3,6 +3,8 @@ import Foundation
 /// Progress of long work on stderr, only when stderr is a terminal (pipes and files never
 /// see it): `█████·······  12/40 · 3.4 MiB · 1.2 MiB/s · 8s left  books/list?page=11`.
 /// With no known total it shows the count, bytes and rate. Drawn at most 20 times a second.
+///
+/// `@unchecked Sendable`: its drawing state is read and written under `lock` only.
 final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool
     private var shown = false

@@ -110,6 +110,8 @@ extension FetchlogCommand {
 }
 
 /// Ctrl-C for a one-shot command: the first cancels its task, the second ends the process.
+///
+/// `@unchecked Sendable`: its count and task are read and written under `lock` only.
 final class OneShotInterrupt: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
@@ -145,6 +147,8 @@ final class OneShotInterrupt: @unchecked Sendable {
 /// status 130; between commands the process exits 130 at once.
 ///
 /// Takes Ctrl-C over from the one-shot handling when made, gives it back when released.
+///
+/// `@unchecked Sendable`: every mutable member is guarded by `lock` (marked at each).
 final class ShellInterrupts: @unchecked Sendable {
     private let editor: LineEditor?
     private let lock = NSLock()

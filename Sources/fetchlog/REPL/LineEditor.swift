@@ -39,6 +39,8 @@ import Glibc
 /// prints "^C" after the text typed, and ends `el_gets` with nothing read, so `readLine`
 /// answers "" and the shell shows a fresh prompt (as bash and psql do). After Ctrl-Z and
 /// `fg` (SIGCONT), `resumed()` has the reader put the terminal back in raw mode and redraw.
+///
+/// `@unchecked Sendable`: libedit's state is touched only by the reader thread; the message queue is guarded by `lock` and the self-pipe wakes the reader.
 final class LineEditor: @unchecked Sendable {
     private let editLine: OpaquePointer
     private let historyHandle: OpaquePointer

@@ -15,6 +15,8 @@ typealias Arguments = ShellArguments
 /// One REPL (or script, or `query`) session over an open store: the command interpreter.
 /// It holds no state of its own beyond presentation (mode, output file, timer); every
 /// answer comes from a store snapshot.
+///
+/// `@unchecked Sendable`: one shell loop drives it, one command at a time; background fetches reach it only through the store and `notify`, which write to stderr and touch no member.
 final class Session: ShellContext, @unchecked Sendable {
     let log: EventLog
     let store: Store
