@@ -9,7 +9,7 @@ import Logging
 /// Write transactions exist only inside `write`, on the calling thread, and the body
 /// must not suspend (it is synchronous by type).
 ///
-/// `@unchecked Sendable`: the LMDB handle is safe across threads with MDB_NOTLS; the map resize is serialised by `resizeLock` against every transaction, and write transactions never leave `write`.
+/// `@unchecked Sendable`: the LMDB handle is safe across threads with MDB_NOTLS; the map resize is serialised by `mapLock` against every transaction, and write transactions never leave `write`.
 public final class Environment: @unchecked Sendable {
     public struct Options: Sendable {
         /// Initial map size in bytes; the map grows (doubling) whenever it fills.
