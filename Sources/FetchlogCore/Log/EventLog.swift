@@ -26,7 +26,10 @@ public final class EventLog: Sendable {
     let environment: Environment
     let events: Database
     let meta: Database
-    public let checkpoints: Database
+    /// State derived from the log, kept beside it in the same environment so it is written
+    /// atomically with what it covers. The log only opens it; what goes in (the store's
+    /// checkpoints, `Store/Checkpoint.swift`) is the store layer's.
+    package let derived: Database
     private let writer: LogWriter
 
     /// Opens (creating when new) the store at `path`. A directory that is not a
@@ -64,7 +67,7 @@ public final class EventLog: Sendable {
         // for another process's write (a long import holds LMDB's write lock throughout).
         if let existing = try environment.openExistingDatabases([StoreSchema.eventsName, StoreSchema.metaName, StoreSchema.checkpointsName]),
            let metadata = try Self.readMetadata(environment, meta: existing[1]) {
-            (events, meta, checkpoints, self.metadata) = (existing[0], existing[1], existing[2], metadata)
+            (events, meta, derived, self.metadata) = (existing[0], existing[1], existing[2], metadata)
             writer = LogWriter(environment: environment, events: events)
             return
         }
@@ -92,7 +95,7 @@ public final class EventLog: Sendable {
                                          staleReadersCleared: Int(environment.staleReadersCleared))
             return (events, meta, checkpoints, metadata)
         }
-        (events, meta, checkpoints, metadata) = opened
+        (events, meta, derived, metadata) = opened
         writer = LogWriter(environment: environment, events: events)
     }
 

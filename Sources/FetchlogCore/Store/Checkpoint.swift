@@ -127,13 +127,13 @@ extension EventLog {
     public func loadCheckpoint() throws -> [UInt8]? {
         try read { txn in
             var key = Checkpoint.key
-            return try key.withUTF8 { k in try txn.get(checkpoints, key: UnsafeRawBufferPointer(k)).map { Array($0) } }
+            return try key.withUTF8 { k in try txn.get(derived, key: UnsafeRawBufferPointer(k)).map { Array($0) } }
         }
     }
 
     /// Saves a checkpoint through the writer thread (one transaction, replacing the old one).
     public func saveCheckpoint(_ bytes: [UInt8]) async throws {
-        let database = checkpoints
+        let database = derived
         try await write { txn in
             var key = Checkpoint.key
             try key.withUTF8 { k in
