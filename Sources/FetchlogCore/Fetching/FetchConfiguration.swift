@@ -2,6 +2,7 @@ import FetchlogLMDB
 import Foundation
 import Logging
 
+/// How the fetcher asks: where requests go, timeouts, limits, retries, what is masked, the clock.
 public struct FetchConfiguration: Sendable {
     public var upstream: Upstream = .real
     /// Time to establish a connection.

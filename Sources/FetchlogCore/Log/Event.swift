@@ -75,6 +75,7 @@ public struct Event: Sendable, Equatable {
     }
 }
 
+/// One HTTP header as recorded (name as sent, value as sent or masked).
 public struct Header: Sendable, Equatable, Hashable {
     public var name: String
     public var value: String
@@ -153,6 +154,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
     public var description: String { name }
 }
 
+/// What kind of failure a `fetch-failed` event records; decides whether a retry may help.
 public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     /// Connection refused, reset, DNS, TLS: nothing usable arrived.
     case transport = 1

@@ -122,6 +122,7 @@ public enum EventJSON {
     }
 }
 
+/// A line of NDJSON that is not an event: which field, and why.
 public enum EventJSONError: Error, Equatable, CustomStringConvertible {
     case missing(String)
     case invalid(String, String)

@@ -321,6 +321,7 @@ public final class EventLog: Sendable {
     public var lmdbEnvironment: Environment { environment }
 }
 
+/// What a store says about itself: its id, format and when it was created.
 public struct StoreMetadata: Sendable, Equatable {
     public let formatVersion: Int
     public let storeID: String
@@ -329,6 +330,7 @@ public struct StoreMetadata: Sendable, Equatable {
     public let staleReadersCleared: Int
 }
 
+/// The version of this build, as `--version` and the User-Agent say it.
 public enum FetchlogVersion {
     public static let string = "0.1.0"
 }

@@ -99,6 +99,7 @@ public struct ImportProgress: Sendable, Equatable {
     public let bytes: Int
 }
 
+/// Why an NDJSON file was refused by `log import` (nothing was imported).
 public struct ImportError: Error, CustomStringConvertible, Sendable {
     public let line: Int
     public let reason: String

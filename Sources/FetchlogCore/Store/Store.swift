@@ -347,6 +347,7 @@ public final class Store: @unchecked Sendable {
     }
 }
 
+/// A store used for what it was not opened for.
 public enum StoreUsageError: Error, CustomStringConvertible {
     case noFetcher
     public var description: String { "this store was opened without a fetcher, so it cannot fetch" }

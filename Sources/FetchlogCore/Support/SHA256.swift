@@ -1,6 +1,7 @@
 import CFetchlogSupport
 import Foundation
 
+/// SHA-256 of bytes or text, as lowercase hex (view hashes, asset digests).
 public enum SHA256 {
     /// Lower-case hex SHA-256 of the bytes.
     public static func hex<Bytes: ContiguousBytes>(_ bytes: Bytes) -> String {

@@ -46,6 +46,7 @@ public protocol WallClock: Sendable {
     func now() -> Timestamp
 }
 
+/// The system's wall clock.
 public struct SystemClock: WallClock {
     public init() {}
     public func now() -> Timestamp { Timestamp(Date()) }

@@ -30,6 +30,7 @@ public enum ViewCatalog {
     }
 }
 
+/// An `export` of a view no registered source offers; lists the ones that exist.
 public struct ViewNameError: Error, CustomStringConvertible, Equatable {
     public let name: String
     /// Every name that would have been accepted.

@@ -3,6 +3,7 @@ import FetchlogCore
 /// Every answer wraps its record(s) in `data`; error answers (`{status, error, detail}`)
 /// have no `data` and so fail with a `DecodeError` at `$.data`.
 
+/// The `pagination` of an artworks page.
 public struct ArticPagination: Sendable, Equatable {
     public var total: Int
     public var limit: Int
@@ -28,6 +29,7 @@ public struct ArticPagination: Sendable, Equatable {
     }
 }
 
+/// One page of `/api/v1/artworks`: its pagination, artworks and the IIIF base.
 public struct ArticArtworksPage: Sendable, Equatable {
     public var pagination: ArticPagination
     /// As sent: the API repeats an artwork across pages, so de-duplication is the views' job.
@@ -48,6 +50,7 @@ public struct ArticArtworksPage: Sendable, Equatable {
     }
 }
 
+/// One artwork, with the fields the views show.
 public struct ArticArtwork: Sendable, Equatable {
     public var id: Int
     public var title: String
@@ -119,6 +122,7 @@ public struct ArticArtwork: Sendable, Equatable {
     }
 }
 
+/// One agent (an artist).
 public struct ArticAgent: Sendable, Equatable {
     public var id: Int
     public var title: String

@@ -3,6 +3,7 @@ import FetchlogCore
 /// Both the 2019 schema (http URLs, 20 keys) and the current one (23 keys) decode: only `id`
 /// and `name` are required, everything else may be missing or `null`.
 
+/// A show's image URLs (`medium`, `original`).
 public struct TVMazeImageLinks: Sendable, Equatable {
     public var medium: String?
     public var original: String?
@@ -17,6 +18,7 @@ public struct TVMazeImageLinks: Sendable, Equatable {
     }
 }
 
+/// One show of the index, a search result or `/shows/{id}`.
 public struct TVMazeShow: Sendable, Equatable {
     public var id: Int
     public var name: String
@@ -89,6 +91,7 @@ public struct TVMazeShow: Sendable, Equatable {
     }
 }
 
+/// One rendition of an image (URL and size).
 public struct TVMazeResolution: Sendable, Equatable {
     public var url: String
     public var width: Int?
@@ -134,6 +137,7 @@ public struct TVMazeImage: Sendable, Equatable {
     }
 }
 
+/// One episode of `/shows/{id}/episodes`.
 public struct TVMazeEpisode: Sendable, Equatable {
     public var id: Int
     public var name: String
@@ -173,6 +177,7 @@ public struct TVMazeEpisode: Sendable, Equatable {
     }
 }
 
+/// One answer of the show search: its score and the show.
 public struct TVMazeSearchResult: Sendable, Equatable {
     public var score: Double
     public var show: TVMazeShow

@@ -5,6 +5,7 @@ import FetchlogCore
 /// in a lenient mode where a number field holding non-numeric text becomes nil instead of
 /// an error.
 
+/// One page of the home sections, with its pagination.
 public struct ThmanyahHome: Sendable, Equatable {
     /// In the order sent (not sorted by `order`: sorting is a view concern).
     public var sections: [ThmanyahSection]
@@ -27,6 +28,7 @@ public struct ThmanyahHome: Sendable, Equatable {
     }
 }
 
+/// One home (or search) section and its items.
 public struct ThmanyahSection: Sendable, Equatable {
     public enum SectionType: Sendable, Equatable {
         case square, bigSquare, twoLinesGrid, horizontalScroll, queue
@@ -121,6 +123,7 @@ public struct ThmanyahSection: Sendable, Equatable {
     }
 }
 
+/// One item of a section: a podcast, an episode, an audiobook or an article.
 public struct ThmanyahItem: Sendable, Equatable {
     /// podcast_id / episode_id / audiobook_id / article_id as text. Not unique: the recorded
     /// home repeats "audiobook_001" and "article_001" in every item of their sections.

@@ -3,6 +3,7 @@ import FetchlogCore
 /// They are HAL documents: sections are links (`_links["viaplay:sections"]`), content comes
 /// in embedded blocks (`_embedded["viaplay:blocks"]`) of embedded products.
 
+/// One Viaplay page: title, type, section links and blocks.
 public struct ViaplayPage: Sendable, Equatable {
     public var title: String?
     /// The 2016 and 2018 roots send the untranslated key "metadata.start.description2".
@@ -40,6 +41,7 @@ public struct ViaplayPage: Sendable, Equatable {
     }
 }
 
+/// A section link of a page (template stripped from its href).
 public struct ViaplaySection: Sendable, Equatable {
     public var id: String
     /// Not unique: the 2018 root has three sections titled "Sport".
@@ -67,6 +69,7 @@ public struct ViaplaySection: Sendable, Equatable {
     }
 }
 
+/// A block of a page and its products.
 public struct ViaplayBlock: Sendable, Equatable {
     /// Missing on 2016 section blocks.
     public var id: String?
@@ -108,6 +111,7 @@ public struct ViaplayBlock: Sendable, Equatable {
     }
 }
 
+/// A product (a title) in a block.
 public struct ViaplayProduct: Sendable, Equatable {
     /// "series", "movie", "episode", …
     public var type: String?
