@@ -41,7 +41,8 @@ public struct SourceRegistry: Sendable {
         var names = Set<String>()
         for view in all { precondition(view.name != "all" && names.insert(view.name).inserted, "two views named '\(view.name)'") }
         self.views = all.sorted { $0.name < $1.name }
-        self.parameterizedViews = parameterizedViews
+        // Sources defined by manifests share one generic view.
+        self.parameterizedViews = parameterizedViews + (plugins.contains { $0 is ManifestSource } ? [ItemsView.definition] : [])
         self.commands = commands
         self.fetchTargets = fetchTargets
         self.demo = demo

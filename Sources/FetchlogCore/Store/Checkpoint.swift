@@ -26,6 +26,7 @@ public enum Checkpoint {
                 ("lastModified", .optional(s.lastModified)), ("cacheControl", .optional(s.cacheControl)),
                 ("failuresSince", .number(s.failuresSince)), ("lastError", .optional(s.lastError)),
                 ("lastErrorClass", .optional(s.lastErrorClass?.name)), ("endOfList", .bool(s.endOfList)),
+                ("linkNext", .optional(s.linkNext)),
             ])
         }
         let value: JSONValue = .object([
@@ -87,6 +88,7 @@ public enum Checkpoint {
             s.lastError = item["lastError"]?.stringValue
             s.lastErrorClass = item["lastErrorClass"]?.stringValue.flatMap(FailureClass.init(name:))
             s.endOfList = item["endOfList"]?.boolValue ?? false
+            s.linkNext = item["linkNext"]?.stringValue
             state.setStatus(s, for: ResourceKey(source: source, path: path))
         }
         var stale: [String] = []

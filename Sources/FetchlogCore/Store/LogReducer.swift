@@ -34,6 +34,7 @@ public enum LogReducer {
             status.lastModified = event.response?.header("Last-Modified")
             status.cacheControl = event.response?.header("Cache-Control")
             status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            status.linkNext = event.response?.header("Link").flatMap(LinkHeader.next)
             status.failuresSince = 0
             status.endOfList = false
         case .notModified:

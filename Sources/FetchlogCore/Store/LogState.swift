@@ -52,6 +52,8 @@ public struct ResourceStatus: Sendable, Equatable {
     public var lastErrorClass: FailureClass?
     /// True when the source said the list ends here (a 404 past the last page, say).
     public var endOfList = false
+    /// The held body's `Link: <URL>; rel="next"` (RFC 8288), for paginators that follow it.
+    public var linkNext: String?
 }
 
 /// Everything the log has established, folded event by event. Views are pure
@@ -62,7 +64,7 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    public static let reducerVersion = 3
+    public static let reducerVersion = 4
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry

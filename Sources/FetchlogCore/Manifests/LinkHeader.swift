@@ -1,0 +1,19 @@
+import Foundation
+
+/// RFC 8288 `Link` headers: `<https://api.example/items?page=2>; rel="next", <…>; rel="last"`.
+public enum LinkHeader {
+    /// The target of the `next` relation, nil when there is none.
+    public static func next(_ header: String) -> String? {
+        for link in header.split(separator: ",") {
+            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
+            let relations = parts.dropFirst().compactMap { parameter -> [String]? in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "rel" else { return nil }
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased().split(separator: " ").map(String.init)
+            }.flatMap { $0 }
+            if relations.contains("next") { return String(target.dropFirst().dropLast()) }
+        }
+        return nil
+    }
+}

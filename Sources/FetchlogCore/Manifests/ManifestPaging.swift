@@ -1,0 +1,80 @@
+/// Fetching a manifest resource page by page, through the store, as its paginator says —
+/// with dlt's meaning for every parameter. What a page says about the next one is read
+/// from the page as the store holds it (and its `Link` header from the resource's status).
+extension Store {
+    /// Fetches `resource` of the manifest source `source` from its first page until its
+    /// paginator says the list ends, `maxPages` pages were fetched, or a page fails.
+    /// A page the paginator would ask for twice ends the run (a loop in the API's links).
+    public func fetchManifestResource(source: Source, resource name: String, maxPages: Int? = nil,
+                                      onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
+        guard let plugin = sources.plugin(source) as? ManifestSource else {
+            throw ShellError.usage("\(source) is not a source defined by a manifest")
+        }
+        guard let resource = plugin.manifest.resource(name) else {
+            let names = plugin.manifest.resources.map(\.name)
+            throw ShellError.usage("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
+        }
+        let kind = plugin.kind(of: resource)
+        let limit = min(maxPages ?? PageSelection.limit, PageSelection.limit)
+        var reports: [FetchReport] = []
+        var asked = Set<String>()
+        // The first request, then what each paginator makes of the page before.
+        var label: String? = switch resource.paginator {
+        case .pageNumber(let base, let page, let param, _, _, _): resource.label(extra: [(param, String(page ?? base))])
+        case .offset(let limit, let offset, let offsetParam, let limitParam, _, _, _):
+            resource.label(extra: [(offsetParam, String(offset)), (limitParam, String(limit))])
+        default: resource.label()
+        }
+        var pageValue: Int = switch resource.paginator {
+        case .pageNumber(let base, let page, _, _, _, _): page ?? base
+        case .offset(_, let offset, _, _, _, _, _): offset
+        default: 0
+        }
+        while let current = label, reports.count < limit, asked.insert(current).inserted {
+            let target = Resource(source: plugin.source, path: current, document: kind)
+            let report = try await fetch(target)
+            reports.append(report)
+            onReport(report)
+            label = nil
+            guard report.outcome == .fetched || report.outcome == .notModified,
+                  let page = snapshot.state.document(target)?.document as? ManifestPage else { break }
+            switch resource.paginator {
+            case .singlePage:
+                break
+            case .pageNumber(let base, _, let param, _, let maximum, let stopAfterEmpty):
+                if stopAfterEmpty && page.items.isEmpty { break }
+                pageValue += 1
+                if let total = page.total, pageValue >= total + base { break }
+                if let maximum, pageValue >= maximum { break }
+                // With no total, no maximum and no empty-page stop, dlt refuses to go on.
+                if page.total == nil && maximum == nil && !stopAfterEmpty { break }
+                label = resource.label(extra: [(param, String(pageValue))])
+            case .offset(let step, _, let offsetParam, let limitParam, _, let maximum, let stopAfterEmpty):
+                if stopAfterEmpty && page.items.isEmpty { break }
+                pageValue += step
+                if let total = page.total, pageValue >= total { break }
+                if let maximum, pageValue >= maximum { break }
+                if page.total == nil && maximum == nil && !stopAfterEmpty { break }
+                label = resource.label(extra: [(offsetParam, String(pageValue)), (limitParam, String(step))])
+            case .jsonLink:
+                label = page.nextURL.flatMap { nextLabel($0, plugin: plugin) }
+            case .headerLink:
+                label = snapshot.state.status[ResourceKey(target)]?.linkNext.flatMap { nextLabel($0, plugin: plugin) }
+            case .cursor(_, let param):
+                if let cursor = page.cursor, !cursor.isEmpty { label = resource.label(extra: [(param, cursor)]) }
+            case .auto:
+                let next = snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL
+                label = next.flatMap { nextLabel($0, plugin: plugin) }
+            }
+        }
+        return reports
+    }
+
+    /// The resource label of a next-page URL: a path relative to the source (`/items?page=2`),
+    /// or an absolute URL under its base (or, under `--upstream`, `BASE/<name>`).
+    private func nextLabel(_ url: String, plugin: ManifestSource) -> String? {
+        if url.hasPrefix("/") { return url }
+        let upstream = fetcher?.configuration.upstream ?? .real
+        return upstream.relativePath(of: url, source: plugin)
+    }
+}

@@ -1,0 +1,108 @@
+/// A source made from a `RestManifest`: no Swift, the manifest says it all. Each resource
+/// is a document kind (`SOURCE.RESOURCE`); a body decodes to a `ManifestPage` — the items
+/// its `data_selector` names and what its paginator reads (total, next URL, cursor).
+public struct ManifestSource: SourcePlugin {
+    public let manifest: RestManifest
+    /// How long a held page counts as current (dlt has no word for it; a day by default).
+    public var freshness: FreshnessRule
+
+    public init(_ manifest: RestManifest, freshness: FreshnessRule = .timeToLive(.seconds(24 * 3600), renewOnOpen: false)) {
+        self.manifest = manifest
+        self.freshness = freshness
+    }
+
+    public var source: Source { Source(manifest.name) }
+    public var summary: String { "from a manifest: \(manifest.resources.map(\.name).joined(separator: ", "))" }
+    public var realBase: String { manifest.baseURL }
+
+    public func kind(of resource: RestResource) -> DocumentKind { DocumentKind(manifest.name + "." + resource.name) }
+
+    func resource(of kind: DocumentKind) -> RestResource? {
+        manifest.resources.first { self.kind(of: $0) == kind }
+    }
+
+    public func documentKind(ofPath path: String) -> DocumentKind? {
+        let pathOnly = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+        return manifest.resources.first { $0.path == pathOnly }.map(kind(of:))
+    }
+
+    public func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+        guard let resource = resource(of: kind) else { throw DecodeError(path: "$", reason: "\(manifest.name) has no resource for \(kind)") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes: body) } catch { throw DecodeError(path: "$", reason: "\(error)") }
+        return try ManifestPage(json, resource: resource)
+    }
+
+    public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool {
+        resource(of: kind)?.ignoredStatuses.contains(Int(status)) ?? false
+    }
+}
+
+/// One page of a manifest resource, as decoded: the items, and what the paginator reads.
+public struct ManifestPage: SourceDocument, Equatable {
+    public let items: [JSONValue]
+    /// The value at the paginator's `total_path` (pages or items), when there is one.
+    public let total: Int?
+    /// The next page's URL from the body (`json_link`'s `next_url_path`, or `auto`'s `next`).
+    public let nextURL: String?
+    /// The next cursor (`cursor`'s `cursor_path`).
+    public let cursor: String?
+
+    init(_ json: JSONValue, resource: RestResource) throws(DecodeError) {
+        var selected = json
+        var path = "$"
+        for key in resource.dataSelector ?? [] {
+            path += "." + key
+            guard case .object = selected else { throw DecodeError(path: path, reason: "expected an object on the way to the items") }
+            guard let next = selected[key] else { throw DecodeError(path: path, reason: "missing (the data_selector names it)") }
+            selected = next
+        }
+        switch selected {
+        case .array(let list): items = list
+        case .object where resource.dataSelector == nil:
+            // No selector and an object: the first member holding a list of objects, as dlt
+            // finds records; else the object itself is the one item.
+            if case .object(let members) = selected,
+               let list = members.first(where: { member in
+                   if case .array(let values) = member.1, values.allSatisfy({ if case .object = $0 { true } else { false } }) { return !values.isEmpty }
+                   return false
+               })?.1.arrayValue {
+                items = list
+            } else {
+                items = [selected]
+            }
+        case .object: items = [selected]
+        case .null: items = []
+        default: throw DecodeError(path: path, reason: "expected a list of items or one item")
+        }
+        func value(at keys: [String]?) -> JSONValue? {
+            guard let keys else { return nil }
+            var current: JSONValue? = json
+            for key in keys { current = current?[key] }
+            return current
+        }
+        switch resource.paginator {
+        case .pageNumber(_, _, _, let totalPath, _, _), .offset(_, _, _, _, let totalPath, _, _):
+            total = value(at: totalPath)?.intValue
+            nextURL = nil
+            cursor = nil
+        case .jsonLink(let next):
+            total = nil
+            nextURL = value(at: next)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            cursor = nil
+        case .auto:
+            total = nil
+            nextURL = value(at: ["next"])?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            cursor = nil
+        case .cursor(let cursorPath, _):
+            total = nil
+            nextURL = nil
+            let found = value(at: cursorPath)
+            cursor = found?.stringValue ?? found?.intValue.map(String.init)
+        case .singlePage, .headerLink:
+            total = nil
+            nextURL = nil
+            cursor = nil
+        }
+    }
+}
