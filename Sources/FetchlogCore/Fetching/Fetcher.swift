@@ -48,14 +48,15 @@ public final class Fetcher: Sendable {
     }
 
     /// The URL a resource is asked at under this configuration's upstream.
-    public func url(for resource: Resource) -> String {
-        configuration.upstream.url(source: resource.source, path: resource.path, realBase: sources.realBase(of: resource))
+    public func url(for resource: Resource, plugin: (any SourcePlugin)? = nil) -> String {
+        let base = (plugin ?? sources.plugin(resource.source))?.realBase(for: resource.document) ?? ""
+        return configuration.upstream.url(source: resource.source, path: resource.path, realBase: base)
     }
 
     /// The URL as events, reports and log lines show it: userinfo and secret query
     /// parameters masked (see `Redaction`).
-    public func recordedURL(for resource: Resource) -> String {
-        configuration.redaction.url(url(for: resource))
+    public func recordedURL(for resource: Resource, plugin: (any SourcePlugin)? = nil) -> String {
+        configuration.redaction.url(url(for: resource, plugin: plugin))
     }
 
     /// Fetches `resource`, retrying as the policy says. Throws only when the log cannot
@@ -68,9 +69,13 @@ public final class Fetcher: Sendable {
     /// `validators` (of the held body) make a durable fetch conditional; a session-only
     /// fetch is never conditional. Callers other than the store layer go through
     /// `Store.fetch`, which passes the snapshot's.
-    public func fetch(_ resource: Resource, recording: Recording = .durable, validators: Validators? = nil) async throws -> FetchReport {
+    ///
+    /// `plugin` is the resource's source when it is not registered (a manifest's, held in
+    /// the store's state); nil looks it up in `sources`.
+    public func fetch(_ resource: Resource, recording: Recording = .durable, validators: Validators? = nil,
+                      plugin: (any SourcePlugin)? = nil) async throws -> FetchReport {
         if configuration.offline {
-            return FetchReport(resource: resource, url: recordedURL(for: resource), attempts: [],
+            return FetchReport(resource: resource, url: recordedURL(for: resource, plugin: plugin), attempts: [],
                                outcome: .failed(.transport, "offline: the network is not used (--offline)"))
         }
         // Cancelled before it started (Ctrl-C between two pages): nothing to abandon.
@@ -82,7 +87,7 @@ public final class Fetcher: Sendable {
         let ticket = waiters.join(resource)
         defer { ticket.leave() }
         let (task, shared) = inFlight.task(for: resource) {
-            Task { try await self.performFetch(resource, recording: recording, validators: validators) }
+            Task { try await self.performFetch(resource, recording: recording, validators: validators, plugin: plugin) }
         }
         defer { if !shared { inFlight.finish(resource) } }
         do {
@@ -102,18 +107,20 @@ public final class Fetcher: Sendable {
                 // caller still wants the answer, so it asks again (once that task is gone).
                 ticket.leave()
                 await Task.yield()
-                return try await fetch(resource, recording: recording, validators: validators)
+                return try await fetch(resource, recording: recording, validators: validators, plugin: plugin)
             }
             cancelled.completed = FetchLedger.current?.reports ?? []
             throw cancelled
         }
     }
 
-    private func performFetch(_ resource: Resource, recording: Recording, validators: Validators?) async throws -> FetchReport {
+    private func performFetch(_ resource: Resource, recording: Recording, validators: Validators?,
+                              plugin given: (any SourcePlugin)?) async throws -> FetchReport {
+        let plugin = given ?? sources.plugin(resource.source)
         // Credentials in the URL (`--upstream http://user:pass@host`) are sent as a header,
         // never recorded: the event keeps `***` for both (see `Redaction`).
-        let (url, authorization) = URLParts(url(for: resource)).splitCredentials()
-        let recordedURL = recordedURL(for: resource)
+        let (url, authorization) = URLParts(url(for: resource, plugin: plugin)).splitCredentials()
+        let recordedURL = recordedURL(for: resource, plugin: plugin)
         var requestHeaders: [Header] = []
         if let authorization { requestHeaders.append(Header("Authorization", authorization)) }
         var conditional = false
@@ -163,7 +170,7 @@ public final class Fetcher: Sendable {
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
                               request: Event.Request(method: "GET", url: recordedURL, headers: configuration.redaction.headers(requestHeaders)))
             var decoded: (any SourceDocument)?
-            let retryable = classify(result, resource: resource, into: &event, decoded: &decoded)
+            let retryable = classify(result, resource: resource, plugin: plugin, into: &event, decoded: &decoded)
             let seq: UInt64
             switch recording {
             case .durable:
@@ -513,7 +520,8 @@ public final class Fetcher: Sendable {
     }
 
     /// Fills in the event for this result; returns whether another attempt may help.
-    private func classify(_ result: AttemptResult, resource: Resource, into event: inout Event, decoded: inout (any SourceDocument)?) -> Bool {
+    private func classify(_ result: AttemptResult, resource: Resource, plugin: (any SourcePlugin)?, into event: inout Event,
+                          decoded: inout (any SourceDocument)?) -> Bool {
         switch result {
         case .refused(let failureClass, let message, let status, let headers):
             // Refused by Fetchlog itself: another attempt would be refused again.
@@ -541,15 +549,16 @@ public final class Fetcher: Sendable {
                     event.failure = Event.Failure(.decode, "Content-Type \(type) is not \(resource.document == .asset ? "an image" : "JSON")")
                     return false
                 }
-                do {
-                    decoded = try sources.decode(resource, body: body)
+                do throws(DecodeError) {
+                    guard let plugin else { throw DecodeError(path: "$", reason: "no registered source named '\(resource.source)'") }
+                    decoded = try plugin.decode(resource.document, body: body)
                     event.kind = .fetched
                 } catch {
                     event.kind = .fetchFailed
                     event.failure = Event.Failure(.decode, error.description)
                 }
                 return false
-            case _ where sources.plugin(resource.source)?.isEndOfList(status: status, kind: resource.document) == true:
+            case _ where plugin?.isEndOfList(status: status, kind: resource.document) == true:
                 // Past the last page of a list whose source says so with a status (a 404):
                 // the end of the list, not an error.
                 event.kind = .endOfList

@@ -10,7 +10,7 @@ public struct ItemsView: Sendable, Equatable {
     public let items: [JSONValue]
 
     public init?(state: LogState, source: String, resource name: String) {
-        guard let plugin = state.sources.plugin(source) as? ManifestSource, let resource = plugin.manifest.resource(name) else { return nil }
+        guard let plugin = state.plugin(source) as? ManifestSource, let resource = plugin.manifest.resource(name) else { return nil }
         self.source = source
         self.resource = name
         let kind = plugin.kind(of: resource)

@@ -7,7 +7,8 @@ extension Store {
     /// A page the paginator would ask for twice ends the run (a loop in the API's links).
     public func fetchManifestResource(source: Source, resource name: String, maxPages: Int? = nil,
                                       onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
-        guard let plugin = sources.plugin(source) as? ManifestSource else {
+        _ = try await catchUp()
+        guard let plugin = durableState.plugin(source.rawValue) as? ManifestSource else {
             throw ShellError.usage("\(source) is not a source defined by a manifest")
         }
         guard let resource = plugin.manifest.resource(name) else {

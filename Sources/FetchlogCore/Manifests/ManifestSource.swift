@@ -40,6 +40,9 @@ public struct ManifestSource: SourcePlugin {
 
 /// One page of a manifest resource, as decoded: the items, and what the paginator reads.
 public struct ManifestPage: SourceDocument, Equatable {
+    /// The whole body as parsed: a new definition of the source re-reads it (`reread`)
+    /// without fetching again.
+    public let body: JSONValue
     public let items: [JSONValue]
     /// The value at the paginator's `total_path` (pages or items), when there is one.
     public let total: Int?
@@ -49,6 +52,7 @@ public struct ManifestPage: SourceDocument, Equatable {
     public let cursor: String?
 
     init(_ json: JSONValue, resource: RestResource) throws(DecodeError) {
+        body = json
         var selected = json
         var path = "$"
         for key in resource.dataSelector ?? [] {

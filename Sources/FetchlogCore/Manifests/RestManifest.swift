@@ -12,10 +12,13 @@ public struct RestManifest: Sendable, Equatable {
     /// `client.base_url`, without a trailing slash.
     public var baseURL: String
     public var resources: [RestResource]
+    /// The document as given (its canonical text is what `source.defined` records).
+    public let json: JSONValue
 
     /// Parses and validates a manifest document. `name` is the top-level `name` member, a
     /// Fetchlog addition (dlt names a source in Python).
     public init(json: JSONValue) throws(ManifestError) {
+        self.json = json
         let root = try ManifestReader(json, path: "")
         try root.allow(["name", "client", "resource_defaults", "resources"],
                        unsupported: ["sources", "dependencies"])

@@ -34,6 +34,9 @@ public enum Checkpoint {
             ("seq", .number(state.seq)),
             ("documents", .array(documents)),
             ("status", .array(statuses)),
+            ("manifests", .array(state.manifests.keys.sorted().map { name in
+                .object([("name", .string(name)), ("seq", .number(state.manifests[name]!.seq)), ("manifest", state.manifests[name]!.manifest.json)])
+            })),
             ("slices", .object(state.slices.keys.sorted().compactMap { name in
                 // A slice that cannot encode (a plug-in's bug) is left out: the next open
                 // rebuilds it from the log.
@@ -55,12 +58,17 @@ public enum Checkpoint {
               case .number(let seqText)? = json["seq"], let seq = UInt64(seqText), seq <= (try log.lastSeq()) else { return nil }
         var state = LogState(sources: sources)
         state.seq = seq
+        for item in json["manifests"]?.arrayValue ?? [] {
+            guard let name = item["name"]?.stringValue, case .number(let text)? = item["seq"], let defined = UInt64(text),
+                  let body = item["manifest"], let manifest = try? RestManifest(json: body), manifest.name == name else { return nil }
+            state.manifests[name] = DefinedManifest(manifest: manifest, seq: defined)
+        }
         for ref in json["documents"]?.arrayValue ?? [] {
             guard let source = ref["source"]?.stringValue, let path = ref["path"]?.stringValue,
                   case .number(let text)? = ref["seq"], let docSeq = UInt64(text),
-                  let resource = sources.resource(source: source, label: path),
+                  let resource = state.resource(source: source, label: path),
                   let event = try log.event(at: docSeq), let body = event.body,
-                  let document = try? sources.decode(resource, body: body) else { return nil }
+                  let document = try? state.decode(resource, body: body) else { return nil }
             state.documents[ResourceKey(source: source, path: path)] = HeldDocument(seq: docSeq, fetchedAt: event.recordedAt, document: document)
         }
         for item in json["status"]?.arrayValue ?? [] {

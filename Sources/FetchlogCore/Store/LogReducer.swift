@@ -19,8 +19,8 @@ public enum LogReducer {
         status.lastAttemptSeq = event.seq
         switch event.kind {
         case .fetched:
-            guard let resource = state.sources.resource(source: event.source, label: event.label), let body = event.body,
-                  let document = decoded ?? (try? state.sources.decode(resource, body: body)) else {
+            guard let resource = state.resource(source: event.source, label: event.label), let body = event.body,
+                  let document = decoded ?? (try? state.decode(resource, body: body)) else {
                 // Recorded as fetched but undecodable by this build: it cannot replace held data.
                 status.failuresSince += 1
                 status.lastError = "the stored body does not decode"
@@ -64,6 +64,8 @@ public enum LogReducer {
 
     private static func applyIntent(_ event: Event, to state: inout LogState) {
         switch event.label {
+        case ManifestDefinition.label where event.source == ManifestDefinition.source:
+            ManifestDefinition.apply(event, to: &state)
         case "renew":
             // A view opened within its time to live: the TTL counts from here.
             guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let path = json["path"]?.stringValue else { return }

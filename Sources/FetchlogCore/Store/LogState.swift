@@ -77,6 +77,9 @@ public struct LogState: Sendable, Equatable {
     public private(set) var failingAssets: Set<String> = []
     /// Each source's slice, by source name (only sources that keep one).
     public internal(set) var slices: [String: any SourceSlice] = [:]
+    /// Sources defined by manifests (`source.defined` intents), by name: the definition in
+    /// force at this point of the log.
+    public internal(set) var manifests: [String: DefinedManifest] = [:]
 
     public init(sources: SourceRegistry) {
         self.sources = sources
@@ -86,6 +89,25 @@ public struct LogState: Sendable, Equatable {
     }
 
     public func document(_ resource: Resource) -> HeldDocument? { documents[ResourceKey(resource)] }
+
+    /// The plug-in of `source`: a registered one, else the manifest in force.
+    public func plugin(_ source: String) -> (any SourcePlugin)? {
+        sources.plugin(source) ?? manifests[source].map { ManifestSource($0.manifest) }
+    }
+
+    /// Rebuilds a resource from a logged event's source and label (manifest sources included).
+    public func resource(source: String, label: String) -> Resource? {
+        guard let plugin = plugin(source), let kind = plugin.documentKind(ofPath: label) else { return nil }
+        return Resource(source: plugin.source, path: label, document: kind)
+    }
+
+    /// Decodes `body` as `resource`'s plug-in (or manifest) says.
+    public func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+        guard let plugin = plugin(resource.source.rawValue) else {
+            throw DecodeError(path: "$", reason: "no registered source named '\(resource.source)'")
+        }
+        return try plugin.decode(resource.document, body: body)
+    }
 
     /// The slice `source` keeps, as its type; nil when it keeps none of that type.
     public func slice<S: SourceSlice>(_ type: S.Type, of source: Source) -> S? { slices[source.rawValue] as? S }
@@ -101,6 +123,7 @@ public struct LogState: Sendable, Equatable {
         a.seq == b.seq && a.documents == b.documents && a.status == b.status && a.failingAssets == b.failingAssets
             && a.slices.count == b.slices.count
             && a.slices.allSatisfy { name, slice in b.slices[name].map { slice.isEqual(to: $0) } ?? false }
+            && a.manifests == b.manifests
     }
 }
 
@@ -116,4 +139,10 @@ public enum CanonicalNumber {
 
 extension JSONValue {
     public static func number(_ value: Double) -> JSONValue { .number(CanonicalNumber.text(value)) }
+}
+
+/// A source defined by a manifest, and the seq of the `source.defined` intent that did it.
+public struct DefinedManifest: Sendable, Equatable {
+    public let manifest: RestManifest
+    public let seq: UInt64
 }

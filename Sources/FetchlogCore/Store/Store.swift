@@ -175,7 +175,9 @@ public final class Store: @unchecked Sendable {
             _ = try catchUpNow()
             validators = Validators(of: ResourceKey(resource), in: durableState)
         }
-        let report = try await fetcher.fetch(resource, recording: recording, validators: validators)
+        // A source defined by a manifest lives in the state, not the registry.
+        let plugin = sources.plugin(resource.source) == nil ? durableState.plugin(resource.source.rawValue) : nil
+        let report = try await fetcher.fetch(resource, recording: recording, validators: validators, plugin: plugin)
         if let (seq, document) = report.decoded {
             lock.withLock { if seq > durable.seq { predecoded[seq] = document } }
         }

@@ -18,10 +18,12 @@ public enum ViewCatalog {
             let members = registry.views.map { ($0.name, $0.export(state)) }
             return .object([("view", .string("all")), ("asOf", .number(state.seq)), ("views", .object(members))])
         }
-        for view in registry.parameterizedViews where name.hasPrefix(view.prefix) {
+        // Manifest sources held in the state bring the generic items view with them.
+        let extra = state.manifests.isEmpty || registry.parameterizedViews.contains { $0.prefix == "items/" } ? [] : [ItemsView.definition]
+        for view in registry.parameterizedViews + extra where name.hasPrefix(view.prefix) {
             if let json = view.export(state, String(name.dropFirst(view.prefix.count))) { return json }
         }
-        throw ViewNameError(name: name, known: registry.exportNames)
+        throw ViewNameError(name: name, known: registry.exportNames + extra.map(\.pattern))
     }
 
     /// SHA-256 of each fixed view's canonical export.

@@ -44,6 +44,16 @@ struct FetchCommand: AsyncParsableCommand {
     /// The registry `fetch` is parsed and checked against: the command line's, or the
     /// shell's (set around its parse), whose store may serve more sources.
     @TaskLocal static var registry: SourceRegistry = Engine.sources
+    /// The sources the shell's store defines by manifests (nil on the command line, where
+    /// the store is not open yet when the arguments are checked).
+    @TaskLocal static var definedSources: Set<String>? = nil
+
+    /// True when `source` may be one defined by a manifest in the store: the shell knows;
+    /// the command line defers to the open store when the store exists.
+    func mayBeDefined(_ source: String) -> Bool {
+        if let defined = Self.definedSources { return defined.contains(source) }
+        return FileManager.default.fileExists(atPath: storeOptions.path + "/data.mdb")
+    }
 
     /// What each SOURCE word can fetch (the grammar `fetch SOURCE WHAT`), from the registry.
     static var whats: [String: [String]] {
@@ -57,15 +67,17 @@ struct FetchCommand: AsyncParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
         guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
         guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
-        if source != "asset" {
+        if source == "asset" {
+            guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
+        } else if Self.whats[source] == nil && mayBeDefined(source) {
+            // A source the store may define by a manifest: checked once the store is open.
+        } else {
             guard let options = Self.whats[source] else {
                 throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use \(Self.registry.fetchSources.joined(separator: ", ")) or asset")
             }
             guard options.contains(what) else {
                 throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
             }
-        } else if !(what.hasPrefix("http://") || what.hasPrefix("https://")) {
-            throw ValidationError("fetch asset takes an http(s) URL")
         }
         if let pages {
             guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)'") }
@@ -126,6 +138,9 @@ struct FetchCommand: AsyncParsableCommand {
             printer.report(report)
             return [report]
         }
+        if store.sources.plugin(source) == nil, store.durableState.manifests[source] != nil {
+            return try await fetchDefined(store, printer)
+        }
         guard let target = store.sources.fetchTarget(source: source, what: what) else {
             let options = store.sources.fetchTargets.filter { $0.source == source }.map(\.what)
             if options.isEmpty {
@@ -140,6 +155,25 @@ struct FetchCommand: AsyncParsableCommand {
                                    store: store, policy: policy, expect: { printer.expect($0) }, report: { printer.report($0) })
         do {
             return try await target.perform(request)
+        } catch let error as ShellError where error.status == 64 {
+            throw ValidationError(error.message)
+        }
+    }
+}
+
+extension FetchCommand {
+    /// `fetch SOURCE RESOURCE [--pages all|N]` for a source defined by a manifest: every page
+    /// its paginator reaches (`all`, as dlt), or at most N.
+    func fetchDefined(_ store: Store, _ printer: FetchPrinter) async throws -> [FetchReport] {
+        var maxPages: Int?
+        if let pages, pages != "all" {
+            guard let n = Int(pages), n >= 1 else {
+                throw ValidationError("--pages takes all or a number of pages for \(source) (its paginator numbers them), not '\(pages)'")
+            }
+            maxPages = n
+        }
+        do {
+            return try await store.fetchManifestResource(source: Source(source), resource: what, maxPages: maxPages) { printer.report($0) }
         } catch let error as ShellError where error.status == 64 {
             throw ValidationError(error.message)
         }

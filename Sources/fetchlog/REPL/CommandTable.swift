@@ -43,6 +43,8 @@ enum CommandTable {
                     example: Engine.sources.demo.examples["asset"] ?? "help asset", run: Commands.asset),
         CommandSpec(name: "status", usage: "status", summary: "every resource: freshness, last success, last error", example: "status", run: Commands.status),
         CommandSpec(name: "log", usage: LogCommand.usage, summary: "the event log (as `fetchlog log …`; log tail 3 and log tail -n 3 alike)", example: "log tail 3", run: Commands.log),
+        CommandSpec(name: "source", usage: SourceCommand.usage, summary: "sources defined by manifests (dlt rest_api JSON): add one, list them, show one",
+                    example: "source list", run: Commands.source),
         CommandSpec(name: "replay", usage: ReplayCommand.usage, summary: "rebuild every view from the log; each view's events and hash (--verify: against the live state)", example: "replay --verify", run: Commands.replay),
         CommandSpec(name: "export", usage: ExportCommand.usage, summary: "a view as canonical JSON (\(exportList))",
                     example: "export filters", run: Commands.export),

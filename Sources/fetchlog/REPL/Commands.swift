@@ -88,7 +88,12 @@ enum Commands {
             throw CommandError.usage("\(option) is set when the shell starts (fetchlog \(option) … repl); this shell fetches with its own settings")
         }
         let command: FetchCommand
-        do { command = try FetchCommand.$registry.withValue(session.store.sources) { try FetchCommand.parse(args) } } catch {
+        let defined = Set(session.store.snapshot.state.manifests.keys)
+        do {
+            command = try FetchCommand.$registry.withValue(session.store.sources) {
+                try FetchCommand.$definedSources.withValue(defined) { try FetchCommand.parse(args) }
+            }
+        } catch {
             throw CommandError.usage(FetchCommand.message(for: error) + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
         let printer = FetchPrinter()
@@ -165,6 +170,11 @@ enum Commands {
 
     static func status(_ session: Session, _ args: [String]) async throws -> Output? {
         try await session.runShared(StatusCommand.self, args, usage: StatusCommand.usage)
+    }
+
+    static func source(_ session: Session, _ args: [String]) async throws -> Output? {
+        guard !args.isEmpty else { throw CommandError.usage("usage: \(SourceCommand.usage)") }
+        return try await session.runShared(SourceCommand.self, args, usage: SourceCommand.usage, subcommandUsage: SourceCommand.usages)
     }
 
     static func log(_ session: Session, _ args: [String]) async throws -> Output? {

@@ -1,0 +1,86 @@
+import ArgumentParser
+import FetchlogCore
+import Foundation
+
+/// `source add FILE | list | show NAME`: sources defined by manifests (dlt's `rest_api`
+/// JSON), kept in the log as `source.defined` events. The same grammar on the command line
+/// and in the shell.
+struct SourceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "source",
+        abstract: "Define sources from manifests (dlt rest_api JSON) and list them.",
+        subcommands: [Add.self, List.self, Show.self])
+    static let usage = "source add FILE | list | show NAME"
+    static let usages = ["add": "source add FILE", "list": "source list", "show": "source show NAME"]
+
+    /// The live store of a command: the shell's, or one opened for the command line.
+    static func store(_ context: CommandContext) async throws -> Store {
+        if let store = context.session?.store { return store }
+        return try await openLiveStore(context.log, clock: context.clock)
+    }
+
+    struct Add: SharedCommand {
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Validate a manifest and append it to the log.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Argument(help: "The manifest (JSON, dlt's rest_api form, with a top-level name).") var file: String
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            guard let data = FileManager.default.contents(atPath: file) else { throw CommandError.failed("\(file): cannot be read") }
+            let json: JSONValue
+            do { json = try JSONValue.parse(bytes: Array(data)) } catch { throw CommandError.failed("\(file): not JSON: \(error)") }
+            let manifest: RestManifest
+            do { manifest = try RestManifest(json: json) } catch { throw CommandError.failed("\(file): \(error)") }
+            let store = try await SourceCommand.store(context)
+            let previous = store.snapshot.state.manifests[manifest.name]
+            do { try await store.define(manifest) } catch let error as ManifestError { throw CommandError.failed("\(file): \(error)") }
+            let seq = store.snapshot.state.manifests[manifest.name]?.seq ?? 0
+            let names = manifest.resources.map(\.name)
+            let verb = previous == nil ? "defined" : "redefined"
+            return .message("\(verb) source \(manifest.name) (\(names.count) resource\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", "))) at seq \(seq)",
+                            json: .object([("source", .string(manifest.name)), ("resources", .array(names.map(JSONValue.string))),
+                                           ("seq", .number(seq)), ("redefined", .bool(previous != nil))]))
+        }
+    }
+
+    struct List: SharedCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "The sources defined by manifests.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let state = try await context.liveState()
+            let defined = state.manifests.keys.sorted().map { state.manifests[$0]! }
+            let rows = defined.map { [$0.manifest.name, $0.manifest.baseURL, $0.manifest.resources.map(\.name).joined(separator: ", "), String($0.seq)] }
+            let records: [JSONValue] = defined.map {
+                .object([("source", .string($0.manifest.name)), ("base", .string($0.manifest.baseURL)),
+                         ("resources", .array($0.manifest.resources.map { .string($0.name) })), ("seq", .number($0.seq))])
+            }
+            return .table(columns: ["source", "base", "resources", "defined at seq"], rows: rows, records: records,
+                          footer: defined.isEmpty ? "no source defined by a manifest yet: source add FILE" : nil)
+        }
+    }
+
+    struct Show: SharedCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "A source's manifest as defined.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Argument(help: "The source's name.") var name: String
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let state = try await context.liveState()
+            guard let defined = state.manifests[name] else {
+                let names = state.manifests.keys.sorted()
+                throw CommandError.failed("no source '\(name)' is defined by a manifest\(Suggest.didYouMean(name, names))"
+                    + (names.isEmpty ? "" : ": defined are \(names.joined(separator: ", "))"))
+            }
+            return .json(defined.manifest.json)
+        }
+    }
+}

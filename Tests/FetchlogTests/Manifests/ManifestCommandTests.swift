@@ -1,0 +1,75 @@
+import FetchlogCore
+import Foundation
+import Testing
+
+/// Issue 15: a source from a manifest on the command line — `source add` appends it to the
+/// log, `fetch SOURCE RESOURCE` pages through it, `export items/SOURCE/RESOURCE` reads it,
+/// and a new definition changes the reading without fetching again.
+@Suite struct ManifestCommandTests {
+    static let manifest = #"""
+    {"name":"catalog","client":{"base_url":"https://catalog.example"},
+     "resources":[{"name":"pages","primary_key":"id",
+                   "endpoint":{"path":"pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}}}]}
+    """#
+
+    func write(_ text: String, _ dir: TemporaryDirectory, _ name: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let file = dir.sub(name)
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    @Test func addFetchExportRedefineAndReplay() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("manifest-cli")
+        let store = dir.sub("store")
+        let file = try write(Self.manifest, dir, "catalog.json")
+        let add = try await runFetchlog(["--store", store, "source", "add", file])
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.stdout == "defined source catalog (1 resource: pages) at seq 1\n")
+
+        let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "--retries", "0", "fetch", "catalog", "pages"])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(upstream.asked == ["/catalog/pages?page=1", "/catalog/pages?page=2", "/catalog/pages?page=3"])
+        let export = try await runFetchlog(["--store", store, "export", "items/catalog/pages"])
+        #expect(export.status == 0, "\(export.stderr)")
+        let json = try JSONValue.parse(bytes: Array(export.stdout.utf8))
+        #expect(json["count"] == .number(12))
+        #expect((json["items"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == Array(1 ... 12))
+
+        // Change the reading: no primary key now, so the repeated item 5 is kept twice.
+        let second = try write(Self.manifest.replacingOccurrences(of: #""primary_key":"id","#, with: ""), dir, "catalog-2.json")
+        let redefine = try await runFetchlog(["--store", store, "source", "add", second])
+        #expect(redefine.stdout == "redefined source catalog (1 resource: pages) at seq 5\n", "\(redefine.stderr)")
+        let after = try JSONValue.parse(bytes: Array(try await runFetchlog(["--store", store, "export", "items/catalog/pages"]).stdout.utf8))
+        #expect(after["count"] == .number(13))
+        #expect(upstream.asked.count == 3) // nothing fetched again
+        // The first definition still answers for the past.
+        let past = try JSONValue.parse(bytes: Array(try await runFetchlog(["--store", store, "export", "items/catalog/pages", "--at", "4"]).stdout.utf8))
+        #expect(past["count"] == .number(12))
+
+        let verify = try await runFetchlog(["--store", store, "replay", "--verify"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let list = try await runFetchlog(["--store", store, "source", "list", "--format", "json"])
+        #expect(list.stdout == #"[{"base":"https://catalog.example","resources":["pages"],"seq":5,"source":"catalog"}]"# + "\n", "\(list.stdout)")
+        await upstream.stop()
+    }
+
+    @Test func aBadManifestIsRefusedWithItsKeyPathAndNothingIsWritten() async throws {
+        let dir = TemporaryDirectory("manifest-bad")
+        let store = dir.sub("store")
+        let file = try write(Self.manifest.replacingOccurrences(of: "page_number", with: "pages"), dir, "bad.json")
+        let add = try await runFetchlog(["--store", store, "source", "add", file])
+        #expect(add.status == 1)
+        #expect(add.stderr.contains("bad.json: resources[0].endpoint.paginator.type: \"pages\" is not one of single_page, page_number, offset, json_link, header_link, cursor, auto"), "\(add.stderr)")
+        let taken = try write(Self.manifest.replacingOccurrences(of: #""name":"catalog""#, with: #""name":"tvmaze""#), dir, "taken.json")
+        let clash = try await runFetchlog(["--store", store, "source", "add", taken])
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains("taken.json: name: \"tvmaze\" is taken by a source of this engine; choose another name"), "\(clash.stderr)")
+        let list = try await runFetchlog(["--store", store, "source", "list", "--format", "json"])
+        #expect(list.stdout == "[]\n")
+        let unknown = try await runFetchlog(["--store", store, "fetch", "catalog", "pages"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("unknown source 'catalog'"), "\(unknown.stderr)")
+    }
+}
