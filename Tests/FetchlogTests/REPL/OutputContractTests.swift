@@ -49,7 +49,7 @@ import Testing
             "friends 0", "path 0 237", "pages", "page /ios-se", "sections", "home",
             "artworks", "artwork 4", "artist 2",
             "asset show \(poster)", "asset save \(poster) \(file).jpg",
-            "status", "log tail 3", "log tail -n 2", "log show 1", "log stats", "log verify",
+            "status", "log tail 3", "log tail -n 2", "log show 1", "log stats", "log verify", "source list",
             "log export --out \(file).ndjson", "replay", "replay --to 3", "replay --verify",
             "export filters", "export show/1 --at 4", "export status --out \(file).json",
             "at 1 shows", "diff 1 2 status", ".mode", "quit",
