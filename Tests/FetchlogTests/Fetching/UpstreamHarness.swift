@@ -32,6 +32,15 @@ struct FetchHarness {
         return FetchHarness(upstream: upstream, base: url.absoluteString, log: log, fetcher: fetcher, store: store, directory: directory)
     }
 
+    /// For tests that count requests exactly: no retries (a retry would be one more
+    /// request), and timeouts long enough that the full suite's load on two cores never
+    /// trips them (it was seen to stretch a loopback answer past the usual 2 s connect).
+    static func patientConfiguration(base: String) -> FetchConfiguration {
+        var configuration = fetchConfiguration(base: base, retries: 0, readTimeout: .seconds(60))
+        configuration.connectTimeout = .seconds(30)
+        return configuration
+    }
+
     static func fetchConfiguration(base: String, retries: Int = 3, readTimeout: Duration = .seconds(5),
                                    retryAfterCap: Duration = .seconds(30)) -> FetchConfiguration {
         var configuration = FetchConfiguration()

@@ -25,7 +25,7 @@ import Testing
         let directory = TemporaryDirectory("manifest")
         let log = try EventLog.open(at: directory.path)
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)
-        let fetcher = Fetcher(log: log, sources: sources, configuration: FetchHarness.fetchConfiguration(base: upstream.base, retries: 0))
+        let fetcher = Fetcher(log: log, sources: sources, configuration: FetchHarness.patientConfiguration(base: upstream.base))
         let store = try Store(log: log, sources: sources, fetcher: fetcher)
         return Rig(upstream: upstream, log: log, fetcher: fetcher, store: store, directory: directory)
     }
@@ -100,7 +100,8 @@ import Testing
         let export = try ViewCatalog.export("items/catalog/pages", state: rig.store.snapshot.state)
         #expect(export["count"] == .number(12))
         #expect(export["source"] == .string("catalog") && export["resource"] == .string("pages"))
-        #expect(export["items"]?.arrayValue?[4] == (try JSONValue.parse(bytes: Array(CatalogUpstream.item(5).utf8))))
+        let items = export["items"]?.arrayValue ?? []
+        #expect(items.dropFirst(4).first == (try JSONValue.parse(bytes: Array(CatalogUpstream.item(5).utf8))))
         // Replay rebuilds the same view from the log alone.
         let replayed = try Store.replay(rig.log, sources: rig.store.sources).state
         #expect(try ViewCatalog.export("items/catalog/pages", state: replayed) == export)
