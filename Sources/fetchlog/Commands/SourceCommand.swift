@@ -9,9 +9,17 @@ struct SourceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "source",
         abstract: "Define sources from manifests (dlt rest_api JSON) and list them.",
-        subcommands: [Add.self, List.self, Show.self])
-    static let usage = "source add FILE | list | show NAME"
-    static let usages = ["add": "source add FILE", "list": "source list", "show": "source show NAME"]
+        subcommands: [Add.self, Try.self, List.self, Show.self])
+    static let usage = "source add FILE | try FILE | list | show NAME"
+    static let usages = ["add": "source add FILE", "try": "source try FILE", "list": "source list", "show": "source show NAME"]
+
+    /// A manifest file, parsed and checked (errors name the file and the key path).
+    static func manifest(_ file: String) throws -> RestManifest {
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandError.failed("\(file): cannot be read") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes: Array(data)) } catch { throw CommandError.failed("\(file): not JSON: \(error)") }
+        do { return try RestManifest(json: json) } catch { throw CommandError.failed("\(file): \(error)") }
+    }
 
     /// The live store of a command: the shell's, or one opened for the command line.
     static func store(_ context: CommandContext) async throws -> Store {
@@ -28,11 +36,7 @@ struct SourceCommand: AsyncParsableCommand {
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            guard let data = FileManager.default.contents(atPath: file) else { throw CommandError.failed("\(file): cannot be read") }
-            let json: JSONValue
-            do { json = try JSONValue.parse(bytes: Array(data)) } catch { throw CommandError.failed("\(file): not JSON: \(error)") }
-            let manifest: RestManifest
-            do { manifest = try RestManifest(json: json) } catch { throw CommandError.failed("\(file): \(error)") }
+            let manifest = try SourceCommand.manifest(file)
             let store = try await SourceCommand.store(context)
             let previous = store.snapshot.state.manifests[manifest.name]
             do { try await store.define(manifest) } catch let error as ManifestError { throw CommandError.failed("\(file): \(error)") }
@@ -42,6 +46,37 @@ struct SourceCommand: AsyncParsableCommand {
             return .message("\(verb) source \(manifest.name) (\(names.count) resource\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", "))) at seq \(seq)",
                             json: .object([("source", .string(manifest.name)), ("resources", .array(names.map(JSONValue.string))),
                                            ("seq", .number(seq)), ("redefined", .bool(previous != nil))]))
+        }
+    }
+
+    /// `source try FILE`: what the manifest would make of the held bodies, per resource —
+    /// added, removed, changed items — fetching nothing and writing nothing.
+    struct Try: SharedCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "try", abstract: "Apply an edited manifest to the held bodies and show what would change (nothing is fetched or written).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Argument(help: "The edited manifest.") var file: String
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let manifest = try SourceCommand.manifest(file)
+            let state = try await context.liveState()
+            let trial = ManifestTrial(manifest, on: state)
+            let rows = trial.resources.map { change in
+                [change.resource, "\(change.before) → \(change.after)", String(change.added.count), String(change.removed.count), String(change.changed.count),
+                 change.changed.prefix(3).map { "\($0.key): \($0.fields.joined(separator: ","))" }.joined(separator: "; ") + (change.changed.count > 3 ? " …" : "")]
+            }
+            let records: [JSONValue] = trial.resources.map { change in
+                .object([("resource", .string(change.resource)), ("before", .number(change.before)), ("after", .number(change.after)),
+                         ("added", .array(change.added.map(JSONValue.string))), ("removed", .array(change.removed.map(JSONValue.string))),
+                         ("changed", .array(change.changed.map { .object([("key", .string($0.key)), ("fields", .array($0.fields.map(JSONValue.string)))]) }))])
+            }
+            let unchanged = trial.resources.allSatisfy { $0.added.isEmpty && $0.removed.isEmpty && $0.changed.isEmpty }
+            return .table(columns: ["resource", "items", "added", "removed", "changed", "changed fields (first 3)"], rows: rows, records: records,
+                          footer: unchanged ? "no item would change; nothing was fetched or written"
+                                            : "nothing was fetched or written; source add \(file) to apply it")
         }
     }
 

@@ -78,6 +78,11 @@ final class CatalogUpstream: @unchecked Sendable {
             return respond(request, #"{"data":\#(list(ids(page: page))),"cursors":{"next":\#(next)}}"#)
         }
         router.get("/catalog/single") { request, _ in respond(request, list([1, 2, 3])) }
+        // Two readings of one body: `data`, or `detailed` (2 renamed and sized, 3 gone, 4 new).
+        router.get("/catalog/versions") { request, _ in
+            respond(request, #"{"data":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}],"#
+                + #""detailed":[{"id":1,"name":"a"},{"id":2,"name":"B","size":2},{"id":4,"name":"d"}]}"#)
+        }
         let (ports, sink) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "catalog-upstream")
         logger.logLevel = .error

@@ -73,3 +73,43 @@ import Testing
         #expect(unknown.stderr.contains("unknown source 'catalog'"), "\(unknown.stderr)")
     }
 }
+
+/// `source try`: an edited manifest applied to the held bodies, nothing fetched or written.
+@Suite struct ManifestTrialTests {
+    static let manifest = #"""
+    {"name":"catalog","client":{"base_url":"https://catalog.example"},
+     "resources":[{"name":"versions","primary_key":"id","endpoint":{"path":"versions","data_selector":"data","paginator":"single_page"}}]}
+    """#
+
+    @Test func aChangedDataSelectorListsExactlyTheChangedItemsAndSendsNoRequest() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("manifest-try")
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let store = dir.sub("store")
+        let first = dir.sub("v1.json"), second = dir.sub("v2.json")
+        try Self.manifest.write(toFile: first, atomically: true, encoding: .utf8)
+        try Self.manifest.replacingOccurrences(of: #""data_selector":"data""#, with: #""data_selector":"detailed""#)
+            .write(toFile: second, atomically: true, encoding: .utf8)
+        #expect(try await runFetchlog(["--store", store, "source", "add", first]).status == 0)
+        let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "fetch", "catalog", "versions"])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(upstream.asked == ["/catalog/versions"])
+
+        let trial = try await runFetchlog(["--store", store, "source", "try", second, "--format", "json"])
+        #expect(trial.status == 0, "\(trial.stderr)")
+        #expect(trial.stdout == #"[{"added":["[4]"],"after":3,"before":3,"changed":[{"fields":["name","size"],"key":"[2]"}],"removed":["[3]"],"resource":"versions"}]"# + "\n",
+                "\(trial.stdout)")
+        let table = try await runFetchlog(["--store", store, "source", "try", second])
+        #expect(table.stdout.contains("versions  3 → 3  1      1        1        [2]: name,size"), "\(table.stdout)")
+        #expect(table.stdout.contains("nothing was fetched or written; source add \(second) to apply it"), "\(table.stdout)")
+        // The same manifest again: nothing would change.
+        let same = try await runFetchlog(["--store", store, "source", "try", first])
+        #expect(same.stdout.contains("no item would change; nothing was fetched or written"), "\(same.stdout)")
+        // No request, no event.
+        #expect(upstream.asked == ["/catalog/versions"])
+        let log = try EventLog.open(at: store)
+        #expect(try log.lastSeq() == 2)
+        log.close()
+        await upstream.stop()
+    }
+}
