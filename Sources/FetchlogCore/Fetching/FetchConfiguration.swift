@@ -31,6 +31,9 @@ public struct FetchConfiguration: Sendable {
     public var userAgent = "fetchlog/\(FetchlogVersion.string)"
     /// Forbid the network: every fetch answers "offline" without a request or an event.
     public var offline = false
+    /// Where `env:NAME` secrets of sources (manifests' `auth`, `headers`) are read, at
+    /// fetch time.
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
 
     /// Where requests and their outcomes (debug) and retries with their wait (info) are
     /// logged; label `fetchlog.fetch`. URLs and statuses only: never bodies or header values.

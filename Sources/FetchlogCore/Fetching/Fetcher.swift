@@ -119,9 +119,28 @@ public final class Fetcher: Sendable {
         let plugin = given ?? sources.plugin(resource.source)
         // Credentials in the URL (`--upstream http://user:pass@host`) are sent as a header,
         // never recorded: the event keeps `***` for both (see `Redaction`).
-        let (url, authorization) = URLParts(url(for: resource, plugin: plugin)).splitCredentials()
-        let recordedURL = recordedURL(for: resource, plugin: plugin)
-        var requestHeaders: [Header] = []
+        // The source's credentials (API keys, tokens, fixed headers), resolved now, sent, and
+        // recorded only as `***`; one that cannot be made refuses the attempt, naming why.
+        var credentials = Credentials.none
+        var credentialRefusal: String?
+        do throws(CredentialsError) {
+            credentials = try plugin?.credentials(environment: configuration.environment) ?? .none
+        } catch {
+            credentialRefusal = error.description
+        }
+        var redaction = configuration.redaction
+        redaction.queryParameters.formUnion(credentials.secretParameters.map { $0.lowercased() })
+        var target = url(for: resource, plugin: plugin)
+        if !credentials.query.isEmpty {
+            target += (target.contains("?") ? "&" : "?") + credentials.query.map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
+        }
+        let (url, authorization) = URLParts(target).splitCredentials()
+        let recordedURL = redaction.url(target)
+        let secretHeaders = credentials.secretHeaders
+        func recorded(_ headers: [Header]) -> [Header] {
+            redaction.headers(headers).map { secretHeaders.contains($0.name.lowercased()) ? Header($0.name, Redaction.mask) : $0 }
+        }
+        var requestHeaders: [Header] = credentials.headers
         if let authorization { requestHeaders.append(Header("Authorization", authorization)) }
         var conditional = false
         if case .durable = recording, let held = validators {
@@ -132,7 +151,7 @@ public final class Fetcher: Sendable {
         // A URL named by a body (an image) that is not a web address is refused before any
         // connection: AsyncHTTPClient would follow `http+unix://` to a local socket. Checked
         // on the URL as named, since under `--upstream` it is rewritten to an http one.
-        let namedRefusal = resource.document == .asset ? schemeRefusal(resource.path, redirect: false) : nil
+        let namedRefusal = credentialRefusal ?? (resource.document == .asset ? schemeRefusal(resource.path, redirect: false) : nil)
         var attempts: [FetchReport.Attempt] = []
         var random = SystemRandomNumberGenerator()
         var attempt = 1
@@ -168,7 +187,7 @@ public final class Fetcher: Sendable {
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
-                              request: Event.Request(method: "GET", url: recordedURL, headers: configuration.redaction.headers(requestHeaders)))
+                              request: Event.Request(method: "GET", url: recordedURL, headers: recorded(requestHeaders)))
             var decoded: (any SourceDocument)?
             let retryable = classify(result, resource: resource, plugin: plugin, into: &event, decoded: &decoded)
             let seq: UInt64

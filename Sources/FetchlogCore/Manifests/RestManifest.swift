@@ -12,6 +12,10 @@ public struct RestManifest: Sendable, Equatable {
     /// `client.base_url`, without a trailing slash.
     public var baseURL: String
     public var resources: [RestResource]
+    /// `client.headers`: sent with every request (values may be `env:NAME` secrets).
+    public var headers: [(String, SecretValue)]
+    /// `client.auth`.
+    public var auth: RestAuth?
     /// The document as given (its canonical text is what `source.defined` records).
     public let json: JSONValue
 
@@ -27,13 +31,23 @@ public struct RestManifest: Sendable, Equatable {
             throw ManifestError(path: "name", message: "\"\(name)\" is not a source name: lowercase letters, digits, - and _, starting with a letter, at most 40")
         }
         let client = try root.object("client")
-        try client.allow(["base_url", "paginator"], unsupported: ["headers", "auth", "session"])
+        try client.allow(["base_url", "paginator", "headers", "auth"], unsupported: ["session"])
         var base = try client.string("base_url")
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
             throw ManifestError(path: "client.base_url", message: "\"\(base)\" is not an http(s) URL")
         }
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
+        var headers: [(String, SecretValue)] = []
+        if let given = try client.optional("headers") {
+            guard case .object(let members) = given.json else { throw ManifestError(path: given.path, message: "expected an object") }
+            for (name, value) in members {
+                guard case .string(let text) = value else { throw ManifestError(path: given.path + "." + name, message: "expected a string") }
+                headers.append((name, SecretValue(text)))
+            }
+        }
+        self.headers = headers
+        auth = try client.optional("auth").map { value throws(ManifestError) in try RestAuth(value) }
         let clientPaginator = try client.optional("paginator").map { value throws(ManifestError) in try RestPaginator(value, path: "client.paginator") }
         let defaults = try root.optional("resource_defaults")
         if let defaults, case .object = defaults.json {} else if let defaults {
@@ -70,6 +84,66 @@ public struct RestManifest: Sendable, Equatable {
     }
 
     public func resource(_ name: String) -> RestResource? { resources.first { $0.name == name } }
+
+    public static func == (a: RestManifest, b: RestManifest) -> Bool { a.json == b.json }
+}
+
+/// A value in a manifest that may be a secret: `env:NAME` is read from the environment at
+/// fetch time and never written anywhere; anything else is the value itself.
+public enum SecretValue: Sendable, Equatable {
+    case literal(String)
+    case environment(String)
+
+    init(_ text: String) { self = text.hasPrefix("env:") ? .environment(String(text.dropFirst(4))) : .literal(text) }
+
+    var isSecret: Bool { if case .environment = self { true } else { false } }
+
+    func resolve(_ environment: [String: String], at path: String) throws(CredentialsError) -> String {
+        switch self {
+        case .literal(let value): return value
+        case .environment(let name):
+            guard let value = environment[name], !value.isEmpty else {
+                throw CredentialsError("\(path) reads the environment variable \(name), which is not set: set it and fetch again")
+            }
+            return value
+        }
+    }
+}
+
+/// `client.auth`, as dlt spells it. Every secret must be `env:NAME`: a literal one would be
+/// stored in the log with the manifest.
+public enum RestAuth: Sendable, Equatable {
+    case bearer(token: SecretValue)
+    case apiKey(name: String, key: SecretValue, inQuery: Bool)
+    case httpBasic(username: String, password: SecretValue)
+
+    init(_ reader: ManifestReader) throws(ManifestError) {
+        let type = try reader.string("type")
+        func secret(_ key: String) throws(ManifestError) -> SecretValue {
+            let value = SecretValue(try reader.string(key))
+            guard value.isSecret else {
+                throw ManifestError(path: reader.path + "." + key, message: "write \"env:NAME\" and set NAME in the environment: a literal secret would be stored in the log with the manifest")
+            }
+            return value
+        }
+        switch type {
+        case "bearer":
+            try reader.allow(["type", "token"])
+            self = .bearer(token: try secret("token"))
+        case "api_key":
+            try reader.allow(["type", "name", "api_key", "location"])
+            let location = try reader.optionalString("location") ?? "header"
+            guard ["header", "query"].contains(location) else {
+                throw ManifestError(path: reader.path + ".location", message: "\"\(location)\" is not one of header, query")
+            }
+            self = .apiKey(name: try reader.optionalString("name") ?? "Authorization", key: try secret("api_key"), inQuery: location == "query")
+        case "http_basic":
+            try reader.allow(["type", "username", "password"])
+            self = .httpBasic(username: try reader.string("username"), password: try secret("password"))
+        default:
+            throw ManifestError(path: reader.path + ".type", message: "\"\(type)\" is not one of bearer, api_key, http_basic")
+        }
+    }
 }
 
 /// One resource of a manifest: where it is, how its items are found in a body, how its

@@ -31,6 +31,41 @@ public protocol SourcePlugin: Sendable {
     /// The state this source keeps beside the core's, as it is before any event; nil
     /// when it keeps none.
     var initialSlice: (any SourceSlice)? { get }
+    /// What every request of this source carries beyond the URL (API keys, tokens, fixed
+    /// headers), resolved at fetch time — secrets from `environment` — and never recorded
+    /// in clear. Throws `CredentialsError` naming what is missing.
+    func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials
+}
+
+/// Extra headers and query parameters of a source's requests, and which of them are secret
+/// (recorded as `***`).
+public struct Credentials: Sendable, Equatable {
+    public var headers: [Header] = []
+    public var query: [(String, String)] = []
+    /// Lowercased names of headers whose values are secret.
+    public var secretHeaders: Set<String> = []
+    /// Lowercased names of query parameters whose values are secret.
+    public var secretParameters: Set<String> = []
+
+    public init(headers: [Header] = [], query: [(String, String)] = [], secretHeaders: Set<String> = [], secretParameters: Set<String> = []) {
+        self.headers = headers
+        self.query = query
+        self.secretHeaders = secretHeaders
+        self.secretParameters = secretParameters
+    }
+
+    public static let none = Credentials()
+
+    public static func == (a: Credentials, b: Credentials) -> Bool {
+        a.headers == b.headers && a.query.elementsEqual(b.query, by: ==) && a.secretHeaders == b.secretHeaders && a.secretParameters == b.secretParameters
+    }
+}
+
+/// A credential that cannot be made: which, and why (the environment variable not set).
+public struct CredentialsError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
 }
 
 extension SourcePlugin {
@@ -40,6 +75,7 @@ extension SourcePlugin {
     public var freshness: FreshnessRule { .alwaysRevalidate }
     public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool { false }
     public var initialSlice: (any SourceSlice)? { nil }
+    public func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials { .none }
 }
 
 /// Images and other binary files named by bodies: the core's own source. A body's kind is

@@ -78,6 +78,13 @@ final class CatalogUpstream: @unchecked Sendable {
             return respond(request, #"{"data":\#(list(ids(page: page))),"cursors":{"next":\#(next)}}"#)
         }
         router.get("/catalog/single") { request, _ in respond(request, list([1, 2, 3])) }
+        // Answers only with both credentials: a token header and a key parameter.
+        router.get("/catalog/private") { request, _ in
+            guard request.headers[.init("X-Token")!] == "t0ken-s3cret", request.uri.queryParameters.get("key") == "k3y-s3cret" else {
+                return respond(request, status: .unauthorized, #"{"error":"who are you?"}"#)
+            }
+            return respond(request, list([1, 2]))
+        }
         // Two readings of one body: `data`, or `detailed` (2 renamed and sized, 3 gone, 4 new).
         router.get("/catalog/versions") { request, _ in
             respond(request, #"{"data":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}],"#

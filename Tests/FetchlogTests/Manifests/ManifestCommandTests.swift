@@ -113,3 +113,46 @@ import Testing
         await upstream.stop()
     }
 }
+
+/// Secrets in manifests are `env:NAME`: read at fetch time, sent, and never written — not
+/// in an event, an export, a log line or the store's file.
+@Suite struct ManifestSecretTests {
+    static let manifest = #"""
+    {"name":"catalog","client":{"base_url":"https://catalog.example","headers":{"X-Token":"env:CATALOG_TOKEN"},
+                                "auth":{"type":"api_key","name":"key","api_key":"env:CATALOG_KEY","location":"query"}},
+     "resources":[{"name":"private","primary_key":"id","endpoint":{"path":"private","paginator":"single_page"}}]}
+    """#
+
+    @Test func aSecretFromTheEnvironmentIsSentAndWrittenNowhere() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("manifest-secret")
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let store = dir.sub("store")
+        let file = dir.sub("private.json")
+        try Self.manifest.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await runFetchlog(["--store", store, "source", "add", file]).status == 0)
+
+        // Without the environment: refused before any request, naming the variable.
+        let missing = try await runFetchlog(["--store", store, "--upstream", upstream.base, "--retries", "0", "fetch", "catalog", "private"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("client.headers.X-Token reads the environment variable CATALOG_TOKEN, which is not set: set it and fetch again"),
+                "\(missing.stderr)")
+        #expect(upstream.asked.isEmpty)
+
+        let secrets = ["CATALOG_TOKEN": "t0ken-s3cret", "CATALOG_KEY": "k3y-s3cret"]
+        let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "-v", "fetch", "catalog", "private"], environment: secrets)
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(upstream.asked == ["/catalog/private?key=k3y-s3cret"])
+        let export = try await runFetchlog(["--store", store, "export", "items/catalog/private"])
+        #expect(export.stdout.contains(#""count":2"#), "\(export.stdout)")
+        let logExport = try await runFetchlog(["--store", store, "log", "export"])
+        #expect(logExport.stdout.contains(#""url":"http://127.0.0.1:"#) && logExport.stdout.contains("/catalog/private?key=***"), "\(logExport.stdout)")
+        #expect(logExport.stdout.contains(#"{"name":"X-Token","value":"***"}"#), "\(logExport.stdout)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb"))
+        for secret in secrets.values {
+            for text in [fetch.stdout, fetch.stderr, export.stdout, logExport.stdout, missing.stderr] { #expect(!text.contains(secret)) }
+            #expect(data.range(of: Data(secret.utf8)) == nil, "\(secret) is in data.mdb")
+        }
+        await upstream.stop()
+    }
+}
