@@ -48,6 +48,19 @@ import Testing
         let past = try JSONValue.parse(bytes: Array(try await runFetchlog(["--store", store, "export", "items/catalog/pages", "--at", "4"]).stdout.utf8))
         #expect(past["count"] == .number(12))
 
+        // items and item: search, exact conditions, pages; one item by its key.
+        let search = try await runFetchlog(["--store", store, "items", "catalog", "pages", "item 1", "--format", "json"])
+        #expect(search.stdout == #"[{"id":1,"name":"item 1","size":10},{"id":10,"name":"item 10","size":100},{"id":11,"name":"item 11","size":110},{"id":12,"name":"item 12","size":120}]"# + "\n",
+                "\(search.stdout)\(search.stderr)")
+        let table = try await runFetchlog(["--store", store, "items", "catalog", "pages", "--where", "size=50", "--limit", "5"])
+        #expect(table.stdout.contains("5   item 5  50\n"), "\(table.stdout)")
+        #expect(table.stdout.contains("page 1 of 1 · 2 of 13 items"), "\(table.stdout)") // item 5 twice: no primary key now
+        let one = try await runFetchlog(["--store", store, "items", "catalog", "pages", "--page", "3", "--limit", "6", "--format", "ndjson"])
+        #expect(one.stdout == #"{"id":12,"name":"item 12","size":120}"# + "\n", "\(one.stdout)")
+        let missing = try await runFetchlog(["--store", store, "items", "catalog", "pagez"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("catalog has no resource 'pagez' (did you mean 'pages'?): use pages"), "\(missing.stderr)")
+
         let verify = try await runFetchlog(["--store", store, "replay", "--verify"])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         let list = try await runFetchlog(["--store", store, "source", "list", "--format", "json"])
@@ -94,6 +107,11 @@ import Testing
         let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "fetch", "catalog", "versions"])
         #expect(fetch.status == 0, "\(fetch.stderr)")
         #expect(upstream.asked == ["/catalog/versions"])
+
+        let item = try await runFetchlog(["--store", store, "item", "catalog", "versions", "2", "--format", "json"])
+        #expect(item.stdout == #"{"id":2,"name":"b"}"# + "\n", "\(item.stdout)\(item.stderr)")
+        let none = try await runFetchlog(["--store", store, "item", "catalog", "versions", "9"])
+        #expect(none.status == 1 && none.stderr.contains("no versions item with id 9 is held"), "\(none.stderr)")
 
         let trial = try await runFetchlog(["--store", store, "source", "try", second, "--format", "json"])
         #expect(trial.status == 0, "\(trial.stderr)")
