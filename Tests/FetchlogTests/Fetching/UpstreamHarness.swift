@@ -86,9 +86,8 @@ enum Fixture {
 
 /// A different server, written here, that follows the addressing rule with its own data.
 struct OtherUpstream {
-    let base: String
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    let server: LoopbackServer
+    var base: String { server.base }
 
     static let census = #"{"Brastlewark":[{"id":0,"name":"Zed Quill","thumbnail":"http://example.org/z.jpg","age":12,"weight":30.5,"height":90.25,"hair_color":"Red","professions":["Baker"],"friends":["Ada Byte"]},{"id":1,"name":"Ada Byte","thumbnail":"http://example.org/a.jpg","age":40,"weight":41.0,"height":101.5,"hair_color":"Gray","professions":[" Tinker"],"friends":[]}]}"#
     static let shows = #"[{"id":7,"name":"Only Show","premiered":"2001-02-03","genres":["Drama"],"summary":"<p>One.</p>","status":"Ended","rating":{"average":7},"image":null}]"#
@@ -104,21 +103,9 @@ struct OtherUpstream {
             if page > 0 { return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "{}"))) }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: shows)))
         }
-        let (ports, sink) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "other-upstream")
-        logger.logLevel = .error
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? 0); sink.finish() },
-                              logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports { port = p }
-        return OtherUpstream(base: "http://127.0.0.1:\(port)", group: group, task: task)
+        let server = try await LoopbackServer.start(router, label: "other-upstream")
+        return OtherUpstream(server: server)
     }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
-    }
+    func stop() async { await server.stop() }
 }

@@ -10,9 +10,8 @@ import ServiceLifecycle
 final class CatalogUpstream: @unchecked Sendable {
     // `@unchecked`: `log` is read and written under `lock` only.
     static let realBase = "https://catalog.example"
-    let base: String
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    let server: LoopbackServer
+    var base: String { server.base }
     private let lock = NSLock()
     private var log: [String] = []
 
@@ -30,11 +29,7 @@ final class CatalogUpstream: @unchecked Sendable {
     }
     static func list(_ ids: [Int]) -> String { "[" + ids.map(item).joined(separator: ",") + "]" }
 
-    private init(base: String, group: ServiceGroup, task: Task<Void, any Error>) {
-        self.base = base
-        self.group = group
-        self.task = task
-    }
+    private init(server: LoopbackServer) { self.server = server }
 
     static func start() async throws -> CatalogUpstream {
         let holder = Holder()
@@ -90,17 +85,8 @@ final class CatalogUpstream: @unchecked Sendable {
             respond(request, #"{"data":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}],"#
                 + #""detailed":[{"id":1,"name":"a"},{"id":2,"name":"B","size":2},{"id":4,"name":"d"}]}"#)
         }
-        let (ports, sink) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "catalog-upstream")
-        logger.logLevel = .error
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? 0); sink.finish() },
-                              logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports { port = p }
-        let upstream = CatalogUpstream(base: "http://127.0.0.1:\(port)", group: group, task: task)
+        let server = try await LoopbackServer.start(router, label: "catalog-upstream")
+        let upstream = CatalogUpstream(server: server)
         holder.upstream = upstream
         return upstream
     }
@@ -110,10 +96,7 @@ final class CatalogUpstream: @unchecked Sendable {
         lock.withLock { log.append(path) }
     }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
-    }
+    func stop() async { await server.stop() }
 
     private final class Holder: @unchecked Sendable {
         // `@unchecked`: set once, before the first request can arrive.

@@ -20,9 +20,8 @@ final class BooksUpstream: @unchecked Sendable {
         [(3, "Invisible Cities", 1972), (4, "A Book With No Year", nil)],
     ]
 
-    let base: String
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    let server: LoopbackServer
+    var base: String { server.base }
     private let lock = NSLock()
     private var log: [Asked] = []
     private var edition = 1
@@ -31,11 +30,7 @@ final class BooksUpstream: @unchecked Sendable {
     /// Changes every body (and so every ETag) from now on: titles get " (2nd ed.)".
     func publishSecondEdition() { lock.withLock { edition = 2 } }
 
-    private init(base: String, group: ServiceGroup, task: Task<Void, any Error>) {
-        self.base = base
-        self.group = group
-        self.task = task
-    }
+    private init(server: LoopbackServer) { self.server = server }
 
     static func bookJSON(_ book: (id: Int, title: String, year: Int?), edition: Int) -> String {
         let title = edition == 1 ? book.title : book.title + " (2nd ed.)"
@@ -67,17 +62,8 @@ final class BooksUpstream: @unchecked Sendable {
             }
             return upstream.answer(request, status: .ok, etag: "\"item-\(id)-e\(edition)\"", body: bookJSON(book, edition: edition))
         }
-        let (ports, sink) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "books-upstream")
-        logger.logLevel = .error
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? 0); sink.finish() },
-                              logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
-        var port = 0
-        for await p in ports { port = p }
-        let upstream = BooksUpstream(base: "http://127.0.0.1:\(port)", group: group, task: task)
+        let server = try await LoopbackServer.start(router, label: "books-upstream")
+        let upstream = BooksUpstream(server: server)
         holder.upstream = upstream
         return upstream
     }
@@ -95,10 +81,7 @@ final class BooksUpstream: @unchecked Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await task.result
-    }
+    func stop() async { await server.stop() }
 
     /// Lets the routes, built before the server starts, reach it once it has.
     private final class Holder: @unchecked Sendable {
