@@ -8,9 +8,11 @@ public struct ManifestSource: SourcePlugin {
     /// How long a held page counts as current (dlt has no word for it; a day by default).
     public var freshness: FreshnessRule
 
-    public init(_ manifest: RestManifest, freshness: FreshnessRule = .timeToLive(.seconds(24 * 3600), renewOnOpen: false)) {
+    /// `freshness` nil: the shortest `fetchlog.ttl` of the resources, else a day.
+    public init(_ manifest: RestManifest, freshness: FreshnessRule? = nil) {
         self.manifest = manifest
-        self.freshness = freshness
+        let ttl = manifest.resources.compactMap(\.timeToLive).min() ?? .seconds(24 * 3600)
+        self.freshness = freshness ?? .timeToLive(ttl, renewOnOpen: false)
     }
 
     public var source: Source { Source(manifest.name) }

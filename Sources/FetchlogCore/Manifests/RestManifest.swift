@@ -161,16 +161,23 @@ public struct RestResource: Sendable, Equatable {
     public var primaryKey: [String]
     /// `endpoint.response_actions` statuses that end the list (`"action": "ignore"`).
     public var ignoredStatuses: Set<Int>
+    /// `fetchlog.search`: the fields `items … TEXT` searches (empty: every field).
+    public var searchFields: [String] = []
+    /// `fetchlog.facets`: fields whose values (or numeric ranges) are derived from the data.
+    public var facetFields: [String] = []
+    /// `fetchlog.ttl`: how long a held page counts as current (`15m`, `2h`, `1d`, `30s`).
+    public var timeToLive: Duration?
 
     public static func == (a: RestResource, b: RestResource) -> Bool {
         a.name == b.name && a.path == b.path && a.params.elementsEqual(b.params, by: ==) && a.dataSelector == b.dataSelector
             && a.paginator == b.paginator && a.primaryKey == b.primaryKey && a.ignoredStatuses == b.ignoredStatuses
+            && a.searchFields == b.searchFields && a.facetFields == b.facetFields && a.timeToLive == b.timeToLive
     }
 
     init(_ reader: ManifestReader, clientPaginator: RestPaginator?) throws(ManifestError) {
-        try reader.allow(["name", "endpoint", "primary_key"],
+        try reader.allow(["name", "endpoint", "primary_key", "fetchlog"],
                          unsupported: ["include_from_parent", "write_disposition", "selected", "table_name", "max_table_nesting",
-                                       "processing_steps", "columns", "merge_key", "schema_contract", "table_format", "fetchlog"])
+                                       "processing_steps", "columns", "merge_key", "schema_contract", "table_format"])
         name = try reader.string("name")
         guard name.range(of: #"^[A-Za-z0-9_-]{1,64}$"#, options: .regularExpression) != nil else {
             throw ManifestError(path: reader.path + ".name", message: "\"\(name)\" is not a resource name: letters, digits, - and _")
@@ -240,6 +247,34 @@ public struct RestResource: Sendable, Equatable {
             }
         }
         ignoredStatuses = ignored
+        // What dlt has no word for (Fetchlog's own block).
+        if let extra = try reader.optional("fetchlog") {
+            try extra.allow(["search", "facets", "ttl"], unsupported: ["links", "images", "durable_items"], unsupportedNote: "is not supported yet")
+            func names(_ key: String) throws(ManifestError) -> [String] {
+                guard let list = try extra.optional(key) else { return [] }
+                return try list.arrayValue().map { item throws(ManifestError) in try item.stringValue() }
+            }
+            searchFields = try names("search")
+            facetFields = try names("facets")
+            if let ttl = try extra.optionalString("ttl") {
+                guard let duration = Self.duration(ttl) else {
+                    throw ManifestError(path: extra.path + ".ttl", message: "\"\(ttl)\" is not a duration: a number and s, m, h or d (15m)")
+                }
+                timeToLive = duration
+            }
+        }
+    }
+
+    /// `30s`, `15m`, `2h`, `1d`.
+    static func duration(_ text: String) -> Duration? {
+        guard let unit = text.last, let n = Int(text.dropLast()), n > 0 else { return nil }
+        switch unit {
+        case "s": return .seconds(n)
+        case "m": return .seconds(n * 60)
+        case "h": return .seconds(n * 3600)
+        case "d": return .seconds(n * 86_400)
+        default: return nil
+        }
     }
 
     /// The resource path (with `params` and paging query) as events label it.
@@ -339,11 +374,11 @@ struct ManifestReader {
 
     /// Refuses members outside `allowed`; `unsupported` ones (dlt's, not implemented yet)
     /// say so.
-    func allow(_ allowed: [String], unsupported: [String] = []) throws(ManifestError) {
+    func allow(_ allowed: [String], unsupported: [String] = [], unsupportedNote: String = "is dlt's, but not supported by Fetchlog yet") throws(ManifestError) {
         guard case .object(let members) = json else { throw ManifestError(path: path, message: "expected an object") }
         for (key, _) in members where !allowed.contains(key) {
             if unsupported.contains(key) {
-                throw ManifestError(path: child(key), message: "is dlt's, but not supported by Fetchlog yet")
+                throw ManifestError(path: child(key), message: unsupportedNote)
             }
             throw ManifestError(path: child(key), message: "unknown key\(Suggest.didYouMean(key, allowed)); allowed: \(allowed.joined(separator: ", "))")
         }

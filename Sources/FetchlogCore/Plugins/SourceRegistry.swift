@@ -42,7 +42,7 @@ public struct SourceRegistry: Sendable {
         for view in all { precondition(view.name != "all" && names.insert(view.name).inserted, "two views named '\(view.name)'") }
         self.views = all.sorted { $0.name < $1.name }
         // Sources defined by manifests share one generic view.
-        self.parameterizedViews = parameterizedViews + (plugins.contains { $0 is ManifestSource } ? [ItemsView.definition] : [])
+        self.parameterizedViews = parameterizedViews + (plugins.contains { $0 is ManifestSource } ? [ItemsView.definition, FacetsView.definition] : [])
         self.commands = commands
         self.fetchTargets = fetchTargets
         self.demo = demo

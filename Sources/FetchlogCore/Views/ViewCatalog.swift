@@ -19,7 +19,8 @@ public enum ViewCatalog {
             return .object([("view", .string("all")), ("asOf", .number(state.seq)), ("views", .object(members))])
         }
         // Manifest sources held in the state bring the generic items view with them.
-        let extra = state.manifests.isEmpty || registry.parameterizedViews.contains { $0.prefix == "items/" } ? [] : [ItemsView.definition]
+        let extra = state.manifests.isEmpty || registry.parameterizedViews.contains { $0.prefix == "items/" }
+            ? [] : [ItemsView.definition, FacetsView.definition]
         for view in registry.parameterizedViews + extra where name.hasPrefix(view.prefix) {
             if let json = view.export(state, String(name.dropFirst(view.prefix.count))) { return json }
         }

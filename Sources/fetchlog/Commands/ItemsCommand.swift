@@ -59,9 +59,11 @@ struct ItemsCommand: SharedCommand {
         }
         let needle = text.joined(separator: " ").lowercased()
         if !needle.isEmpty {
+            // The manifest's `fetchlog.search` fields, else every field.
+            let fields = state.manifests[source]?.manifest.resource(resource)?.searchFields ?? []
             items = items.filter { item in
                 guard case .object(let members) = item else { return false }
-                return members.contains { Self.text($0.1).lowercased().contains(needle) }
+                return members.contains { (fields.isEmpty || fields.contains($0.0)) && Self.text($0.1).lowercased().contains(needle) }
             }
         }
         let (slice, pages) = try Shell.page(items, page, size: limit, noun: "items")

@@ -166,3 +166,40 @@ import Testing
         #expect(LinkHeader.next(#"<https://a.example/p>; rel="prev next""#) == "https://a.example/p")
     }
 }
+
+/// The `fetchlog` block of a manifest resource: search fields, facets, time to live.
+@Suite struct ManifestExtensionTests {
+    @Test func facetsSearchAndTimeToLive() async throws {
+        let text = #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":[{"name":"pages","primary_key":"id","#
+            + #""endpoint":{"path":"pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}},"#
+            + #""fetchlog":{"search":["name"],"facets":["size","name"],"ttl":"15m"}}]}"#
+        let manifest = try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8)))
+        #expect(manifest.resources[0].searchFields == ["name"])
+        #expect(ManifestSource(manifest).freshness == .timeToLive(.seconds(900), renewOnOpen: false))
+        let rig = try await ManifestTests().start(manifest)
+        _ = try await rig.store.fetchManifestResource(source: "catalog", resource: "pages")
+        let facets = try ViewCatalog.export("facets/catalog/pages", state: rig.store.snapshot.state)
+        let list = facets["facets"]?.arrayValue ?? []
+        #expect(list.first == .object([("field", .string("size")), ("min", .number(10)), ("max", .number(120))]))
+        let names = list.dropFirst().first?["values"]?.arrayValue ?? []
+        #expect(names.count == 12)
+        #expect(names.first == .object([("value", .string("item 1")), ("count", .number(1))]))
+        await ManifestTests().stop(rig)
+    }
+
+    @Test func badExtensionsAreRefused() throws {
+        for (block, expected) in [
+            (#"{"ttl":"soon"}"#, #"resources[0].fetchlog.ttl: "soon" is not a duration: a number and s, m, h or d (15m)"#),
+            (#"{"links":{}}"#, "resources[0].fetchlog.links: is not supported yet"),
+            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl"),
+        ] {
+            let text = #"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","fetchlog":\#(block)}]}"#
+            do {
+                _ = try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8)))
+                Issue.record("accepted \(block)")
+            } catch let error as ManifestError {
+                #expect(error.description == expected)
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// The facets of a manifest resource (`fetchlog.facets`), derived from the held items: for a
+/// field whose values are all numbers, its range; otherwise each value with how many items
+/// have it — a list field counted per element.
+///
+/// Export `facets/SOURCE/RESOURCE`: `{"view":"facets","asOf":N,"source","resource",
+/// "facets":[{"field","min","max"} | {"field","values":[{"value","count"}]}]}`.
+public struct FacetsView: Sendable, Equatable {
+    public enum Facet: Sendable, Equatable {
+        case range(field: String, min: Double, max: Double)
+        case values(field: String, counts: [(value: String, count: Int)])
+
+        public static func == (a: Facet, b: Facet) -> Bool {
+            switch (a, b) {
+            case let (.range(f1, l1, h1), .range(f2, l2, h2)): f1 == f2 && l1 == l2 && h1 == h2
+            case let (.values(f1, c1), .values(f2, c2)): f1 == f2 && c1.elementsEqual(c2) { $0.value == $1.value && $0.count == $1.count }
+            default: false
+            }
+        }
+    }
+
+    public let source: String
+    public let resource: String
+    public let facets: [Facet]
+
+    public init?(state: LogState, source: String, resource name: String) {
+        guard let items = ItemsView(state: state, source: source, resource: name),
+              let resource = (state.plugin(source) as? ManifestSource)?.manifest.resource(name) else { return nil }
+        self.source = source
+        self.resource = name
+        facets = resource.facetFields.map { field in
+            var values: [JSONValue] = []
+            for item in items.items {
+                switch item[field] {
+                case .array(let list)?: values += list
+                case nil, .null?: break
+                case let value?: values.append(value)
+                }
+            }
+            let numbers = values.compactMap { value -> Double? in if case .number = value { value.doubleValue } else { nil } }
+            if !values.isEmpty, numbers.count == values.count {
+                return .range(field: field, min: numbers.min()!, max: numbers.max()!)
+            }
+            var counts: [String: Int] = [:]
+            for value in values {
+                let text: String = if case .string(let s) = value { s } else { value.canonicalText() }
+                counts[text, default: 0] += 1
+            }
+            return .values(field: field, counts: counts.keys.sorted().map { ($0, counts[$0]!) })
+        }
+    }
+
+    public func export(asOf seq: UInt64) -> JSONValue {
+        .object([("view", .string("facets")), ("asOf", .number(seq)), ("source", .string(source)), ("resource", .string(resource)),
+                 ("facets", .array(facets.map { facet in
+                     switch facet {
+                     case .range(let field, let low, let high):
+                         .object([("field", .string(field)), ("min", .number(low)), ("max", .number(high))])
+                     case .values(let field, let counts):
+                         .object([("field", .string(field)), ("values", .array(counts.map { .object([("value", .string($0.value)), ("count", .number($0.count))]) }))])
+                     }
+                 }))])
+    }
+
+    /// `facets/SOURCE/RESOURCE`, beside `items/…`.
+    static let definition = ParameterizedView(prefix: "facets/", pattern: "facets/SOURCE/RESOURCE") { state, parameter in
+        let parts = parameter.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return nil }
+        return FacetsView(state: state, source: parts[0], resource: parts[1])?.export(asOf: state.seq)
+    }
+}
