@@ -262,9 +262,15 @@ enum Completion {
         var options: [String]
         switch (words.first ?? "", index) {
         case (_, 0): options = CommandTable.names
-        case ("fetch", 1): options = Engine.sources.fetchSources + ["asset"]
-        case ("fetch", 2): options = Engine.sources.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
-        case ("export", 1), ("diff", 3): options = state.sources.exportNames
+        case ("fetch", 1): options = state.sources.fetchSources + ["asset"] + state.manifests.keys.sorted()
+        case ("fetch", 2):
+            options = state.sources.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
+                + (state.manifests[words[1]]?.manifest.resources.map(\.name) ?? [])
+        case ("export", 1), ("diff", 3):
+            // With sources defined by manifests: their items and facets views by name.
+            options = state.sources.exportNames + state.manifests.values.flatMap { defined in
+                defined.manifest.resources.flatMap { ["items/\(defined.manifest.name)/\($0.name)", "facets/\(defined.manifest.name)/\($0.name)"] }
+            }
         case ("log", 1): options = ["tail", "show", "stats", "verify"]
         case ("asset", 1): options = ["show", "save"]
         case (".mode", 1): options = OutputMode.allCases.map(\.rawValue)

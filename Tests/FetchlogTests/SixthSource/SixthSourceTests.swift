@@ -224,3 +224,20 @@ import Testing
 
     func rigAsked(_ upstream: BooksUpstream) -> [BooksUpstream.Asked] { upstream.asked }
 }
+
+/// Tab completion knows the sources defined by manifests, their resources and views.
+@Suite struct ManifestCompletionTests {
+    @Test func fetchAndExportCompleteDefinedSources() async throws {
+        let directory = TemporaryDirectory("manifest-completion")
+        let log = try EventLog.open(at: directory.path)
+        let fetcher = Fetcher(log: log, sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
+        let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime))
+        let text = #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":["pages","people"]}"#
+        try await session.store.define(try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8))))
+        #expect(Completion.candidates(for: "fetch cat", session: session) == ["catalog"])
+        #expect(Completion.candidates(for: "fetch catalog p", session: session) == ["pages", "people"])
+        #expect(Completion.candidates(for: "export items/catalog/pe", session: session) == ["items/catalog/people"])
+        await fetcher.shutdown()
+        log.close()
+    }
+}
