@@ -19,6 +19,7 @@ public final class Fetcher: Sendable {
     public let sources: SourceRegistry
     public let configuration: FetchConfiguration
     private let client: HTTPClient
+    private let shutDown = OnceFlag()
     private let inFlight = InFlight()
     /// Internal so that tests can see a caller join a shared fetch.
     let waiters = FetchWaiters()
@@ -44,7 +45,14 @@ public final class Fetcher: Sendable {
 
     /// Closes connections. Call once when done.
     public func shutdown() async {
+        guard shutDown.claim() else { return }
         try? await client.shutdown()
+    }
+
+    /// A fetcher dropped without `shutdown()` (an error path that forgot it) closes its
+    /// client here: AsyncHTTPClient otherwise stops the whole process in the client's deinit.
+    deinit {
+        if shutDown.claim() { try? client.syncShutdown() }
     }
 
     /// The URL a resource is asked at under this configuration's upstream.
@@ -658,5 +666,19 @@ public struct Validators: Sendable, Equatable {
     public init?(of key: ResourceKey, in state: LogState) {
         guard state.documents[key] != nil, let status = state.status[key], status.etag != nil || status.lastModified != nil else { return nil }
         self.init(etag: status.etag, lastModified: status.lastModified)
+    }
+}
+
+/// True the first time `claim()` is called, false after: one shutdown of the client.
+final class OnceFlag: @unchecked Sendable {
+    // `@unchecked Sendable`: `claimed` is read and written under `lock` only.
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.withLock {
+            defer { claimed = true }
+            return !claimed
+        }
     }
 }
