@@ -9,11 +9,12 @@ import Testing
 /// error says what was recorded. Real HTTP on loopback against the sample upstream, whose
 /// latency fault holds a request far longer than any of these tests may take.
 @Suite struct FetchCancellationTests {
-    static let held = Fault(match: "/brastlewark", kind: .latency(milliseconds: 20_000))
+    static let held = Fault(match: "/brastlewark", kind: .latency(milliseconds: 90_000))
 
     /// Waits (bounded) until the upstream has received a request for `path`.
     static func arrived(_ h: FetchHarness, _ path: String, count: Int = 1) async throws {
-        let arrived = try await waitUntil(timeout: .seconds(10)) {
+        // Generous: the full suite on two cores was seen to stall loopback requests over 10 s.
+        let arrived = try await waitUntil(timeout: .seconds(60)) {
             await h.upstream.receivedPaths.filter { $0 == path }.count >= count
         }
         try #require(arrived, "\(path) never reached the upstream")
@@ -21,7 +22,7 @@ import Testing
 
     /// Runs `body` with a harness and always stops it (a fetcher left running traps in a
     /// debug build), also when an expectation ends the test early.
-    static func withHarness(faults: [Fault] = [], readTimeout: Duration = .seconds(5),
+    static func withHarness(faults: [Fault] = [], readTimeout: Duration = .seconds(30),
                             _ body: (FetchHarness) async throws -> Void) async throws {
         let h = try await FetchHarness.start(faults: faults, readTimeout: readTimeout)
         do { try await body(h) } catch {
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func cancellingAbandonsTheRequestInFlightAndRecordsNothing() async throws {
-        try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(60)) { h in
+        try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(120)) { h in
             let task = Task { try await h.store.fetch(.brastlewarkCensus) }
             try await Self.arrived(h, "/brastlewark/data.json")
             let cancelledAt = ContinuousClock.now
@@ -130,7 +131,7 @@ import Testing
     /// A command waiting for its first data (nothing held) stops waiting at Ctrl-C, and the
     /// background fetch it waited for is abandoned, not recorded.
     @Test func cancellingAWaitForBackgroundWorkCancelsTheFetchItWaitsFor() async throws {
-        try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(60)) { h in
+        try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(120)) { h in
             let store = try Store(log: h.log, fetcher: h.fetcher, clock: FixedClock(fixedTime))
             let policy = OfflineFirst(store: store, fetcher: h.fetcher, clock: FixedClock(fixedTime))
             let opened = try await policy.open(.brastlewarkCensus)

@@ -18,7 +18,7 @@ struct FetchHarness {
     let store: Store
     let directory: TemporaryDirectory
 
-    static func start(faults: [Fault] = [], retries: Int = 3, readTimeout: Duration = .seconds(5),
+    static func start(faults: [Fault] = [], retries: Int = 3, readTimeout: Duration = .seconds(30),
                       retryAfterCap: Duration = .seconds(30)) async throws -> FetchHarness {
         var configuration = SampleUpstreamConfiguration()
         configuration.faults = faults
@@ -41,7 +41,7 @@ struct FetchHarness {
         return configuration
     }
 
-    static func fetchConfiguration(base: String, retries: Int = 3, readTimeout: Duration = .seconds(5),
+    static func fetchConfiguration(base: String, retries: Int = 3, readTimeout: Duration = .seconds(30),
                                    retryAfterCap: Duration = .seconds(30)) -> FetchConfiguration {
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
@@ -49,7 +49,9 @@ struct FetchHarness {
         configuration.retry.baseDelay = .milliseconds(10)
         configuration.retry.retryAfterCap = retryAfterCap
         configuration.readTimeout = readTimeout
-        configuration.connectTimeout = .seconds(2)
+        // Generous: the full suite on two cores was seen to stall loopback answers for over
+        // 10 s. Tests of the timeouts themselves set short ones explicitly.
+        configuration.connectTimeout = .seconds(15)
         configuration.clock = FixedClock(fixedTime)
         return configuration
     }

@@ -11,7 +11,7 @@ import Testing
 /// SIGINT) or, for the one-shot command, SIGINT sent to the process.
 @Suite struct InterruptTests {
     /// Far longer than any test may take: a test that waited it out would fail its time bound.
-    static let latency = 20_000
+    static let latency = 60_000
 
     /// A sample upstream whose `slow` paths answer only after `latency` ms.
     static func upstream(slow: [String]) async throws -> (SampleUpstream, String) {
@@ -124,7 +124,7 @@ import Testing
 /// fault) and waits up to 2 s for it to end (terminating it otherwise): whether it ended by
 /// itself, and how long it took.
 func interruptOnArrival(_ process: Process, _ upstream: SampleUpstream, _ path: String) async throws -> (Bool, Duration) {
-    let arrived = try await waitUntil(timeout: .seconds(10)) { await upstream.receivedPaths.contains(path) }
+    let arrived = try await waitUntil(timeout: .seconds(45)) { await upstream.receivedPaths.contains(path) }
     #expect(arrived, "\(path) never reached the upstream")
     let interrupted = ContinuousClock.now
     kill(process.processIdentifier, SIGINT)

@@ -19,7 +19,7 @@ import Testing
         let dir = TemporaryDirectory("shared-store")
         let log = try EventLog.open(at: dir.path)
         defer { log.close() }
-        var configuration = FetchHarness.fetchConfiguration(base: base)
+        var configuration = FetchHarness.patientConfiguration(base: base)
         configuration.clock = SystemClock()
         let fetcher = Fetcher(log: log, configuration: configuration)
         defer { Task { await fetcher.shutdown() } }

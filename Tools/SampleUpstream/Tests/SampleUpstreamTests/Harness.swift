@@ -20,11 +20,11 @@ struct Harness {
         var object: [String: Any] { json as? [String: Any] ?? [:] }
     }
 
-    func get(_ path: String, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(10)) async throws -> Fetched {
+    func get(_ path: String, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60)) async throws -> Fetched {
         try await send(.GET, path, headers: headers, timeout: timeout)
     }
 
-    func send(_ method: HTTPMethod, _ path: String, body: String? = nil, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(10)) async throws -> Fetched {
+    func send(_ method: HTTPMethod, _ path: String, body: String? = nil, headers: [(String, String)] = [], timeout: TimeAmount = .seconds(60)) async throws -> Fetched {
         var request = HTTPClientRequest(url: base.absoluteString + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }

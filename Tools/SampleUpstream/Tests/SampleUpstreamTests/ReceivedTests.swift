@@ -8,11 +8,12 @@ import Testing
 struct ReceivedTests {
     @Test func aHeldRequestIsListedOnArrivalAndLoggedOnAnswer() async throws {
         var configuration = SampleUpstreamConfiguration()
-        configuration.faults = [Fault(match: "/brastlewark", kind: .latency(milliseconds: 1_500))]
+        // Long enough that a stalled loaded machine still sees the request held.
+        configuration.faults = [Fault(match: "/brastlewark", kind: .latency(milliseconds: 30_000))]
         try await withServer(configuration) { h async throws in
             let answer = Task { try await h.get("/brastlewark/data.json") }
             var arrived = false
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(25)
             while !arrived, ContinuousClock.now < deadline {
                 arrived = await h.server.receivedPaths == ["/brastlewark/data.json"]
                 if !arrived { try await Task.sleep(for: .milliseconds(10)) }
