@@ -56,10 +56,10 @@ import Testing
             .wait("fetchlog> "),
             // Nothing recorded yet: the only request is the one cancelled.
             .send("fetch brastlewark census\r"), .waitURL(received, contains: "/brastlewark/data.json"),
-            .send("\u{3}"), .wait("cancelled", timeout: 10), .wait("fetchlog> "),
+            .send("\u{3}"), .wait("cancelled", timeout: 45), .wait("fetchlog> "),
             // The show and its images come back at once; the episodes are cancelled in flight.
             .send("fetch tvmaze show 1 --with images,episodes\r"), .waitURL(received, contains: "/tvmaze/shows/1/episodes"),
-            .send("\u{3}"), .wait("cancelled", timeout: 10), .wait("fetchlog> "),
+            .send("\u{3}"), .wait("cancelled", timeout: 45), .wait("fetchlog> "),
             .send("log verify\r"), .wait("ok"), .wait("fetchlog> "), .send("\u{4}"),
         ])
         let elapsed = ContinuousClock.now - started

@@ -8,10 +8,12 @@ import Testing
 @Suite struct LineEditorPTYTests {
     enum Step {
         case send(String)
-        case wait(String, timeout: Double = 10)
+        // Generous: a wait ends as soon as the text shows; the full suite on two cores was
+        // seen to stall a session for over 10 s.
+        case wait(String, timeout: Double = 45)
         case sleep(Double)
         /// Polls `url` until its body contains `text` (a server-side condition, e.g. a request arrived).
-        case waitURL(String, contains: String, timeout: Double = 10)
+        case waitURL(String, contains: String, timeout: Double = 45)
 
         var json: [String: Any] {
             switch self {
@@ -45,7 +47,8 @@ import Testing
         let stepsJSON = String(decoding: try JSONSerialization.data(withJSONObject: steps.map(\.json)), as: UTF8.self)
         var arguments = [Repo.root + "/Tools/pty-drive.py"]
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["--env", "\(name)=\(value)"] }
-        arguments += ["--steps", stepsJSON, "--", Repo.executable, "repl", "--store", store] + extra
+        // The child's exit after the last step is awaited generously too (see `Step.wait`).
+        arguments += ["--steps", stepsJSON, "--exit-timeout", "45", "--", Repo.executable, "repl", "--store", store] + extra
         let finalArguments = arguments
         return try await offPool {
             let result = try runProcessBlocking("/usr/bin/env", ["python3"] + finalArguments)
