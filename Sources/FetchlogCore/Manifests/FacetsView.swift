@@ -1,6 +1,8 @@
+import Foundation
+
 /// The facets of a manifest resource (`fetchlog.facets`), derived from the held items: for a
-/// field whose values are all numbers, its range; otherwise each value with how many items
-/// have it — a list field counted per element.
+/// field whose values are all numbers, its range; otherwise each value (trimmed) with how
+/// many items have it — a list field counted per element, once per item.
 ///
 /// Export `facets/SOURCE/RESOURCE`: `{"view":"facets","asOf":N,"source","resource",
 /// "facets":[{"field","min","max"} | {"field","values":[{"value","count"}]}]}`.
@@ -28,22 +30,28 @@ public struct FacetsView: Sendable, Equatable {
         self.source = source
         self.resource = name
         facets = resource.facetFields.map { field in
-            var values: [JSONValue] = []
-            for item in items.items {
+            // Per item, its values of the field: a list's elements, each once.
+            let perItem: [[JSONValue]] = items.items.map { item in
                 switch item[field] {
-                case .array(let list)?: values += list
-                case nil, .null?: break
-                case let value?: values.append(value)
+                case .array(let list)?: list.filter { !$0.isNull }
+                case nil, .null?: []
+                case let value?: [value]
                 }
             }
+            let values = perItem.joined()
             let numbers = values.compactMap { value -> Double? in if case .number = value { value.doubleValue } else { nil } }
             if !values.isEmpty, numbers.count == values.count {
                 return .range(field: field, min: numbers.min()!, max: numbers.max()!)
             }
+            // Text as people read it: trimmed (" Tinker" is "Tinker"); counted once per item.
             var counts: [String: Int] = [:]
-            for value in values {
-                let text: String = if case .string(let s) = value { s } else { value.canonicalText() }
-                counts[text, default: 0] += 1
+            for list in perItem {
+                var seen = Set<String>()
+                for value in list {
+                    let raw: String = if case .string(let s) = value { s } else { value.canonicalText() }
+                    let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if seen.insert(text).inserted { counts[text, default: 0] += 1 }
+                }
             }
             return .values(field: field, counts: counts.keys.sorted().map { ($0, counts[$0]!) })
         }

@@ -15,10 +15,37 @@ extension Store {
             let names = plugin.manifest.resources.map(\.name)
             throw ShellError.usage("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
         }
-        let kind = plugin.kind(of: resource)
         let limit = min(maxPages ?? PageSelection.limit, PageSelection.limit)
+        guard let parentName = resource.parent else {
+            return try await fetchPages(resource, plugin: plugin, limit: limit, onReport: onReport)
+        }
+        // A child resource, as dlt reads one: its parent first, then one list per parent
+        // item (each distinct item once) — from the parent items held after that fetch, so a
+        // failed parent fetch still lists the children of what is held.
+        var reports = try await fetchManifestResource(source: source, resource: parentName, maxPages: maxPages, onReport: onReport)
+        guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName) else { return reports }
+        var done = Set<String>()
+        for item in parent.items {
+            switch resource.resolved(for: item) {
+            case .success(let child):
+                guard done.insert(child.label()).inserted else { continue }
+                reports += try await fetchPages(child, plugin: plugin, limit: limit, onReport: onReport)
+            case .failure(let missing):
+                throw ShellError.failed("a \(parentName) item has no \(missing.field), which \(name)'s path takes: \(item.canonicalText().prefix(200))")
+            }
+        }
+        return reports
+    }
+
+    /// One list: its first page, then what the paginator makes of each page, until the list
+    /// ends, `limit` pages were fetched, or a page fails. Pages whose first item is at or
+    /// past `fetchlog.durable_items` are kept for this session only.
+    private func fetchPages(_ resource: RestResource, plugin: ManifestSource, limit: Int,
+                            onReport: (FetchReport) -> Void) async throws -> [FetchReport] {
+        let kind = plugin.kind(of: resource)
         var reports: [FetchReport] = []
         var asked = Set<String>()
+        var itemsBefore = 0
         // The first request, then what each paginator makes of the page before.
         var label: String? = switch resource.paginator {
         case .pageNumber(let base, let page, let param, _, _, _): resource.label(extra: [(param, String(page ?? base))])
@@ -33,12 +60,15 @@ extension Store {
         }
         while let current = label, reports.count < limit, asked.insert(current).inserted {
             let target = Resource(source: plugin.source, path: current, document: kind)
-            let report = try await fetch(target)
+            let durable = resource.durableItems.map { itemsBefore < $0 } ?? true
+            var report = try await fetch(target, durable: durable)
+            if !durable { report.firstItemIndex = itemsBefore }
             reports.append(report)
             onReport(report)
             label = nil
             guard report.outcome == .fetched || report.outcome == .notModified,
                   let page = snapshot.state.document(target)?.document as? ManifestPage else { break }
+            itemsBefore += page.items.count
             switch resource.paginator {
             case .singlePage:
                 break

@@ -27,7 +27,10 @@ public struct ManifestSource: SourcePlugin {
 
     public func documentKind(ofPath path: String) -> DocumentKind? {
         let pathOnly = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        return manifest.resources.first { $0.path == pathOnly }.map(kind(of:))
+        // A resource's own path first; then a child's path with its placeholders filled.
+        let resource = manifest.resources.first { $0.parent == nil && $0.path == pathOnly }
+            ?? manifest.resources.first { $0.matches(path: pathOnly) }
+        return resource.map(kind(of:))
     }
 
     public func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {

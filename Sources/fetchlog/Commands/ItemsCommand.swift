@@ -8,14 +8,14 @@ import Foundation
 struct ItemsCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "items",
-        abstract: "The items of a manifest resource: TEXT searched in every field (case-insensitive), --where FIELD=VALUE exact.")
+        abstract: "The items of a manifest resource: TEXT searched (case-insensitive, partial) in its search fields, --where FIELD=VALUE (whole, case-insensitive; any element of a list) or FIELD=MIN..MAX.")
     static let usage = "items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: "Text searched in every field.") var text: [String] = []
-    @Option(name: .customLong("where"), help: ArgumentHelp("FIELD=VALUE, exact (case-insensitive); repeatable.", valueName: "field=value"))
+    @Option(name: .customLong("where"), help: ArgumentHelp("FIELD=VALUE (whole, case-insensitive, any element of a list) or FIELD=MIN..MAX (numbers); repeatable.", valueName: "field=value"))
     var conditions: [String] = []
     @Option(help: "Items a page.") var limit: Int = 20
     @Option(help: "The page, from 1.") var page: Int = 1
@@ -36,36 +36,26 @@ struct ItemsCommand: SharedCommand {
         return view
     }
 
-    /// An item's scalar members as text (`-` for null), for search and tables.
-    static func text(_ value: JSONValue?) -> String {
-        switch value {
-        case .string(let s)?: s
-        case .number(let n)?: n
-        case .bool(let b)?: b ? "true" : "false"
-        case nil, .null?: "-"
-        case let other?: other.canonicalText()
-        }
+    /// An item's scalar members as text (`-` for null), for tables.
+    static func text(_ value: JSONValue?) -> String { ItemsView.text(value) }
+
+    /// An item's primary key as people type it (fields joined by `/`), `-` without one.
+    static func keyText(_ item: JSONValue, _ key: [String]) -> String {
+        key.isEmpty ? "-" : key.map { text(item[$0]) }.joined(separator: "/")
     }
 
     func output(_ context: CommandContext) async throws -> Output? {
         guard limit >= 1, page >= 1 else { throw CommandError.usage("--limit and --page take 1 or more") }
         let state = try await context.liveState()
         let view = try Self.view(state, source, resource)
-        var items = view.items
+        var parsed: [ItemsView.Condition] = []
         for condition in conditions {
-            let parts = condition.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw CommandError.usage("--where takes FIELD=VALUE, not '\(condition)'") }
-            items = items.filter { Self.text($0[parts[0]]).lowercased() == parts[1].lowercased() }
-        }
-        let needle = text.joined(separator: " ").lowercased()
-        if !needle.isEmpty {
-            // The manifest's `fetchlog.search` fields, else every field.
-            let fields = state.manifests[source]?.manifest.resource(resource)?.searchFields ?? []
-            items = items.filter { item in
-                guard case .object(let members) = item else { return false }
-                return members.contains { (fields.isEmpty || fields.contains($0.0)) && Self.text($0.1).lowercased().contains(needle) }
+            guard let one = ItemsView.Condition(parsing: condition) else {
+                throw CommandError.usage("--where takes FIELD=VALUE or FIELD=MIN..MAX, not '\(condition)'")
             }
+            parsed.append(one)
         }
+        let items = view.query(text: text.joined(separator: " "), conditions: parsed)
         let (slice, pages) = try Shell.page(items, page, size: limit, noun: "items")
         // Columns: the first item's members that are not lists or objects, at most six.
         var columns: [String] = []
@@ -93,13 +83,138 @@ struct ItemCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         let state = try await context.liveState()
         let view = try ItemsCommand.view(state, source, resource)
-        let fields = state.manifests[source]?.manifest.resource(resource)?.primaryKey ?? []
+        let fields = view.restResource.primaryKey
         guard !fields.isEmpty else { throw CommandError.failed("\(source) \(resource) has no primary_key: list it with items") }
-        let wanted = key.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard let item = view.items.first(where: { item in fields.map { ItemsCommand.text(item[$0]) } == wanted }) else {
+        guard let item = view.item(key: key) else {
             throw CommandError.failed("no \(resource) item with \(fields.joined(separator: "/")) \(key) is held")
         }
         guard case .object(let members) = item else { return .json(item) }
-        return .record(pairs: members.map { ($0.0, ItemsCommand.text($0.1)) }, json: item)
+        var pairs = members.map { ($0.0, ItemsCommand.text($0.1)) }
+        if let image = view.imageURL(of: item) { pairs.append(("image", image)) }
+        return .record(pairs: pairs, json: item)
+    }
+}
+
+struct FacetsCommand: SharedCommand {
+    static let configuration = CommandConfiguration(commandName: "facets", abstract: "What a manifest resource's facet fields hold: each value with its count, or a numeric range.")
+    static let usage = "facets SOURCE RESOURCE"
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @Argument(help: "The source (defined by a manifest).") var source: String
+    @Argument(help: "The resource.") var resource: String
+
+    func run() async throws { try await runOnCommandLine() }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let state = try await context.liveState()
+        _ = try ItemsCommand.view(state, source, resource)
+        guard let view = FacetsView(state: state, source: source, resource: resource) else { return nil }
+        var rows: [[String]] = [], records: [JSONValue] = []
+        for facet in view.facets {
+            switch facet {
+            case .range(let field, let low, let high):
+                rows.append([field, "\(CanonicalNumber.text(low))..\(CanonicalNumber.text(high))", "-"])
+                records.append(.object([("field", .string(field)), ("min", .number(low)), ("max", .number(high))]))
+            case .values(let field, let counts):
+                for (value, count) in counts {
+                    rows.append([field, value, String(count)])
+                    records.append(.object([("field", .string(field)), ("value", .string(value)), ("count", .number(count))]))
+                }
+            }
+        }
+        if view.facets.isEmpty { throw CommandError.failed("\(source) \(resource) names no facets: add \"fetchlog\": {\"facets\": [FIELD…]} to the resource") }
+        return .table(columns: ["field", "value", "count"], rows: rows, records: records)
+    }
+}
+
+/// `links SOURCE RESOURCE KEY` and `path SOURCE RESOURCE A B`: a manifest's `fetchlog.links`.
+struct LinksCommand: SharedCommand {
+    static let configuration = CommandConfiguration(commandName: "links", abstract: "An item's links (fetchlog.links): the items it names, the items naming it, the names matching nothing.")
+    static let usage = "links SOURCE RESOURCE KEY"
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @Argument(help: "The source (defined by a manifest).") var source: String
+    @Argument(help: "The resource.") var resource: String
+    @Argument(help: "The item: its primary key, or the text its link names it by.") var key: String
+
+    func run() async throws { try await runOnCommandLine() }
+
+    static func linksView(_ state: LogState, _ source: String, _ resource: String) throws -> LinksView {
+        let items = try ItemsCommand.view(state, source, resource)
+        guard let view = LinksView(state: state, source: source, resource: resource) else {
+            let linking = items.restResource.links.isEmpty ? "names no links" : "links to a resource that is not held"
+            throw CommandError.failed("\(source) \(resource) \(linking): add \"fetchlog\": {\"links\": {FIELD: {\"to\": RESOURCE, \"by\": FIELD}}}")
+        }
+        return view
+    }
+
+    static func find(_ view: LinksView, _ key: String, in items: ItemsView) throws -> Int {
+        guard let index = view.index(of: key, in: items) else {
+            throw CommandError.failed("no \(items.resource) item has the key or \(view.link.by) '\(key)'")
+        }
+        return index
+    }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let state = try await context.liveState()
+        let view = try Self.linksView(state, source, resource)
+        let index = try Self.find(view, key, in: view.items)
+        let item = view.items.items[index]
+        let by = view.link.by
+        func label(_ item: JSONValue) -> String { ItemsView.text(item[by]) }
+        func keyJSON(_ item: JSONValue, _ fields: [String]) -> JSONValue {
+            fields.count == 1 ? item[fields[0]] ?? .null : .array(fields.map { item[$0] ?? .null })
+        }
+        var rows: [[String]] = [], records: [JSONValue] = []
+        for target in view.entries[index].links {
+            let other = view.targets.items[target]
+            rows.append([ItemsCommand.keyText(other, view.targets.restResource.primaryKey), label(other), "\(view.link.field) of \(label(item))"])
+            records.append(.object([("key", keyJSON(other, view.targets.restResource.primaryKey)), (by, other[by] ?? .null), ("relation", .string("link"))]))
+        }
+        // Who names this item: only when the link stays within one resource.
+        if view.link.to == resource {
+            for other in view.listedBy[index] {
+                let named = view.items.items[other]
+                rows.append([ItemsCommand.keyText(named, view.items.restResource.primaryKey), label(named), "names \(label(item))"])
+                records.append(.object([("key", keyJSON(named, view.items.restResource.primaryKey)), (by, named[by] ?? .null), ("relation", .string("listed-by"))]))
+            }
+        }
+        for name in view.entries[index].unknown {
+            rows.append(["-", name, "matches nothing"])
+            records.append(.object([("key", .null), (by, .string(name)), ("relation", .string("unknown"))]))
+        }
+        return .table(columns: ["key", by, "relation"], rows: rows, records: records)
+    }
+}
+
+struct PathCommand: SharedCommand {
+    static let configuration = CommandConfiguration(commandName: "path", abstract: "The shortest chain of links (fetchlog.links, both ways) between two items of a resource that links to itself.")
+    static let usage = "path SOURCE RESOURCE A B"
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @Argument(help: "The source (defined by a manifest).") var source: String
+    @Argument(help: "The resource.") var resource: String
+    @Argument(help: "The first item: its primary key or the text its link names it by.") var from: String
+    @Argument(help: "The last item.") var to: String
+
+    func run() async throws { try await runOnCommandLine() }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let state = try await context.liveState()
+        let view = try LinksCommand.linksView(state, source, resource)
+        guard view.link.to == resource else {
+            throw CommandError.failed("\(source) \(resource)'s link \(view.link.field) leads to \(view.link.to), not back to \(resource): no path to walk")
+        }
+        let a = try LinksCommand.find(view, from, in: view.items), b = try LinksCommand.find(view, to, in: view.items)
+        let by = view.link.by
+        let items = view.items.items
+        guard let chain = view.path(from: a, to: b) else {
+            throw CommandError.failed("\(ItemsView.text(items[a][by])) and \(ItemsView.text(items[b][by])) are not connected by any chain of \(view.link.field)")
+        }
+        let key = view.items.restResource.primaryKey
+        let text = chain.map { "\(ItemsView.text(items[$0][by])) (\(ItemsCommand.keyText(items[$0], key)))" }.joined(separator: " → ")
+        let keys: [JSONValue] = chain.map { index in key.count == 1 ? items[index][key[0]] ?? .null : .array(key.map { items[index][$0] ?? .null }) }
+        return .record(pairs: [("path", text), ("steps", String(chain.count - 1))],
+                       json: .object([("path", .array(keys)), ("steps", .number(chain.count - 1))]))
     }
 }

@@ -91,6 +91,8 @@ struct ExportCommand: SharedCommand {
     @Argument(help: "Write to this file (as --out).") var file: String?
     @Option(help: "The state as of this seq (time travel).") var at: UInt64?
     @Option(help: "Write to this file.") var out: String?
+    @Flag(help: "The view's JSON Schema instead (items/… and facets/… views: generated from the manifest and the data).")
+    var schema = false
 
     func validate() throws {
         if file != nil && out != nil { throw ValidationError("give the file once: --out FILE or FILE") }
@@ -102,6 +104,12 @@ struct ExportCommand: SharedCommand {
         let state = try await context.state(at: at)
         let json: JSONValue
         do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
+        if schema {
+            guard let generated = ManifestSchemas.schema(of: view, state: state) else {
+                throw CommandError.failed("\(view)'s schema is a file: Schemas/\(view).schema.json (generated schemas are for items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE)")
+            }
+            return .json(generated)
+        }
         guard let path = out ?? file else { return .json(json) }
         let text = json.canonicalText() + "\n"
         do { try SafeFile.write(Data(text.utf8), to: path) } catch let error as SafeFile.Failure {

@@ -48,7 +48,7 @@ public struct SampleUpstreamConfiguration: Sendable {
 
 /// Per-source response metadata.
 enum SourceMetadata {
-    static let sources = ["tvmaze", "brastlewark", "viaplay", "thmanyah", "artic"]
+    static let sources = ["tvmaze", "brastlewark", "viaplay", "thmanyah", "artic", "catalog"]
     /// The first path component of the asset routes (`/assets/HOST/PATH`), not a data source.
     static let assets = "assets"
 

@@ -103,7 +103,7 @@ struct UpstreamResponder: HTTPResponder {
         switch source {
         case "tvmaze":
             result = TVMazeRoutes.respond(path: rest, query: query, version: versions.tvmaze, pages: configuration.tvmazePages, pageSize: configuration.tvmazePageSize, fullPath: fullPath)
-        case "brastlewark":
+        case "brastlewark", "census": // `census`: the census as a manifest source (docs/manifests/census.json) names it
             result = BrastlewarkRoutes.respond(path: rest, version: versions.brastlewark, fullPath: fullPath)
         case "viaplay":
             result = ViaplayRoutes.respond(path: rest, version: versions.viaplay, fullPath: fullPath)
@@ -111,6 +111,8 @@ struct UpstreamResponder: HTTPResponder {
             result = ThmanyahRoutes.respond(path: rest, query: query, totalPages: configuration.thmanyahTotalPages ?? ThmanyahRoutes.recordedTotalPages, fullPath: fullPath)
         case "artic":
             result = ArticRoutes.respond(path: rest, query: query, fullPath: fullPath)
+        case "catalog":
+            result = CatalogRoutes.respond(path: rest, query: query, host: request.head.authority, headers: headers, fullPath: fullPath)
         case SourceMetadata.assets:
             result = SampleAssets.respond(path: path, fullPath: fullPath)
         default:
@@ -121,13 +123,14 @@ struct UpstreamResponder: HTTPResponder {
         switch result {
         case .error(let status, let body):
             response = jsonResponse(status, body)
-        case .ok(let body, let contentType):
+        case .ok(let body, let contentType, let link):
             let etag = Validators.etag(for: body)
             let lastModified = SourceMetadata.lastModified(source, versions: versions, switches: switches)
             var headers = HTTPFields()
             headers[.eTag] = etag
             headers[.lastModified] = Validators.httpDate(lastModified)
             if let cacheControl = SourceMetadata.cacheControl(source) { headers[.cacheControl] = cacheControl }
+            if let link { headers[.init("Link")!] = link }
             // Transport faults must reach the client even when it holds a current copy.
             let bodyFault: Bool = switch decision.failure {
             case .resetMidBody, .truncated, .malformedJSON, .slowDrip: true

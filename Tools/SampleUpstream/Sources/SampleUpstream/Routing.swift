@@ -3,8 +3,8 @@ import Foundation
 /// What a source route answers before HTTP semantics (validators, faults) are applied.
 enum RouteResult: Sendable {
     /// 200 with a body (JSON unless the content type says otherwise); validators and caching
-    /// headers are added by the server.
-    case ok(Data, contentType: String = RouteResult.jsonContentType)
+    /// headers are added by the server; `link` is sent as the `Link` header.
+    case ok(Data, contentType: String = RouteResult.jsonContentType, link: String? = nil)
     /// An error status with the source's own JSON error body (no validators).
     case error(Int, Data)
 

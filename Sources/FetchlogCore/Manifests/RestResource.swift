@@ -1,0 +1,282 @@
+import Foundation
+
+/// One resource of a manifest: where it is, how its items are found in a body, how its
+/// pages follow one another, what identifies an item.
+public struct RestResource: Sendable, Equatable {
+    public var name: String
+    /// `endpoint.path` relative to the base URL, with a leading `/`.
+    public var path: String
+    /// `endpoint.params`, in the order given (values as query text).
+    public var params: [(String, String)]
+    /// `endpoint.data_selector`: dotted path to the items; nil for the body itself (`$`).
+    public var dataSelector: [String]?
+    public var paginator: RestPaginator
+    /// `primary_key`: the fields identifying an item (deduplication keeps the first seen).
+    public var primaryKey: [String]
+    /// `endpoint.response_actions` statuses that end the list (`"action": "ignore"`).
+    public var ignoredStatuses: Set<Int>
+    /// `fetchlog.search`: the fields `items … TEXT` searches (empty: every field).
+    public var searchFields: [String] = []
+    /// `fetchlog.facets`: fields whose values (or numeric ranges) are derived from the data.
+    public var facetFields: [String] = []
+    /// `fetchlog.ttl`: how long a held page counts as current (`15m`, `2h`, `1d`, `30s`).
+    public var timeToLive: Duration?
+    /// The parent resource of a child resource: `{resources.PARENT.FIELD}` in `path` or
+    /// `params` (or dlt's older `{"type":"resolve"}` params) makes one list per parent item.
+    public var parent: String?
+    /// Each placeholder as written (`resources.posts.id`) and the parent field it takes.
+    public var placeholders: [(text: String, field: [String])] = []
+    /// `include_from_parent`: parent fields added to each child item as `_PARENT_FIELD`.
+    public var includeFromParent: [String] = []
+    /// `fetchlog.links`: fields whose values name items of a resource (`by` one of its fields).
+    public var links: [RestLink] = []
+    /// `fetchlog.images`: fields holding image URLs (dotted paths), in fallback order.
+    public var imageFields: [[String]] = []
+    /// `fetchlog.durable_items`: items past this many (in list order) are fetched for this
+    /// session only — the durable window; nil keeps every page.
+    public var durableItems: Int?
+
+    public static func == (a: RestResource, b: RestResource) -> Bool {
+        a.name == b.name && a.path == b.path && a.params.elementsEqual(b.params, by: ==) && a.dataSelector == b.dataSelector
+            && a.paginator == b.paginator && a.primaryKey == b.primaryKey && a.ignoredStatuses == b.ignoredStatuses
+            && a.searchFields == b.searchFields && a.facetFields == b.facetFields && a.timeToLive == b.timeToLive
+            && a.parent == b.parent && a.placeholders.elementsEqual(b.placeholders, by: { $0.text == $1.text && $0.field == $1.field })
+            && a.includeFromParent == b.includeFromParent && a.links == b.links && a.imageFields == b.imageFields
+            && a.durableItems == b.durableItems
+    }
+
+    init(_ reader: ManifestReader, clientPaginator: RestPaginator?) throws(ManifestError) {
+        try reader.allow(["name", "endpoint", "primary_key", "include_from_parent", "fetchlog"],
+                         unsupported: ["write_disposition", "selected", "table_name", "max_table_nesting",
+                                       "processing_steps", "columns", "merge_key", "schema_contract", "table_format"])
+        name = try reader.string("name")
+        guard name.range(of: #"^[A-Za-z0-9_-]{1,64}$"#, options: .regularExpression) != nil else {
+            throw ManifestError(path: reader.path + ".name", message: "\"\(name)\" is not a resource name: letters, digits, - and _")
+        }
+        var endpointJSON = reader.json["endpoint"] ?? .object([])
+        if case .string(let path) = endpointJSON { endpointJSON = .object([("path", .string(path))]) }
+        let endpoint = try ManifestReader(endpointJSON, path: reader.path + ".endpoint")
+        guard case .object = endpoint.json else { throw ManifestError(path: endpoint.path, message: "expected an object or a path") }
+        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions"],
+                           unsupported: ["method", "json", "incremental", "auth", "headers"])
+        var path = try endpoint.optional("path").map { value throws(ManifestError) in try value.stringValue() } ?? name
+        if !path.hasPrefix("/") { path = "/" + path }
+        self.path = path
+        var params: [(String, String)] = []
+        // dlt's older spelling of a child resource: `"id": {"type":"resolve","resource":"posts","field":"id"}`,
+        // `{id}` in the path (or, absent there, a query parameter).
+        var resolved: [String: (resource: String, field: String)] = [:]
+        if let given = try endpoint.optional("params") {
+            guard case .object(let members) = given.json else { throw ManifestError(path: given.path, message: "expected an object") }
+            for (key, value) in members {
+                switch value {
+                case .string(let text): params.append((key, text))
+                case .number(let text): params.append((key, text))
+                case .bool(let flag): params.append((key, flag ? "true" : "false"))
+                case .object:
+                    let resolve = try ManifestReader(value, path: given.path + "." + key)
+                    try resolve.allow(["type", "resource", "field"])
+                    let type = try resolve.string("type")
+                    guard type == "resolve" else {
+                        throw ManifestError(path: resolve.path + ".type", message: "\"\(type)\" is not supported: only resolve (or write {resources.PARENT.FIELD})")
+                    }
+                    resolved[key] = (try resolve.string("resource"), try resolve.string("field"))
+                    if !path.contains("{\(key)}") { params.append((key, "{\(key)}")) }
+                default: throw ManifestError(path: given.path + "." + key, message: "expected a string, a number, a boolean or a resolve object")
+                }
+            }
+        }
+        self.params = params
+        // Child resources: every placeholder names one field of one parent resource.
+        for (text, at) in Self.placeholders(in: path).map({ ($0, endpoint.path + ".path") })
+            + params.flatMap({ param in Self.placeholders(in: param.1).map { ($0, endpoint.path + ".params." + param.0) } }) {
+            let parentName: String, field: String
+            if let legacy = resolved[text] {
+                (parentName, field) = legacy
+            } else {
+                let parts = text.split(separator: ".", maxSplits: 2).map(String.init)
+                guard parts.count == 3, parts[0] == "resources", !parts[1].isEmpty, !parts[2].isEmpty else {
+                    throw ManifestError(path: at, message: "{\(text)} is not a placeholder Fetchlog knows: write {resources.PARENT.FIELD}")
+                }
+                (parentName, field) = (parts[1], parts[2])
+            }
+            if let parent, parent != parentName {
+                throw ManifestError(path: at, message: "{\(text)} names the parent \(parentName), but this resource already takes \(parent): one parent per resource")
+            }
+            parent = parentName
+            if !placeholders.contains(where: { $0.text == text }) {
+                placeholders.append((text, field.split(separator: ".").map(String.init)))
+            }
+        }
+        if let include = try reader.optional("include_from_parent") {
+            includeFromParent = try include.arrayValue().map { item throws(ManifestError) in try item.stringValue() }
+            if parent == nil, !includeFromParent.isEmpty {
+                throw ManifestError(path: include.path, message: "only a child resource (a {resources.PARENT.FIELD} placeholder in its path or params) has a parent to include from")
+            }
+        }
+        if let selector = try endpoint.optional("data_selector") {
+            let text = try selector.stringValue()
+            let trimmed = text.hasPrefix("$.") ? String(text.dropFirst(2)) : text
+            if trimmed == "$" || trimmed.isEmpty {
+                dataSelector = nil
+            } else {
+                let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard parts.allSatisfy({ !$0.isEmpty && !$0.contains("[") && !$0.contains("*") }) else {
+                    throw ManifestError(path: selector.path, message: "\"\(text)\" is not a dotted path (data, results.items or $)")
+                }
+                dataSelector = parts
+            }
+        } else {
+            dataSelector = nil
+        }
+        paginator = try endpoint.optional("paginator").map { value throws(ManifestError) in try RestPaginator(value, path: value.path) }
+            ?? clientPaginator ?? .auto
+        switch reader.json["primary_key"] {
+        case nil: primaryKey = []
+        case .string(let key)?: primaryKey = [key]
+        case .array(let keys)?:
+            primaryKey = try keys.enumerated().map { (index, key) throws(ManifestError) in
+                guard let text = key.stringValue else { throw ManifestError(path: reader.path + ".primary_key[\(index)]", message: "expected a field name") }
+                return text
+            }
+        default: throw ManifestError(path: reader.path + ".primary_key", message: "expected a field name or a list of them")
+        }
+        var ignored = Set<Int>()
+        if let actions = try endpoint.optional("response_actions") {
+            for action in try actions.arrayValue() {
+                try action.allow(["status_code", "action"], unsupported: ["content"])
+                let status = try action.int("status_code")
+                let what = try action.string("action")
+                guard what == "ignore" else {
+                    throw ManifestError(path: action.path + ".action", message: "\"\(what)\" is not supported: only ignore")
+                }
+                ignored.insert(status)
+            }
+        }
+        ignoredStatuses = ignored
+        // What dlt has no word for (Fetchlog's own block).
+        if let extra = try reader.optional("fetchlog") {
+            try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items"])
+            func names(_ key: String) throws(ManifestError) -> [String] {
+                guard let list = try extra.optional(key) else { return [] }
+                return try list.arrayValue().map { item throws(ManifestError) in try item.stringValue() }
+            }
+            searchFields = try names("search")
+            facetFields = try names("facets")
+            if let ttl = try extra.optionalString("ttl") {
+                guard let duration = Self.duration(ttl) else {
+                    throw ManifestError(path: extra.path + ".ttl", message: "\"\(ttl)\" is not a duration: a number and s, m, h or d (15m)")
+                }
+                timeToLive = duration
+            }
+            if let given = try extra.optional("links") {
+                guard case .object(let members) = given.json else { throw ManifestError(path: given.path, message: "expected an object: {\"FIELD\": {\"to\": RESOURCE, \"by\": FIELD}}") }
+                for (field, _) in members {
+                    let link = try given.object(field)
+                    try link.allow(["to", "by"])
+                    links.append(RestLink(field: field, to: try link.optionalString("to") ?? name, by: try link.string("by")))
+                }
+            }
+            imageFields = try names("images").map { $0.split(separator: ".").map(String.init) }
+            if let count = try extra.optionalInt("durable_items") {
+                guard count >= 1 else { throw ManifestError(path: extra.path + ".durable_items", message: "must be at least 1") }
+                durableItems = count
+            }
+        }
+    }
+
+    /// The `{…}` placeholders of a path or parameter value, as written inside the braces.
+    static func placeholders(in text: String) -> [String] {
+        var found: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            found.append(String(rest[rest.index(after: open) ..< close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return found
+    }
+
+    /// This child resource for one parent item: its placeholders replaced by the item's
+    /// values (as dlt formats them); nil, with the missing field, when the item lacks one.
+    public func resolved(for parentItem: JSONValue) -> Result<RestResource, MissingParentField> {
+        var copy = self
+        copy.parent = nil
+        copy.placeholders = []
+        for (text, field) in placeholders {
+            var value: JSONValue? = parentItem
+            for key in field { value = value?[key] }
+            guard let value, !value.isNull else { return .failure(MissingParentField(field: field.joined(separator: "."))) }
+            let raw: String = switch value {
+            case .string(let s): s
+            case .bool(let b): b ? "True" : "False" // Python's str(), as dlt formats
+            default: value.canonicalText()
+            }
+            copy.path = copy.path.replacingOccurrences(of: "{\(text)}", with: Self.pathEscape(raw))
+            copy.params = copy.params.map { ($0.0, $0.1.replacingOccurrences(of: "{\(text)}", with: raw)) }
+        }
+        return .success(copy)
+    }
+
+    /// The parent members a child item gains (`include_from_parent`), as dlt names them.
+    public func parentMembers(of parentItem: JSONValue) -> [(String, JSONValue)] {
+        guard let parent else { return [] }
+        return includeFromParent.map { ("_\(parent)_\($0)", parentItem[$0] ?? .null) }
+    }
+
+    /// True when `path` (no query) is this resource's path, placeholders matching any one
+    /// non-empty segment text.
+    func matches(path candidate: String) -> Bool {
+        guard parent != nil else { return candidate == path }
+        let want = path.split(separator: "/", omittingEmptySubsequences: false)
+        let have = candidate.split(separator: "/", omittingEmptySubsequences: false)
+        guard want.count == have.count else { return false }
+        for (w, h) in zip(want, have) {
+            guard let open = w.firstIndex(of: "{"), let close = w.lastIndex(of: "}") else {
+                if w != h { return false }
+                continue
+            }
+            let prefix = w[..<open], suffix = w[w.index(after: close)...]
+            guard h.count > prefix.count + suffix.count, h.hasPrefix(prefix), h.hasSuffix(suffix) else { return false }
+        }
+        return true
+    }
+
+    static func pathEscape(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove("/")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// `30s`, `15m`, `2h`, `1d`.
+    static func duration(_ text: String) -> Duration? {
+        guard let unit = text.last, let n = Int(text.dropLast()), n > 0 else { return nil }
+        switch unit {
+        case "s": return .seconds(n)
+        case "m": return .seconds(n * 60)
+        case "h": return .seconds(n * 3600)
+        case "d": return .seconds(n * 86_400)
+        default: return nil
+        }
+    }
+
+    /// The resource path (with `params` and paging query) as events label it.
+    public func label(extra: [(String, String)] = []) -> String {
+        let query = (params + extra).map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
+        return query.isEmpty ? path : path + "?" + query
+    }
+}
+
+
+/// A parent item without the field a child resource's placeholder takes.
+public struct MissingParentField: Error, Sendable, Equatable {
+    public let field: String
+}
+
+/// `fetchlog.links`: the values of `field` (a string or a list of them) name items of the
+/// resource `to` by their field `by` — the exact (trimmed) text first, else the one item
+/// whose text matches ignoring case.
+public struct RestLink: Sendable, Equatable {
+    public let field: String
+    public let to: String
+    public let by: String
+}

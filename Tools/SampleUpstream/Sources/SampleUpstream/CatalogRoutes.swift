@@ -1,0 +1,93 @@
+import Foundation
+
+/// catalog: a generic REST API with every paginator style dlt's `rest_api` knows, for
+/// manifests (`Examples/catalog.json`), their tests and the comparison with dlt. Twelve
+/// items in pages of five; item 5 is repeated at the top of page 2 (a page boundary), so a
+/// reader must deduplicate by primary key.
+///
+/// Next-page URLs are absolute, on the host the request named (as real APIs write them),
+/// so a client pointed at this server follows them here.
+public enum CatalogRoutes {
+    /// One item: `{"id":N,"name":"item N","size":N*10}`.
+    public static func item(_ id: Int) -> String { #"{"id":\#(id),"name":"item \#(id)","size":\#(id * 10)}"# }
+
+    /// Page `n` (from 1): 1–5, 5–10 (item 5 again), 11–12; empty past the end.
+    public static func ids(page n: Int) -> [Int] {
+        switch n {
+        case 1: Array(1 ... 5)
+        case 2: Array(5 ... 10)
+        case 3: [11, 12]
+        default: []
+        }
+    }
+
+    /// The reviews of item `id`: `id % 3` of them (items 3, 6, 9 and 12 have none).
+    public static func reviews(of id: Int) -> String {
+        let list = (0 ..< id % 3).map { k in #"{"id":"\#(id)-\#(k + 1)","stars":\#((id + k) % 5 + 1),"text":"review \#(k + 1) of item \#(id)"}"# }
+        return #"{"data":[\#(list.joined(separator: ","))]}"#
+    }
+
+    static func list(_ ids: [Int]) -> String { "[" + ids.map(item).joined(separator: ",") + "]" }
+
+    /// Words for the bulk catalog's names, so text search has something to find.
+    static let colours = ["amber", "blue", "crimson", "dune", "emerald", "fern", "gold", "hazel", "indigo", "jade"]
+    static let animals = ["ant", "bear", "crow", "deer", "eel", "fox", "gnu", "hare", "ibis", "jay", "koala"]
+
+    /// Item `id` of the bulk catalog: a name of two words and the id, a size, a colour, tags.
+    public static func bulkItem(_ id: Int) -> String {
+        let colour = colours[id % colours.count], animal = animals[(id / 7) % animals.count]
+        return #"{"id":\#(id),"name":"\#(colour) \#(animal) \#(id)","size":\#(id % 997),"colour":"\#(colour)","tags":["\#(animal)","t\#(id % 13)"]}"#
+    }
+
+    static func respond(path: String, query: [String: String], host: String?, headers: [String: String], fullPath: String) -> RouteResult {
+        let page = Int(query["page"] ?? "") ?? 1
+        let origin = "http://\(host ?? "127.0.0.1")/catalog"
+        func ok(_ body: String, link: String? = nil) -> RouteResult { .ok(Data(body.utf8), link: link) }
+        switch path {
+        case "/pages":
+            return ok(#"{"data":\#(list(ids(page: page))),"total_pages":3}"#)
+        case "/ended":
+            guard page <= 3 else { return .error(404, Data(#"{"error":"no such page"}"#.utf8)) }
+            return ok(#"{"data":\#(list(ids(page: page)))}"#)
+        case "/offset":
+            let offset = Int(query["offset"] ?? "") ?? 0, limit = Int(query["limit"] ?? "") ?? 5
+            return ok(#"{"items":\#(list(Array((1 ... 12).dropFirst(offset).prefix(limit)))),"total":12}"#)
+        case "/linked":
+            let next = page < 3 ? #""\#(origin)/linked?page=\#(page + 1)""# : "null"
+            return ok(#"{"results":\#(list(ids(page: page))),"paging":{"next":\#(next)}}"#)
+        case "/headers":
+            let link = page < 3 ? #"<\#(origin)/headers?page=\#(page + 1)>; rel="next", <\#(origin)/headers?page=3>; rel="last""# : nil
+            return ok(list(ids(page: page)), link: link)
+        case "/cursor":
+            let cursor = query["cursor"] ?? ""
+            let n = cursor.isEmpty ? 1 : Int(cursor.dropFirst()) ?? 1
+            let next = n < 3 ? #""c\#(n + 1)""# : "null"
+            return ok(#"{"data":\#(list(ids(page: n))),"cursors":{"next":\#(next)}}"#)
+        case "/single":
+            return ok(list([1, 2, 3]))
+        case "/private":
+            // Answers only with both credentials: a token header and a key parameter.
+            guard headers["x-token"] == "t0ken-s3cret", query["key"] == "k3y-s3cret" else {
+                return .error(401, Data(#"{"error":"who are you?"}"#.utf8))
+            }
+            return ok(list([1, 2]))
+        case "/versions":
+            // Two readings of one body: `data`, or `detailed` (2 renamed and sized, 3 gone, 4 new).
+            return ok(#"{"data":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}],"#
+                + #""detailed":[{"id":1,"name":"a"},{"id":2,"name":"B","size":2},{"id":4,"name":"d"}]}"#)
+        case "/bulk":
+            // `pages` pages (default 40) of `size` items (default 250), ids from 1.
+            let size = min(max(Int(query["size"] ?? "") ?? 250, 1), 5000), pages = min(max(Int(query["pages"] ?? "") ?? 40, 1), 10_000)
+            guard page >= 1, page <= pages else { return ok(#"{"data":[],"total_pages":\#(pages)}"#) }
+            let first = (page - 1) * size + 1
+            return ok(#"{"data":[\#((first ..< first + size).map(bulkItem).joined(separator: ","))],"total_pages":\#(pages)}"#)
+        default:
+            // A child resource: /items/{id}/reviews for the twelve items.
+            let parts = path.split(separator: "/")
+            if parts.count == 3, parts[0] == "items", parts[2] == "reviews", let id = Int(parts[1]), (1 ... 12).contains(id) {
+                return ok(reviews(of: id))
+            }
+            return .notFoundRoute(fullPath)
+        }
+    }
+}
