@@ -69,6 +69,11 @@ func runFetchlogBlocking(_ arguments: [String], environment: [String: String] = 
     try runProcessBlocking(Repo.executable, arguments, environment: environment, stdin: stdin)
 }
 
+/// Runs any program to its end off the cooperative pool.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> CommandResult {
+    try await offPool { try runProcessBlocking(executable, arguments, environment: environment) }
+}
+
 /// Runs a program to its end, feeding `stdin` and collecting both output streams.
 func runProcessBlocking(_ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CommandResult {
     let process = Process()

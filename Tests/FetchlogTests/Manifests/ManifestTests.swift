@@ -137,7 +137,19 @@ import Testing
         (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"paginator":{"type":"offset"}}}]}"#,
          "resources[0].endpoint.paginator.limit: is required"),
         (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"c","endpoint":{"path":"p/{resources.a.id}/c"}}]}"#,
-         "resources[0].endpoint.path: placeholders (child resources) are not supported yet"),
+         "resources[0].endpoint.path: the parent \"a\" is not a resource of this manifest (did you mean 'c'?): c"),
+        (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"c","endpoint":{"path":"p/{id}/c"}}]}"#,
+         "resources[0].endpoint.path: {id} is not a placeholder Fetchlog knows: write {resources.PARENT.FIELD}"),
+        (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"c","include_from_parent":["id"]}]}"#,
+         "resources[0].include_from_parent: only a child resource (a {resources.PARENT.FIELD} placeholder in its path or params) has a parent to include from"),
+        (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":"a/{resources.b.id}"},{"name":"b","endpoint":"b/{resources.a.id}"}]}"#,
+         "resources[0].endpoint.path: a's parents lead back to a: a child cannot be its own ancestor"),
+        (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":["a",{"name":"c","endpoint":{"path":"c/{resources.a.id}","params":{"q":"{resources.b.id}"}}},"b"]}"#,
+         "resources[1].endpoint.params.q: {resources.b.id} names the parent b, but this resource already takes a: one parent per resource"),
+        (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"params":{"id":{"type":"incremental"}}}}]}"#,
+         "resources[0].endpoint.params.id.type: \"incremental\" is not supported: only resolve (or write {resources.PARENT.FIELD})"),
+        (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","fetchlog":{"links":{"friends":{"to":"x","by":"name"}}}}]}"#,
+         "resources[0].fetchlog.links.friends.to: \"x\" is not a resource of this manifest"),
     ]
 
     @Test func badManifestsAreRefusedNamingTheKeyPath() throws {
@@ -190,8 +202,9 @@ import Testing
     @Test func badExtensionsAreRefused() throws {
         for (block, expected) in [
             (#"{"ttl":"soon"}"#, #"resources[0].fetchlog.ttl: "soon" is not a duration: a number and s, m, h or d (15m)"#),
-            (#"{"links":{}}"#, "resources[0].fetchlog.links: is not supported yet"),
-            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl"),
+            (#"{"durable_items":0}"#, "resources[0].fetchlog.durable_items: must be at least 1"),
+            (#"{"links":{"friends":{"to":"a"}}}"#, "resources[0].fetchlog.links.friends.by: is required"),
+            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl, links, images, durable_items"),
         ] {
             let text = #"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","fetchlog":\#(block)}]}"#
             do {

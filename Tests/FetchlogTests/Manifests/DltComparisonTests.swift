@@ -1,0 +1,60 @@
+import FetchlogCore
+import FetchlogSources
+import Foundation
+import Testing
+
+/// The same manifest (`docs/manifests/catalog.json`) read by dlt 1.31's own `rest_api_source`
+/// (Python, `Tools/dlt/rest-api-items.py`) and by Fetchlog, from the same sample upstream:
+/// the same primary keys and the same item values for every resource — every paginator
+/// style, the repeated item across a page boundary, the child resource with its parent's
+/// field, the 404 that ends a list. dlt repeats an item a page repeats (it deduplicates only
+/// when a merge load writes); Fetchlog keeps one per key, the newest body's values.
+///
+/// CI installs dlt; where it is missing the test says so and skips (dlt is the oracle, not
+/// a dependency).
+@Suite struct DltComparisonTests {
+    static let resources = ["items", "reviews", "linked", "cursored", "offsets", "headed", "ended"]
+
+    @Test func dltAndFetchlogReadTheSameItemsFromTheSameManifest() async throws {
+        let probe = try await runProcess("/usr/bin/env", ["python3", "-c", "import dlt; print(dlt.__version__)"])
+        guard probe.status == 0 else {
+            print("DltComparisonTests: skipped: Python's dlt is not installed (pip install 'dlt[duckdb]==1.31.*'): \(probe.stderr.split(separator: "\n").last ?? "")")
+            return
+        }
+        #expect(probe.stdout.hasPrefix("1.31."), "dlt \(probe.stdout)")
+        let rig = try await ManifestTests().start(try ChildResourceTests.catalog())
+        let dlt = try await runProcess("/usr/bin/env", ["python3", Repo.root + "/Tools/dlt/rest-api-items.py", ChildResourceTests.catalogManifest,
+                                                      rig.upstream.base + "/catalog"] + Self.resources,
+                                       environment: ["RUNTIME__LOG_LEVEL": "WARNING", "DLT_DATA_DIR": rig.directory.path + "/dlt"])
+        #expect(dlt.status == 0, "\(dlt.stderr)")
+        let read = try JSONValue.parse(bytes: Array(dlt.stdout.utf8))
+        let dltRequests = await rig.upstream.asked.count
+
+        for name in Self.resources {
+            _ = try await rig.store.fetchManifestResource(source: "catalog", resource: name)
+            let ours = try #require(ItemsView(state: rig.store.snapshot.state, source: "catalog", resource: name))
+            let theirs = read[name]?.arrayValue ?? []
+            // dlt's items by key, the last one seen (the newest body's values, as Fetchlog keeps).
+            var byKey: [String: JSONValue] = [:]
+            for item in theirs { byKey[item["id"]?.canonicalText() ?? "?"] = item }
+            let ourKeys = ours.items.map { $0["id"]?.canonicalText() ?? "?" }
+            #expect(Set(ourKeys) == Set(byKey.keys), "\(name): keys")
+            #expect(ourKeys.count == Set(ourKeys).count, "\(name): one item per key")
+            for item in ours.items {
+                #expect(byKey[item["id"]?.canonicalText() ?? "?"]?.canonicalText() == item.canonicalText(), "\(name): \(item.canonicalText())")
+            }
+            // Every member in dlt's order too (include_from_parent members last, as dict.update puts them).
+            #expect(ours.items.map { $0.objectKeys } == ourKeys.map { byKey[$0]?.objectKeys ?? [] }, "\(name): member order")
+        }
+        // The expected totals, from the catalog's own definition.
+        let counts = Dictionary(uniqueKeysWithValues: Self.resources.map { ($0, (read[$0]?.arrayValue ?? []).count) })
+        #expect(counts == ["items": 13, "reviews": 14, "linked": 13, "cursored": 13, "offsets": 12, "headed": 13, "ended": 13])
+        #expect(dltRequests > 0)
+        await ManifestTests().stop(rig)
+    }
+}
+
+extension JSONValue {
+    /// An object's member names in order (empty for anything else).
+    var objectKeys: [String] { if case .object(let members) = self { members.map(\.0) } else { [] } }
+}
