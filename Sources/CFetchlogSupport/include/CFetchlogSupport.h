@@ -13,4 +13,8 @@ int fl_crc32c_is_hardware(void);
 /// SHA-256 of `length` bytes into `out` (32 bytes).
 void fl_sha256(const void *data, size_t length, uint8_t out[32]);
 
+/// The first occurrence of `needle` in `haystack` (glibc's memmem, which Swift's Glibc
+/// module does not expose), or NULL.
+const void *fl_memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+
 #endif

@@ -8,29 +8,50 @@ import Foundation
 /// Export `items/SOURCE/RESOURCE`: `{"view":"items","asOf":N,"source","resource","count",
 /// "items":[…]}`.
 public struct ItemsView: Sendable, Equatable {
+    let fingerprint: Fingerprint
+    /// The search index, built on the first text search and shared by every copy.
+    private let search: SearchBox
     public let source: String
     public let resource: String
     /// The resource as the definition in force describes it.
     public let restResource: RestResource
     public let items: [JSONValue]
 
+    /// Built from the pages the state holds — or reused, with its search index, while the
+    /// resource's definition and pages (and its parents') are the ones it was built from.
     public init?(state: LogState, source: String, resource name: String) {
         guard let plugin = state.plugin(source) as? ManifestSource, let resource = plugin.manifest.resource(name) else { return nil }
-        self.source = source
-        self.resource = name
-        restResource = resource
-        let kind = plugin.kind(of: resource)
         // Session-only pages (seq 0) were fetched after every page the log holds.
+        let kind = plugin.kind(of: resource)
         let held = state.documents.filter { key, _ in key.source == source && plugin.documentKind(ofPath: key.path) == kind }
             .sorted { ($0.value.seq == 0 ? .max : $0.value.seq, $0.key.path) < ($1.value.seq == 0 ? .max : $1.value.seq, $1.key.path) }
             .compactMap { key, held in (held.document as? ManifestPage).map { (key.path, $0) } }
-        guard let parentName = resource.parent else {
-            items = Self.deduplicated(held.flatMap(\.1.items), key: resource.primaryKey)
+        var parent: ItemsView?
+        if let parentName = resource.parent {
+            guard let view = ItemsView(state: state, source: source, resource: parentName) else { return nil }
+            parent = view
+        }
+        let fingerprint = Fingerprint(resource: resource, pages: held.map { $0.0 + "\u{0}" + String($0.1.identity) }, parent: parent?.fingerprint)
+        if let hit = Self.cache.view(source + "/" + name, fingerprint) {
+            self = hit
             return
         }
-        guard let parent = ItemsView(state: state, source: source, resource: parentName) else { return nil }
-        // Pages by their path (no query); a parent item's pages are those at its resolved
-        // path whose query holds its resolved placeholder parameters.
+        self.source = source
+        self.resource = name
+        restResource = resource
+        self.fingerprint = fingerprint
+        search = SearchBox()
+        if let parent {
+            items = Self.childItems(resource, held, parent: parent)
+        } else {
+            items = Self.deduplicated(held.flatMap(\.1.items), key: resource.primaryKey)
+        }
+        Self.cache.keep(source + "/" + name, self)
+    }
+
+    /// A child resource's items: per parent item, the pages at its resolved path whose
+    /// query holds its resolved placeholder parameters, each item with its parent members.
+    private static func childItems(_ resource: RestResource, _ held: [(String, ManifestPage)], parent: ItemsView) -> [JSONValue] {
         var byPath: [Substring: [(query: Set<Substring>, page: ManifestPage)]] = [:]
         for (path, page) in held {
             let parts = path.split(separator: "?", maxSplits: 1)
@@ -43,11 +64,53 @@ public struct ItemsView: Sendable, Equatable {
             let wanted = child.params.filter { placeholderParams.contains($0.0) }.map { Substring("\($0.0)=\(Resource.queryEscape($0.1))") }
             let extra = resource.parentMembers(of: parentItem)
             for entry in byPath[Substring(child.path)] ?? [] where wanted.allSatisfy(entry.query.contains) {
-                collected += entry.page.items.map { Self.adding(extra, to: $0) }
+                collected += entry.page.items.map { adding(extra, to: $0) }
             }
         }
-        items = Self.deduplicated(collected, key: resource.primaryKey)
+        return deduplicated(collected, key: resource.primaryKey)
     }
+
+    public static func == (a: ItemsView, b: ItemsView) -> Bool {
+        a.source == b.source && a.resource == b.resource && a.restResource == b.restResource && a.items == b.items
+    }
+
+    /// What a view was built from: the definition and the identities of its pages (and
+    /// its parent's).
+    final class Fingerprint: Sendable, Equatable {
+        let resource: RestResource
+        let pages: [String]
+        let parent: Fingerprint?
+
+        init(resource: RestResource, pages: [String], parent: Fingerprint?) {
+            self.resource = resource
+            self.pages = pages
+            self.parent = parent
+        }
+
+        static func == (a: Fingerprint, b: Fingerprint) -> Bool {
+            a === b || (a.pages == b.pages && a.resource == b.resource && a.parent == b.parent)
+        }
+    }
+
+    /// The last view of each resource (a few dozen at most: one per source and resource).
+    final class Cache: @unchecked Sendable {
+        // `@unchecked`: `views` is read and written under `lock` only.
+        private let lock = NSLock()
+        private var views: [String: ItemsView] = [:]
+
+        func view(_ key: String, _ fingerprint: Fingerprint) -> ItemsView? {
+            lock.withLock { views[key].flatMap { $0.fingerprint == fingerprint ? $0 : nil } }
+        }
+
+        func keep(_ key: String, _ view: ItemsView) {
+            lock.withLock {
+                if views.count >= 256 { views.removeAll() }
+                views[key] = view
+            }
+        }
+    }
+
+    static let cache = Cache()
 
     /// `item` with `members` set: an existing member keeps its place (Python's dict.update).
     static func adding(_ members: [(String, JSONValue)], to item: JSONValue) -> JSONValue {
@@ -140,12 +203,11 @@ public struct ItemsView: Sendable, Equatable {
     /// when the resource names none. In view order.
     public func query(text: String = "", conditions: [Condition] = []) -> [JSONValue] {
         let needle = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let fields = restResource.searchFields
-        return items.filter { item in
-            guard conditions.allSatisfy({ $0.matches(item) }) else { return false }
-            guard !needle.isEmpty else { return true }
-            guard case .object(let members) = item else { return false }
-            return members.contains { (fields.isEmpty || fields.contains($0.0)) && Self.foldedTexts($0.1).contains { $0.contains(needle) } }
+        guard !needle.isEmpty else { return conditions.isEmpty ? items : items.filter { item in conditions.allSatisfy { $0.matches(item) } } }
+        let index = search.index { ItemsSearchIndex(items, fields: restResource.searchFields) }
+        return index.matching(needle, in: items).compactMap { position in
+            let item = items[position]
+            return conditions.allSatisfy({ $0.matches(item) }) ? item : nil
         }
     }
 

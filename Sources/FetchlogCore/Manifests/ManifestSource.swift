@@ -57,9 +57,18 @@ public struct ManifestPage: SourceDocument, Equatable {
     public let nextURL: String?
     /// The next cursor (`cursor`'s `cursor_path`).
     public let cursor: String?
+    /// Which reading of which body this is: unique in the process, kept by every snapshot
+    /// holding the page, so a view built from pages can be reused while its pages are the
+    /// same (`ItemsView`'s cache) without comparing their contents.
+    let identity: UInt64
+
+    public static func == (a: ManifestPage, b: ManifestPage) -> Bool {
+        a.body == b.body && a.items == b.items && a.total == b.total && a.nextURL == b.nextURL && a.cursor == b.cursor
+    }
 
     init(_ json: JSONValue, resource: RestResource) throws(DecodeError) {
         body = json
+        identity = PageIdentity.next()
         var selected = json
         var path = "$"
         for key in resource.dataSelector ?? [] {
@@ -146,4 +155,12 @@ extension ManifestSource {
         }
         return credentials
     }
+}
+
+/// Hands out page identities.
+enum PageIdentity {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var last: UInt64 = 0
+
+    static func next() -> UInt64 { lock.withLock { last += 1; return last } }
 }

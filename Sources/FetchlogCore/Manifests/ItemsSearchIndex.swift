@@ -1,0 +1,97 @@
+import CFetchlogSupport
+import Foundation
+
+/// Text search over a resource's items in one pass: every item's searchable texts,
+/// trimmed and lowercased, laid end to end in one buffer (an item's texts joined by 0x01,
+/// items by 0x00), so finding a needle in 100,000 items is one `memmem` sweep over a few
+/// megabytes instead of 100,000 string searches.
+///
+/// Byte matching equals `String.contains` on ASCII text; where an item or the needle is
+/// not ASCII, both are composed (NFC) and each candidate is confirmed by `String.contains`
+/// (a byte match inside a grapheme cluster is no match). The differential test holds the
+/// index to a plain scan.
+final class ItemsSearchIndex: Sendable {
+    private let bytes: [UInt8]
+    /// Where each item's text starts in `bytes`.
+    private let starts: [Int]
+    /// Items whose text holds a non-ASCII byte.
+    private let nonASCII: Set<Int>
+    private let fields: [String]
+
+    init(_ items: [JSONValue], fields: [String]) {
+        self.fields = fields
+        var bytes: [UInt8] = [], starts: [Int] = [], nonASCII = Set<Int>()
+        bytes.reserveCapacity(items.count * 32)
+        starts.reserveCapacity(items.count)
+        for (position, item) in items.enumerated() {
+            starts.append(bytes.count)
+            let start = bytes.count
+            for text in Self.texts(item, fields) {
+                bytes.append(contentsOf: text.precomposedStringWithCanonicalMapping.utf8)
+                bytes.append(0x01)
+            }
+            bytes.append(0x00)
+            if bytes[start...].contains(where: { $0 >= 0x80 }) { nonASCII.insert(position) }
+        }
+        self.bytes = bytes
+        self.starts = starts
+        self.nonASCII = nonASCII
+    }
+
+    /// The folded texts of an item's searchable members (every member when `fields` is empty).
+    static func texts(_ item: JSONValue, _ fields: [String]) -> [String] {
+        guard case .object(let members) = item else { return [] }
+        return members.flatMap { (fields.isEmpty || fields.contains($0.0)) ? ItemsView.foldedTexts($0.1) : [] }
+    }
+
+    /// Positions (ascending) of the items whose text holds `needle` (already folded).
+    func matching(_ needle: String, in items: [JSONValue]) -> [Int] {
+        // Both sides composed (NFC): "e\u{301}" and "é" are one text to String, and so here.
+        let pattern = Array(needle.precomposedStringWithCanonicalMapping.utf8)
+        // A needle holding a separator byte would match across texts: search them one by one.
+        guard !pattern.isEmpty, !pattern.contains(0x00), !pattern.contains(0x01) else {
+            return items.indices.filter { Self.texts(items[$0], fields).contains { $0.contains(needle) } }
+        }
+        let verify = pattern.contains { $0 >= 0x80 }
+        var found: [Int] = []
+        bytes.withUnsafeBufferPointer { haystack in
+            pattern.withUnsafeBufferPointer { pattern in
+                guard let base = haystack.baseAddress, let needleBase = pattern.baseAddress else { return }
+                var offset = 0
+                while offset < haystack.count,
+                      let hit = fl_memmem(base + offset, haystack.count - offset, needleBase, pattern.count) {
+                    let at = UnsafeRawPointer(base).distance(to: hit)
+                    // The item holding the hit: the last start at or before it.
+                    var low = 0, high = starts.count - 1
+                    while low < high {
+                        let middle = (low + high + 1) / 2
+                        if starts[middle] <= at { low = middle } else { high = middle - 1 }
+                    }
+                    if !(verify || nonASCII.contains(low)) || Self.texts(items[low], fields).contains(where: { $0.contains(needle) }) {
+                        found.append(low)
+                    }
+                    // On to the next item: one match is enough for this one.
+                    offset = low + 1 < starts.count ? starts[low + 1] : haystack.count
+                }
+            }
+        }
+        return found
+    }
+}
+
+/// A once-built value shared by every copy of a view (views are values; their index is not
+/// worth building twice).
+final class SearchBox: @unchecked Sendable {
+    // `@unchecked`: `built` is read and written under `lock` only.
+    private let lock = NSLock()
+    private var built: ItemsSearchIndex?
+
+    func index(_ build: () -> ItemsSearchIndex) -> ItemsSearchIndex {
+        lock.withLock {
+            if let built { return built }
+            let index = build()
+            built = index
+            return index
+        }
+    }
+}
