@@ -89,8 +89,9 @@ let package = Package(
         // the log beside raw liblmdb in the same run, and the replay and open tables.
         .executableTarget(
             name: "fetchlog-bench",
-            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB"],
-            path: "Tools/FetchlogBench"
+            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream"],
+            path: "Tools/FetchlogBench",
+            exclude: ["sqlite-search.py"]
         ),
         // ordo-one/benchmark suites (`swift package benchmark`): percentiles, malloc counts,
         // baselines to compare against. The plugin finds targets in a folder named Benchmarks.

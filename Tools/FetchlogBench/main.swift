@@ -1,7 +1,8 @@
 // fetchlog-bench: Fetchlog's event log beside the raw liblmdb ceiling, same run,
 // same machine, same record sizes. Build and run in release:
 //
-//     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets)
+//     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets;
+//                                                     --manifests: a manifest vs dlt, search vs SQLite)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -27,6 +28,13 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile-decode"), at + 2 < C
 }
 if CommandLine.arguments.contains("--decode") {
     runDecodeBenchmarks(quick: quick)
+    exit(0)
+}
+if CommandLine.arguments.contains("--manifests") {
+    await runManifestBenchmarks(quick: quick)
+    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        .filter { $0.hasPrefix("fetchlog-bench-") }
+        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
     exit(0)
 }
 if CommandLine.arguments.contains("--views") {
