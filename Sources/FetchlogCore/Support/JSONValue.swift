@@ -31,6 +31,8 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    /// An object's member names in order (empty for anything else).
+    public var memberNames: [String] { if case .object(let members) = self { members.map(\.0) } else { [] } }
     public var isNull: Bool { if case .null = self { true } else { false } }
     public var intValue: Int? {
         switch self {

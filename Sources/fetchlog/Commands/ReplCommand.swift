@@ -271,6 +271,21 @@ enum Completion {
             options = state.sources.exportNames + state.manifests.values.flatMap { defined in
                 defined.manifest.resources.flatMap { ["items/\(defined.manifest.name)/\($0.name)", "facets/\(defined.manifest.name)/\($0.name)"] }
             }
+        case ("items", 1), ("item", 1), ("facets", 1), ("links", 1):
+            options = state.manifests.keys.sorted()
+        case ("items", 2), ("item", 2), ("facets", 2), ("links", 2):
+            options = state.manifests[words[1]]?.manifest.resources.map(\.name) ?? []
+        case ("items", _) where index >= 3 && words.last == "--where":
+            // `--where FIELD=`: the fields the held items have.
+            options = ItemsView(state: state, source: words[1], resource: words[2]).map { view in
+                var names: [String] = []
+                for item in view.items.prefix(200) {
+                    for name in item.memberNames where !names.contains(name) { names.append(name) }
+                }
+                return names.map { $0 + "=" }
+            } ?? []
+        case ("items", _) where index >= 3:
+            options = ["--where", "--limit", "--page"]
         case ("log", 1): options = ["tail", "show", "stats", "verify"]
         case ("asset", 1): options = ["show", "save"]
         case (".mode", 1): options = OutputMode.allCases.map(\.rawValue)

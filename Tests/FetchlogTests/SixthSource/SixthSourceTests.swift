@@ -237,6 +237,9 @@ import Testing
         #expect(Completion.candidates(for: "fetch cat", session: session) == ["catalog"])
         #expect(Completion.candidates(for: "fetch catalog p", session: session) == ["pages", "people"])
         #expect(Completion.candidates(for: "export items/catalog/pe", session: session) == ["items/catalog/people"])
+        #expect(Completion.candidates(for: "items c", session: session) == ["catalog"])
+        #expect(Completion.candidates(for: "links catalog pa", session: session) == ["pages"])
+        #expect(Completion.candidates(for: "items catalog pages --", session: session) == ["--limit", "--page", "--where"])
         await fetcher.shutdown()
         log.close()
     }
