@@ -5,7 +5,9 @@ extension Store {
     /// Fetches `resource` of the manifest source `source` from its first page until its
     /// paginator says the list ends, `maxPages` pages were fetched, or a page fails.
     /// A page the paginator would ask for twice ends the run (a loop in the API's links).
-    public func fetchManifestResource(source: Source, resource name: String, maxPages: Int? = nil,
+    /// `firstPage` (from 1) starts a `page_number` or `offset` list further on; any other
+    /// paginator reads its way there, its earlier pages fetched but not counted in `maxPages`.
+    public func fetchManifestResource(source: Source, resource name: String, firstPage: Int = 1, maxPages: Int? = nil,
                                       onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
         _ = try await catchUp()
         guard let plugin = durableState.plugin(source.rawValue) as? ManifestSource else {
@@ -17,7 +19,7 @@ extension Store {
         }
         let limit = min(maxPages ?? PageSelection.limit, PageSelection.limit)
         guard let parentName = resource.parent else {
-            return try await fetchPages(resource, plugin: plugin, limit: limit, onReport: onReport)
+            return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, limit: limit, onReport: onReport)
         }
         // A child resource, as dlt reads one: its parent first, then one list per parent
         // item (each distinct item once) — from the parent items held after that fetch, so a
@@ -29,7 +31,7 @@ extension Store {
             switch resource.resolved(for: item) {
             case .success(let child):
                 guard done.insert(child.label()).inserted else { continue }
-                reports += try await fetchPages(child, plugin: plugin, limit: limit, onReport: onReport)
+                reports += try await fetchPages(child, plugin: plugin, firstPage: 1, limit: limit, onReport: onReport)
             case .failure(let missing):
                 throw ShellError.failed("a \(parentName) item has no \(missing.field), which \(name)'s path takes: \(item.canonicalText().prefix(200))")
             }
@@ -40,25 +42,31 @@ extension Store {
     /// One list: its first page, then what the paginator makes of each page, until the list
     /// ends, `limit` pages were fetched, or a page fails. Pages whose first item is at or
     /// past `fetchlog.durable_items` are kept for this session only.
-    private func fetchPages(_ resource: RestResource, plugin: ManifestSource, limit: Int,
+    private func fetchPages(_ resource: RestResource, plugin: ManifestSource, firstPage: Int, limit: Int,
                             onReport: (FetchReport) -> Void) async throws -> [FetchReport] {
         let kind = plugin.kind(of: resource)
         var reports: [FetchReport] = []
         var asked = Set<String>()
         var itemsBefore = 0
         // The first request, then what each paginator makes of the page before.
+        let skip = firstPage - 1
         var label: String? = switch resource.paginator {
-        case .pageNumber(let base, let page, let param, _, _, _): resource.label(extra: [(param, String(page ?? base))])
+        case .pageNumber(let base, let page, let param, _, _, _): resource.label(extra: [(param, String((page ?? base) + skip))])
         case .offset(let limit, let offset, let offsetParam, let limitParam, _, _, _):
-            resource.label(extra: [(offsetParam, String(offset)), (limitParam, String(limit))])
+            resource.label(extra: [(offsetParam, String(offset + skip * limit)), (limitParam, String(limit))])
         default: resource.label()
         }
         var pageValue: Int = switch resource.paginator {
-        case .pageNumber(let base, let page, _, _, _, _): page ?? base
-        case .offset(_, let offset, _, _, _, _, _): offset
+        case .pageNumber(let base, let page, _, _, _, _): (page ?? base) + skip
+        case .offset(let limit, let offset, _, _, _, _, _): offset + skip * limit
         default: 0
         }
-        while let current = label, reports.count < limit, asked.insert(current).inserted {
+        // Other paginators only know the next page from the one before: read up to the first.
+        let uncounted = switch resource.paginator {
+        case .pageNumber, .offset: 0
+        default: skip
+        }
+        while let current = label, reports.count < limit + uncounted, asked.insert(current).inserted {
             let target = Resource(source: plugin.source, path: current, document: kind)
             let durable = resource.durableItems.map { itemsBefore < $0 } ?? true
             var report = try await fetch(target, durable: durable)

@@ -163,18 +163,25 @@ struct FetchCommand: AsyncParsableCommand {
 }
 
 extension FetchCommand {
-    /// `fetch SOURCE RESOURCE [--pages all|N]` for a source defined by a manifest: every page
-    /// its paginator reaches (`all`, as dlt), or at most N.
+    /// `fetch SOURCE RESOURCE [--pages all|N|A-B]` for a source defined by a manifest: every
+    /// page its paginator reaches (`all`, as dlt), at most N, or pages A to B (from 1; a
+    /// `page_number` or `offset` paginator starts at A, others read their way there).
     func fetchDefined(_ store: Store, _ printer: FetchPrinter) async throws -> [FetchReport] {
         var maxPages: Int?
+        var firstPage = 1
         if let pages, pages != "all" {
-            guard let n = Int(pages), n >= 1 else {
-                throw ValidationError("--pages takes all or a number of pages for \(source) (its paginator numbers them), not '\(pages)'")
+            let bounds = pages.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            switch (bounds.count, bounds.first ?? nil, bounds.last ?? nil) {
+            case (1, let n?, _) where n >= 1: maxPages = n
+            case (2, let a?, let b?) where a >= 1 && b >= a:
+                firstPage = a
+                maxPages = b - a + 1
+            default:
+                throw ValidationError("--pages takes all, a number of pages, or A-B (pages from 1) for \(source), not '\(pages)'")
             }
-            maxPages = n
         }
         do {
-            return try await store.fetchManifestResource(source: Source(source), resource: what, maxPages: maxPages) { printer.report($0) }
+            return try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: maxPages) { printer.report($0) }
         } catch let error as ShellError where error.status == 64 {
             throw ValidationError(error.message)
         }

@@ -58,6 +58,20 @@ import Testing
         await ManifestTests().stop(rig)
     }
 
+    @Test func aPageRangeStartsANumberedListFurtherOnAndReadsALinkedOneToItsStart() async throws {
+        let rig = try await ManifestTests().start(try Self.catalog())
+        let numbered = try await rig.store.fetchManifestResource(source: "catalog", resource: "items", firstPage: 2, maxPages: 2)
+        #expect(numbered.count == 2)
+        #expect(await rig.upstream.asked == ["/catalog/pages?page=2", "/catalog/pages?page=3"])
+        let offsets = try await rig.store.fetchManifestResource(source: "catalog", resource: "offsets", firstPage: 3, maxPages: 1)
+        #expect(offsets.count == 1)
+        #expect(await rig.upstream.asked.last == "/catalog/offset?offset=10&limit=5")
+        // A cursor list knows page 2 only from page 1: both are fetched, page 2 is the one asked for.
+        _ = try await rig.store.fetchManifestResource(source: "catalog", resource: "cursored", firstPage: 2, maxPages: 1)
+        #expect(await rig.upstream.asked.suffix(2) == ["/catalog/cursor", "/catalog/cursor?cursor=c2"])
+        await ManifestTests().stop(rig)
+    }
+
     @Test func pagesPastTheDurableWindowAreKeptForTheSessionOnly() async throws {
         let manifest = try ManifestTests.manifest(
             #"{"name":"pages","primary_key":"id","endpoint":{"path":"pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}},"#
