@@ -37,7 +37,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         if let pending { lines.append(pending) }
-        lines.append("SOURCE RESOURCE [--pages all|N]      a source defined by a manifest (source add FILE)")
+        lines.append("SOURCE RESOURCE [--pages all|N|A-B]  a source defined by a manifest (source add FILE)")
         return lines.joined(separator: "\n")
             + "\n\nExit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason."
     }
