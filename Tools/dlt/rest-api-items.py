@@ -54,8 +54,8 @@ def main(argv):
         return
     import os
     os.environ.setdefault("RUNTIME__LOG_LEVEL", "WARNING")
-    pipeline = dlt.pipeline(pipeline_name="fetchlog_peer", destination=dlt.destinations.duckdb(os.path.join(duckdb_dir, "peer.duckdb")),
-                            dataset_name="peer", pipelines_dir=os.path.join(duckdb_dir, "pipelines"))
+    pipeline = dlt.pipeline(pipeline_name="fetchlog_peer", destination=dlt.destinations.duckdb(os.path.join(duckdb_dir, "loaded.duckdb")),
+                            dataset_name="bench", pipelines_dir=os.path.join(duckdb_dir, "pipelines"))
     pipeline.run(source.with_resources(*names))
     counts = {}
     with pipeline.sql_client() as client:

@@ -13,8 +13,9 @@ int fl_crc32c_is_hardware(void);
 /// SHA-256 of `length` bytes into `out` (32 bytes).
 void fl_sha256(const void *data, size_t length, uint8_t out[32]);
 
-/// The first occurrence of `needle` in `haystack` (glibc's memmem, which Swift's Glibc
-/// module does not expose), or NULL.
-const void *fl_memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+/// The first occurrence of `needle` in `haystack`, found by memchr on `needle[rare]` (the
+/// needle's rarest byte in the haystack, so the vectorised memchr skips most text) and
+/// memcmp at each candidate; NULL when there is none.
+const void *fl_find_rare(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length, size_t rare);
 
 #endif

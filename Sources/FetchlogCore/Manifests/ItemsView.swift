@@ -202,13 +202,19 @@ public struct ItemsView: Sendable, Equatable {
     /// (trimmed, case-insensitive, partial) in a `fetchlog.search` field — or in any field
     /// when the resource names none. In view order.
     public func query(text: String = "", conditions: [Condition] = []) -> [JSONValue] {
+        positions(text: text, conditions: conditions).map { items[$0] }
+    }
+
+    /// `query`'s answer as positions in `items` (ascending): a page of a large answer is
+    /// taken without copying the rest.
+    public func positions(text: String = "", conditions: [Condition] = []) -> [Int] {
         let needle = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        guard !needle.isEmpty else { return conditions.isEmpty ? items : items.filter { item in conditions.allSatisfy { $0.matches(item) } } }
-        let index = search.index { ItemsSearchIndex(items, fields: restResource.searchFields) }
-        return index.matching(needle, in: items).compactMap { position in
-            let item = items[position]
-            return conditions.allSatisfy({ $0.matches(item) }) ? item : nil
+        guard !needle.isEmpty else {
+            return conditions.isEmpty ? Array(items.indices) : items.indices.filter { index in conditions.allSatisfy { $0.matches(items[index]) } }
         }
+        let index = search.index { ItemsSearchIndex(items, fields: restResource.searchFields) }
+        let found = index.matching(needle, in: items)
+        return conditions.isEmpty ? found : found.filter { position in conditions.allSatisfy { $0.matches(items[position]) } }
     }
 
     /// The item whose primary key is `key` (values joined by `/` for a key of several fields).

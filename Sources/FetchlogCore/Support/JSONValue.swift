@@ -139,13 +139,15 @@ extension JSONValue {
                 }
             }
             if let replacement {
-                out.unicodeScalars.append(contentsOf: scalars[plainStart ..< index])
+                // `out += String(…)`, not `out.unicodeScalars.append`: appending through the
+                // view copied all of `out` each time (quadratic on a 10 MB export).
+                out += String(scalars[plainStart ..< index])
                 out += replacement
                 plainStart = scalars.index(after: index)
             }
             index = scalars.index(after: index)
         }
-        out.unicodeScalars.append(contentsOf: scalars[plainStart ..< scalars.endIndex])
+        out += String(scalars[plainStart ..< scalars.endIndex])
         out += "\""
     }
 }

@@ -55,8 +55,9 @@ struct ItemsCommand: SharedCommand {
             }
             parsed.append(one)
         }
-        let items = view.query(text: text.joined(separator: " "), conditions: parsed)
-        let (slice, pages) = try Shell.page(items, page, size: limit, noun: "items")
+        let found = view.positions(text: text.joined(separator: " "), conditions: parsed)
+        let (positions, pages) = try Shell.page(found, page, size: limit, noun: "items")
+        let slice = positions.map { view.items[$0] }
         // Columns: the first item's members that are not lists or objects, at most six.
         var columns: [String] = []
         if case .object(let members)? = (slice.first ?? view.items.first) {
@@ -65,7 +66,7 @@ struct ItemsCommand: SharedCommand {
         columns = Array(columns.prefix(6))
         let rows = slice.map { item in columns.map { Self.text(item[$0]) } }
         return .table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
-                      records: slice, footer: "page \(page) of \(pages) · \(items.count) of \(view.items.count) items")
+                      records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
     }
 }
 

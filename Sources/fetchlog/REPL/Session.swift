@@ -161,7 +161,7 @@ final class Session: ShellContext, @unchecked Sendable {
     func run(_ name: String, _ args: [String]) async throws -> Output? {
         if name.hasPrefix(".") { return try dotCommand(name, args) }
         // `path SOURCE RESOURCE A B` on a source defined by a manifest is the generic path,
-        // whatever source's `path` the table holds (the census plug-in's takes two gnomes).
+        // whatever plug-in's `path` the table holds (one takes two items of its own).
         if name == "path", args.count == 4, state.manifests[args[0]] != nil || state.plugin(args[0]) is ManifestSource {
             return try await runShared(PathCommand.self, args, usage: PathCommand.usage)
         }
