@@ -90,28 +90,6 @@ public struct LinksView: Sendable {
                 neighbourSets[target].insert(index)
             }
         }
-        let neighbours = neighbourSets.map { $0.sorted() }
-        // Breadth first from `to`; then walk from `from`, each step to the earliest
-        // neighbour one closer (which always completes a shortest chain).
-        var distance = [Int](repeating: -1, count: neighbours.count)
-        distance[to] = 0
-        var queue = [to], head = 0
-        while head < queue.count, distance[from] < 0 {
-            let u = queue[head]
-            head += 1
-            for v in neighbours[u] where distance[v] < 0 {
-                distance[v] = distance[u] + 1
-                queue.append(v)
-            }
-        }
-        guard distance[from] >= 0 else { return nil }
-        var chain = [from]
-        var u = from
-        while u != to {
-            guard let next = neighbours[u].first(where: { distance[$0] == distance[u] - 1 }) else { return nil }
-            chain.append(next)
-            u = next
-        }
-        return chain
+        return shortestChain(neighbours: neighbourSets.map { $0.sorted() }, from: from, to: to)
     }
 }

@@ -72,37 +72,12 @@ public struct FriendsView: ExportableView, Equatable {
     public func entry(id: Int) -> Entry? { indexByID[id].map { entries[$0] } }
 
     /// A shortest chain of gnome ids from `from` to `to` over friendships counted both
-    /// ways; among equally short chains the lexicographically smallest. `[from]` when
-    /// they are the same gnome, nil when either is unknown or they are not connected.
-    ///
-    /// Why the choice is right: with `dist` = BFS distance to `to`, a chain is shortest
-    /// exactly when every step lowers `dist` by one, and from any gnome at distance d
-    /// every neighbour at d − 1 continues to `to`. So choosing, at each step, the
-    /// smallest-id neighbour at d − 1 never rules out a completion, and the first place
-    /// two shortest chains differ always favours it. O(V + E).
+    /// ways; among equally short chains the lexicographically smallest (`shortestChain`:
+    /// neighbours ascend by id). `[from]` when they are the same gnome, nil when either is
+    /// unknown or they are not connected.
     public func path(from: Int, to: Int) -> [Int]? {
         guard let source = indexByID[from], let target = indexByID[to] else { return nil }
-        var dist = [Int](repeating: -1, count: neighbours.count)
-        dist[target] = 0
-        var queue = [target], head = 0
-        while head < queue.count, dist[source] < 0 {
-            let u = queue[head]
-            head += 1
-            for v in neighbours[u] where dist[v] < 0 {
-                dist[v] = dist[u] + 1
-                queue.append(v)
-            }
-        }
-        guard dist[source] >= 0 else { return nil }
-        var chain = [source]
-        var u = source
-        while u != target {
-            // Neighbours ascend by id, so the first one a step closer is the smallest.
-            guard let next = neighbours[u].first(where: { dist[$0] == dist[u] - 1 }) else { return nil }
-            chain.append(next)
-            u = next
-        }
-        return chain.map { entries[$0].id }
+        return shortestChain(neighbours: neighbours, from: source, to: target)?.map { entries[$0].id }
     }
 
     public func exportMembers() -> [(String, JSONValue)] {
