@@ -141,13 +141,16 @@ extension EventLog {
         }
     }
 
-    /// Saves a checkpoint through the writer thread (one transaction, replacing the old one).
-    public func saveCheckpoint(_ bytes: [UInt8]) async throws {
+    /// Saves a checkpoint through the writer thread (one transaction, replacing the old one),
+    /// with the view record made at the same state when given.
+    public func saveCheckpoint(_ bytes: [UInt8], views: [UInt8]? = nil) async throws {
         let database = derived
         try await write { txn in
-            var key = Checkpoint.key
-            try key.withUTF8 { k in
-                try bytes.withUnsafeBytes { try txn.put(database, key: UnsafeRawBufferPointer(k), value: $0) }
+            for (name, value) in [(Checkpoint.key, bytes)] + (views.map { [(ViewRecord.key, $0)] } ?? []) {
+                var key = name
+                try key.withUTF8 { k in
+                    try value.withUnsafeBytes { try txn.put(database, key: UnsafeRawBufferPointer(k), value: $0) }
+                }
             }
         }
     }

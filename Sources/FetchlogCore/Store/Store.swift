@@ -231,7 +231,8 @@ public final class Store: @unchecked Sendable {
     public func saveCheckpoint() async throws {
         let state = durableState
         let bytes = Checkpoint.encode(state)
-        try await log.saveCheckpoint(bytes)
+        // Every view as this build reads it, for a later build's `replay --diff`.
+        try await log.saveCheckpoint(bytes, views: ViewRecord.encode(state))
         lock.withLock { appliedSinceCheckpoint = 0 }
         logger.info("checkpoint saved", metadata: ["seq": "\(state.seq)", "bytes": "\(bytes.count)"])
     }

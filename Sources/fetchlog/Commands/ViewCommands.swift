@@ -19,17 +19,23 @@ struct ReplayCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild every view from the log alone; print each view's events and SHA-256.",
-        discussion: "--verify compares with the live state (checkpoint + tail) and exits 2 naming any view that differs.")
-    static let usage = "replay [--to SEQ] [--verify]"
+        discussion: "--verify compares with the live state (checkpoint + tail) and exits 2 naming any view that differs. --diff compares this build's reading of the log with the views recorded by the build that saved the last checkpoint, and lists what changed.")
+    static let usage = "replay [--to SEQ] [--verify] [--diff]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
     @Option(help: "Replay up to this seq.") var to: UInt64?
     @Flag(help: "Compare with the live state.") var verify = false
+    @Flag(help: "Compare this build's views with those recorded at the last checkpoint (by the build that saved it): items added, removed, changed.")
+    var diff = false
 
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
         let log = context.log
+        if diff {
+            guard to == nil, !verify else { throw CommandError.usage("--diff replays to the recorded seq and compares there: drop --to and --verify") }
+            return try replayDiff(context)
+        }
         let last = try log.lastSeq()
         if let to, to > last { throw CommandError.failed("seq \(to) is past the end of the log (the last is \(last))") }
         if verify, let to, to != last {
@@ -75,6 +81,44 @@ struct ReplayCommand: SharedCommand {
         var error = CommandError(message: "live state differs from the replay in: \(differing.joined(separator: ", "))", status: ExitStatus.damaged)
         error.output = .table(columns: columns, rows: rows, records: records, footer: footer)
         throw error
+    }
+}
+
+extension ReplayCommand {
+    /// At most this many changes of one view are printed as rows (all are in JSON).
+    static let rowsPerView = 10
+
+    func replayDiff(_ context: CommandContext) throws -> Output? {
+        let bar = ProgressBar()
+        let started = ContinuousClock.now
+        let sources = context.session?.store.sources ?? Engine.sources
+        guard let result = try ReplayDiff.compute(context.log, sources: sources, progress: { seq, last in
+            bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
+        }) else {
+            bar.clear()
+            throw CommandError.failed("no views are recorded in this store yet: they are saved with each checkpoint (the shell saves one when it ends); run a build's shell once, then replay --diff with the next build")
+        }
+        bar.clear()
+        var rows: [[String]] = []
+        var records: [JSONValue] = []
+        for view in result.views {
+            records.append(.object([("view", .string(view.view)), ("status", .string(view.status)),
+                                    ("changes", .array(view.changes.map(\.json)))]))
+            if view.changes.isEmpty {
+                rows.append([view.view, view.status, "", "", ""])
+                continue
+            }
+            for change in view.changes.prefix(Self.rowsPerView) {
+                rows.append([view.view, change.kind.rawValue, change.path, change.before?.canonicalText() ?? "", change.after?.canonicalText() ?? ""])
+            }
+            if view.changes.count > Self.rowsPerView {
+                rows.append([view.view, "…", "\(view.changes.count - Self.rowsPerView) more (--format json lists all)", "", ""])
+            }
+        }
+        let differing = result.views.filter { $0.status != "same" }.count
+        let footer = "replayed to seq \(result.seq) with reducers v\(LogState.reducerVersion) (recorded by v\(result.recordedReducerVersion)): "
+            + (differing == 0 ? "every view reads the same" : "\(differing) of \(result.views.count) views differ")
+        return .table(columns: ["view", "change", "path", "recorded", "now"], rows: rows, records: records, footer: footer)
     }
 }
 

@@ -127,7 +127,7 @@ import Testing
             ("shows --pgae 2", "error: unknown option --pgae (did you mean '--page'?)\nusage: shows [--page N] [--genre G]"),
             ("sources extra", "error: unexpected 'extra'\nusage: sources"),
             ("status now", "usage: status"),
-            ("replay --to", "usage: replay [--to SEQ] [--verify]"),
+            ("replay --to", "usage: replay [--to SEQ] [--verify] [--diff]"),
             ("export", "usage: export VIEW [--at SEQ] [--out FILE]"),
             ("filter set", "usage: filter set FIELD=VALUE…"),
             (".mode xml", "error: .mode takes table, json, ndjson, line or csv, not 'xml'"),
