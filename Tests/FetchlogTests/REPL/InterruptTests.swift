@@ -107,7 +107,7 @@ import Testing
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let report = "reason \(process.terminationReason.rawValue) status \(process.terminationStatus) after \(elapsed)\n--- stdout\n\(stdout)--- stderr\n\(stderr)"
 
-        #expect(ended, "still running 2 s after SIGINT\n\(report)")
+        #expect(ended, "still running 20 s after SIGINT\n\(report)")
         #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(report)")
         #expect(stderr == "fetchlog: cancelled: no event was recorded; the request in flight was not recorded\n", "\(report)")
 
@@ -128,7 +128,10 @@ func interruptOnArrival(_ process: Process, _ upstream: SampleUpstream, _ path: 
     #expect(arrived, "\(path) never reached the upstream")
     let interrupted = ContinuousClock.now
     kill(process.processIdentifier, SIGINT)
-    let ended = try await waitUntil(timeout: .seconds(2)) { !process.isRunning }
+    // 20 s: alone the process ends in well under a second, but under the full suite on two
+    // cores it was seen still exiting after 2 s. The upstream holds the request 60 s, so a
+    // process that ignored the interrupt still fails this wait.
+    let ended = try await waitUntil(timeout: .seconds(20)) { !process.isRunning }
     let elapsed = ContinuousClock.now - interrupted
     if !ended { process.terminate() }
     return (ended, elapsed)
