@@ -37,7 +37,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         if let pending { lines.append(pending) }
-        lines.append("SOURCE RESOURCE [--pages all|N|A-B]  a source defined by a manifest (source add FILE)")
+        lines.append("SOURCE RESOURCE [--pages all|N|A-B] [--with images]  a source defined by a manifest (source add FILE)")
         return lines.joined(separator: "\n")
             + "\n\nExit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason."
     }
@@ -140,7 +140,7 @@ struct FetchCommand: AsyncParsableCommand {
             return [report]
         }
         if store.sources.plugin(source) == nil, store.durableState.manifests[source] != nil {
-            return try await fetchDefined(store, printer)
+            return try await fetchDefined(store, printer, policy: policy)
         }
         guard let target = store.sources.fetchTarget(source: source, what: what) else {
             let options = store.sources.fetchTargets.filter { $0.source == source }.map(\.what)
@@ -166,7 +166,14 @@ extension FetchCommand {
     /// `fetch SOURCE RESOURCE [--pages all|N|A-B]` for a source defined by a manifest: every
     /// page its paginator reaches (`all`, as dlt), at most N, or pages A to B (from 1; a
     /// `page_number` or `offset` paginator starts at A, others read their way there).
-    func fetchDefined(_ store: Store, _ printer: FetchPrinter) async throws -> [FetchReport] {
+    /// `--with images` then downloads the items' images (`fetchlog.images`) as assets.
+    func fetchDefined(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst) async throws -> [FetchReport] {
+        let withImages: Bool
+        switch extras {
+        case nil: withImages = false
+        case "images"?: withImages = true
+        case let other?: throw ValidationError("--with takes images for \(source) (fetchlog.images), not '\(other)'")
+        }
         var maxPages: Int?
         var firstPage = 1
         if let pages, pages != "all" {
@@ -181,7 +188,12 @@ extension FetchCommand {
             }
         }
         do {
-            return try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: maxPages) { printer.report($0) }
+            var reports = try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: maxPages) { printer.report($0) }
+            if withImages {
+                reports += try await policy.fetchManifestImages(source: source, resource: what, concurrency: concurrency,
+                                                                progress: AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) }))
+            }
+            return reports
         } catch let error as ShellError where error.status == 64 {
             throw ValidationError(error.message)
         }

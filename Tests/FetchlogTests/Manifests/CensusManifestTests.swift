@@ -79,6 +79,22 @@ import Testing
         await harness.stop()
     }
 
+    @Test func theImagesFieldDownloadsEachDistinctThumbnailOnceAsAnAsset() async throws {
+        let (harness, store, state) = try await Self.both()
+        let thumbnails = Set(GnomesView(state: state).gnomes.map(\.thumbnail))
+        let policy = OfflineFirst(store: store, fetcher: harness.fetcher, clock: harness.fetcher.configuration.clock)
+        let reports = try await policy.fetchManifestImages(source: "census", resource: "gnomes")
+        #expect(reports.count == thumbnails.count)
+        #expect(reports.allSatisfy { $0.outcome == .fetched })
+        let held = store.snapshot.state.documents.keys.filter { $0.source == Source.assets.rawValue }.map(\.path)
+        #expect(Set(held) == thumbnails)
+        // The seed census plug-in finds every thumbnail already held: nothing is fetched again.
+        let asked = await harness.upstream.receivedPaths.count
+        _ = try await policy.fetchGnomeThumbnails()
+        #expect(await harness.upstream.receivedPaths.count == asked)
+        await harness.stop()
+    }
+
     @Test func theCommandLineAnswersLinksPathAndFacets() async throws {
         let (harness, store, state) = try await Self.both()
         _ = store
