@@ -16,6 +16,14 @@ public struct ReadTransaction: ~Copyable {
         try lmdbGet(txn, db, key, path)
     }
 
+    /// A look-up in `db` for code that cannot borrow the transaction (a closure handed to
+    /// a decoder). Valid only while this transaction lives: call it inside the `read` body,
+    /// never after. A failed look-up answers nil.
+    public func unsafeGetter(_ db: Database) -> (UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let txn = self.txn, path = self.path
+        return { key in try? lmdbGet(txn, db, key, path) }
+    }
+
     public func get(_ db: Database, seq: UInt64) throws -> UnsafeRawBufferPointer? {
         try SequenceKey.with(seq) { try lmdbGet(txn, db, $0, path) }
     }

@@ -11,7 +11,7 @@ import Testing
         options.newStoreID = "test-store"
         options.clock = FixedClock(fixedTime)
         let log = try EventLog.open(at: dir.path, options: options)
-        #expect(log.metadata == StoreMetadata(formatVersion: 1, storeID: "test-store", createdAt: "2026-11-22T07:00:00.000Z",
+        #expect(log.metadata == StoreMetadata(formatVersion: 2, storeID: "test-store", createdAt: "2026-11-22T07:00:00.000Z",
                                               createdBy: "fetchlog 0.1.0", staleReadersCleared: 0))
         #expect(try log.lastSeq() == 0)
         let first = try await log.append(richEvent())
@@ -110,13 +110,14 @@ import Testing
         options.initialMapSize = 64 << 10
         let log = try EventLog.open(at: dir.path, options: options)
         #expect(log.environmentInfo.mapSize == 64 << 10)
-        let body = TestPattern.bytes(count: 64 << 10, seed: 1)
+        // A different body each time: bodies are stored once, so repeating one would not grow the map.
+        func body(_ n: Int) -> [UInt8] { TestPattern.bytes(count: 64 << 10, seed: UInt64(n)) }
         var appended = 0
         // Single-event commits and growing batches, so growth happens in both.
         var batchSize = 1
         while appended < 800 {
             let n = min(batchSize, 800 - appended)
-            let events = (0 ..< n).map { _ in Event(recordedAt: fixedTime, kind: .fetched, source: "grow", body: body) }
+            let events = (0 ..< n).map { i in Event(recordedAt: fixedTime, kind: .fetched, source: "grow", body: body(appended + i + 1)) }
             let range = try await log.append(contentsOf: events)
             #expect(range.lowerBound == UInt64(appended + 1))
             appended += n
@@ -125,7 +126,7 @@ import Testing
         #expect(try log.count() == 800)
         #expect(log.environmentInfo.mapSize >= 50 << 20)
         let last = try #require(try log.event(at: 800))
-        #expect(last.body.map { bytesEqual($0, body) } == true)
+        #expect(last.body.map { bytesEqual($0, body(800)) } == true)
         #expect(try log.verify().isHealthy)
     }
 

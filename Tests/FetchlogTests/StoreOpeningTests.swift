@@ -45,10 +45,12 @@ import Testing
         // other test running beside this one.
         let writer = Task { try await offPool {
             defer { finished.set(true) }
-            let body = [UInt8](repeating: UInt8(ascii: "x"), count: 48 << 10)
             for batch in 0 ..< 200 {
                 var events: [Event] = []
                 for i in 0 ..< 10 {
+                    // A different body each time: bodies are stored once, and the map must grow.
+                    var body = [UInt8](repeating: UInt8(ascii: "x"), count: 48 << 10)
+                    withUnsafeBytes(of: UInt32(batch * 10 + i).bigEndian) { body.replaceSubrange(0 ..< 4, with: $0) }
                     events.append(Event(recordedAt: fixedTime, kind: .fetched, source: "tvmaze", label: "/shows/\(batch * 10 + i)",
                                         request: Event.Request(url: "http://127.0.0.1:1/tvmaze/shows/\(i)"),
                                         response: Event.Response(status: 200, headers: []), body: body))

@@ -7,8 +7,15 @@ import CFetchlogSupport
 /// envelope version), so older layouts are read and upcast to the current `Event`.
 package enum EnvelopeCodec {
     package static let magic: (UInt8, UInt8, UInt8, UInt8) = (0x46, 0x4C, 0x45, 0x56) // "FLEV"
-    /// The version this build writes.
+    /// The version this build writes for a record that holds its body (or none).
     package static let currentVersion: UInt16 = 2
+    /// The version of a record whose body is stored once, apart (`bodies`, by SHA-256): as
+    /// version 2, but the body field is its length, its CRC-32C and its 32-byte digest, last
+    /// before the checksum (so it is found from the record's end). The CRC is checked at
+    /// every read, as the record's own covers a body it holds.
+    package static let bodyReferenceVersion: UInt16 = 3
+    /// The newest version this build reads.
+    package static let newestReadableVersion: UInt16 = 3
     /// The oldest version this build can upcast.
     package static let oldestReadableVersion: UInt16 = 1
 
@@ -21,12 +28,17 @@ package enum EnvelopeCodec {
         static let response = Flags(rawValue: 2)
         static let failure = Flags(rawValue: 4)
         static let body = Flags(rawValue: 8)
+        /// With `body`: the body is stored apart, the field holds its length and digest.
+        static let bodyReference = Flags(rawValue: 16)
     }
+
+    /// Finds a body by its SHA-256 digest (the store's `bodies` database).
+    package typealias BodyLookup = (_ digest: UnsafeRawBufferPointer) -> [UInt8]?
 
     // MARK: Encoding
 
     /// The exact size `encode` will write.
-    package static func encodedSize(of event: Event) -> Int {
+    package static func encodedSize(of event: Event, bodyReference: Bool = false) -> Int {
         var size = headerSize
         size += 2 + event.source.utf8.count
         size += 2 + event.label.utf8.count
@@ -35,7 +47,7 @@ package enum EnvelopeCodec {
         }
         if let response = event.response { size += 2 + headersSize(response.headers) }
         if let failure = event.failure { size += 4 + failure.message.utf8.count }
-        if let body = event.body { size += 4 + body.count }
+        if let body = event.body { size += 4 + (bodyReference ? 36 : body.count) }
         return size + 4
     }
 
@@ -62,11 +74,12 @@ package enum EnvelopeCodec {
         if let body = event.body, body.count > Int(UInt32.max) { throw .fieldTooLong(field: "body", length: body.count) }
     }
 
-    /// Writes `event` into `buffer`, which must hold exactly `encodedSize(of:)` bytes.
-    package static func encode(_ event: Event, into buffer: UnsafeMutableRawBufferPointer) {
+    /// Writes `event` into `buffer`, which must hold exactly `encodedSize(of:)` bytes; with
+    /// `bodyDigest`, the body as a reference (version 3) instead of its bytes.
+    package static func encode(_ event: Event, into buffer: UnsafeMutableRawBufferPointer, bodyDigest: [UInt8]? = nil) {
         var w = Writer(buffer: buffer)
         w.bytes4(magic)
-        w.u16(currentVersion)
+        w.u16(bodyDigest == nil ? currentVersion : bodyReferenceVersion)
         w.u8(event.kind.code)
         w.u8(event.failure?.failureClass.rawValue ?? 0)
         w.u64(event.seq)
@@ -78,6 +91,7 @@ package enum EnvelopeCodec {
         if event.response != nil { flags.insert(.response) }
         if event.failure != nil { flags.insert(.failure) }
         if event.body != nil { flags.insert(.body) }
+        if event.body != nil, bodyDigest != nil { flags.insert(.bodyReference) }
         w.u16(flags.rawValue)
         w.string16(event.source)
         w.string16(event.label)
@@ -93,7 +107,12 @@ package enum EnvelopeCodec {
         if let failure = event.failure { w.string32(failure.message) }
         if let body = event.body {
             w.u32(UInt32(body.count))
-            body.withUnsafeBytes { w.raw($0) }
+            if let bodyDigest {
+                w.u32(body.withUnsafeBytes { fl_crc32c(0, $0.baseAddress, $0.count) })
+                bodyDigest.withUnsafeBytes { w.raw($0) }
+            } else {
+                body.withUnsafeBytes { w.raw($0) }
+            }
         }
         let crc = fl_crc32c(0, buffer.baseAddress, w.offset)
         w.u32(crc)
@@ -131,9 +150,30 @@ package enum EnvelopeCodec {
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
     }
 
+    /// The body reference of a version-3 record (its length, CRC-32C and digest), found
+    /// from the record's end; nil for a record that holds its body or has none.
+    package static func bodyReference(of record: UnsafeRawBufferPointer) -> (length: Int, crc: UInt32, digest: UnsafeRawBufferPointer)? {
+        guard version(of: record) == bodyReferenceVersion, record.count >= headerSize + 44 else { return nil }
+        let flags = Flags(rawValue: UInt16(record[34]) << 8 | UInt16(record[35]))
+        guard flags.contains(.bodyReference) else { return nil }
+        let length = Int(UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - 44, as: UInt32.self)))
+        let crc = UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - 40, as: UInt32.self))
+        return (length, crc, UnsafeRawBufferPointer(rebasing: record[record.count - 36 ..< record.count - 4]))
+    }
+
+    /// The body found for a reference, checked: its length and CRC-32C as the record says.
+    package static func checkedBody(_ bytes: [UInt8], length: Int, crc: UInt32, digest: UnsafeRawBufferPointer) throws(EnvelopeError) -> [UInt8] {
+        guard bytes.count == length else {
+            throw .invalidValue(field: "body", value: "\(bytes.count) bytes stored under sha256 \(SHA256.hex(digest: Array(digest))), \(length) referenced")
+        }
+        let computed = bytes.withUnsafeBytes { fl_crc32c(0, $0.baseAddress, $0.count) }
+        guard computed == crc else { throw .bodyChecksumMismatch(sha256: SHA256.hex(digest: Array(digest)), stored: crc, computed: computed) }
+        return bytes
+    }
+
     /// Verifies the checksum (unless the caller already did) and decodes any readable
-    /// version into the current `Event`.
-    package static func decode(_ record: UnsafeRawBufferPointer, verified: Bool = false) throws(EnvelopeError) -> Event {
+    /// version into the current `Event`; a body stored apart is found with `body`.
+    package static func decode(_ record: UnsafeRawBufferPointer, verified: Bool = false, body lookup: BodyLookup = { _ in nil }) throws(EnvelopeError) -> Event {
         if verified {
             guard record.count >= 12 else { throw .truncated(field: "header", offset: 0) }
         } else {
@@ -141,13 +181,14 @@ package enum EnvelopeCodec {
         }
         let body = UnsafeRawBufferPointer(rebasing: record[0 ..< record.count - 4])
         switch version(of: record)! {
-        case 2: return try decodeV2(body)
+        case 2: return try decodeV2(body, lookup: lookup)
+        case 3: return try decodeV2(body, lookup: lookup, referenceAllowed: true)
         case 1: return try LegacyEnvelopeV1.decode(body)
         case let v: throw .unsupportedVersion(v)
         }
     }
 
-    private static func decodeV2(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) -> Event {
+    private static func decodeV2(_ record: UnsafeRawBufferPointer, lookup: BodyLookup, referenceAllowed: Bool = false) throws(EnvelopeError) -> Event {
         var r = Reader(buffer: record, offset: 6)
         let kind = EventKind(code: try r.u8("kind"))
         let failureCode = try r.u8("failure class")
@@ -174,7 +215,16 @@ package enum EnvelopeCodec {
             }
             event.failure = Event.Failure(failureClass, try r.string32("failure.message"))
         }
-        if flags.contains(.body) { event.body = try r.bytes32("body") }
+        if flags.contains(.body), flags.contains(.bodyReference) {
+            guard referenceAllowed else { throw .invalidValue(field: "flags", value: "a body reference in a version-2 record") }
+            let length = Int(try r.u32("body length"))
+            let crc = try r.u32("body checksum")
+            let digest = try r.raw(32, "body digest")
+            guard let bytes = lookup(digest) else { throw .missingBody(sha256: SHA256.hex(digest: Array(digest))) }
+            event.body = try checkedBody(bytes, length: length, crc: crc, digest: digest)
+        } else if flags.contains(.body) {
+            event.body = try r.bytes32("body")
+        }
         guard r.offset == record.count else { throw .trailingBytes(count: record.count - r.offset) }
         return event
     }
@@ -190,12 +240,16 @@ public enum EnvelopeError: Error, Equatable, CustomStringConvertible {
     case invalidValue(field: String, value: String)
     case trailingBytes(count: Int)
     case fieldTooLong(field: String, length: Int)
+    /// A record refers to a body the store does not hold.
+    case missingBody(sha256: String)
+    /// The body a record refers to is held, but not as it was written.
+    case bodyChecksumMismatch(sha256: String, stored: UInt32, computed: UInt32)
 
     public var description: String {
         switch self {
         case .badMagic: "not an event record (bad magic)"
         case .unsupportedVersion(let v):
-            "envelope version \(v) is newer than this build reads (up to \(EnvelopeCodec.currentVersion)): upgrade fetchlog"
+            "envelope version \(v) is newer than this build reads (up to \(EnvelopeCodec.newestReadableVersion)): upgrade fetchlog"
         case .checksumMismatch(let stored, let computed):
             "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed))): the record is damaged"
         case .truncated(let field, let offset): "record ends inside \(field) at byte \(offset)"
@@ -203,6 +257,9 @@ public enum EnvelopeError: Error, Equatable, CustomStringConvertible {
         case .invalidValue(let field, let value): "\(field) has an invalid value \(value)"
         case .trailingBytes(let count): "\(count) unexpected bytes after the last field"
         case .fieldTooLong(let field, let length): "\(field) is too long for the envelope (\(length))"
+        case .missingBody(let digest): "its body (sha256 \(digest)) is not in the store's bodies"
+        case .bodyChecksumMismatch(let digest, let stored, let computed):
+            "checksum mismatch in its body (sha256 \(digest); stored \(hex32(stored)), computed \(hex32(computed))): the body is damaged"
         }
     }
 }
@@ -270,6 +327,7 @@ struct Reader {
         }
     }
     mutating func bytes32(_ field: String) throws(EnvelopeError) -> [UInt8] { try bytes(Int(try u32(field)), field) }
+    mutating func raw(_ n: Int, _ field: String) throws(EnvelopeError) -> UnsafeRawBufferPointer { try take(n, field) }
     mutating func headers(_ field: String) throws(EnvelopeError) -> [Header] {
         let count = Int(try u16(field))
         var result: [Header] = []

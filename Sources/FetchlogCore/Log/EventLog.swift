@@ -30,6 +30,8 @@ public final class EventLog: Sendable {
     /// atomically with what it covers. The log only opens it; what goes in (the store's
     /// checkpoints, `Store/Checkpoint.swift`) is the store layer's.
     package let derived: Database
+    /// Bodies by SHA-256, each stored once (format 2).
+    let bodies: Database
     private let writer: LogWriter
 
     /// Opens (creating when new) the store at `path`. A directory that is not a
@@ -65,24 +67,30 @@ public final class EventLog: Sendable {
         self.path = path
         // An existing store is opened with a read transaction only, so opening never waits
         // for another process's write (a long import holds LMDB's write lock throughout).
-        if let existing = try environment.openExistingDatabases([StoreSchema.eventsName, StoreSchema.metaName, StoreSchema.checkpointsName]),
-           let metadata = try Self.readMetadata(environment, meta: existing[1]) {
-            (events, meta, derived, self.metadata) = (existing[0], existing[1], existing[2], metadata)
-            writer = LogWriter(environment: environment, events: events)
+        let names = [StoreSchema.eventsName, StoreSchema.metaName, StoreSchema.checkpointsName, StoreSchema.bodiesName]
+        if let existing = try environment.openExistingDatabases(names),
+           let metadata = try Self.readMetadata(environment, meta: existing[1]), metadata.formatVersion >= StoreSchema.formatVersion {
+            (events, meta, derived, bodies, self.metadata) = (existing[0], existing[1], existing[2], existing[3], metadata)
+            writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies))
             return
         }
         // Creating the databases and the metadata is one transaction: a store either
-        // has all of it or none (and none is treated as fresh).
-        let opened = try environment.write { txn -> (Database, Database, Database, StoreMetadata) in
+        // has all of it or none (and none is treated as fresh). A store of format 1 gains
+        // its `bodies` and is marked 2 in the same way (its records read as before).
+        let opened = try environment.write { txn -> (Database, Database, Database, Database, StoreMetadata) in
             let events = try txn.openDatabase(StoreSchema.eventsName, create: true)
             let meta = try txn.openDatabase(StoreSchema.metaName, create: true)
             let checkpoints = try txn.openDatabase(StoreSchema.checkpointsName, create: true)
+            let bodies = try txn.openDatabase(StoreSchema.bodiesName, create: true)
             if try txn.get(meta, key: StoreSchema.Key.format) == nil {
                 try txn.put(meta, key: StoreSchema.Key.format.text, value: StoreSchema.formatName)
                 try txn.put(meta, key: StoreSchema.Key.formatVersion.text, value: String(StoreSchema.formatVersion))
                 try txn.put(meta, key: StoreSchema.Key.storeID.text, value: options.newStoreID ?? UUID().uuidString.lowercased())
                 try txn.put(meta, key: StoreSchema.Key.createdAt.text, value: options.clock.now().iso8601)
                 try txn.put(meta, key: StoreSchema.Key.createdBy.text, value: "fetchlog \(FetchlogVersion.string)")
+            } else if let raw = try txn.get(meta, key: StoreSchema.Key.formatVersion),
+                      Int(String(decoding: raw, as: UTF8.self)) ?? 0 < StoreSchema.formatVersion {
+                try txn.put(meta, key: StoreSchema.Key.formatVersion.text, value: String(StoreSchema.formatVersion))
             }
             func text(_ key: StaticKey) throws -> String {
                 guard let raw = try txn.get(meta, key: key) else { return "" }
@@ -93,10 +101,10 @@ public final class EventLog: Sendable {
                                          createdAt: try text(StoreSchema.Key.createdAt),
                                          createdBy: try text(StoreSchema.Key.createdBy),
                                          staleReadersCleared: Int(environment.staleReadersCleared))
-            return (events, meta, checkpoints, metadata)
+            return (events, meta, checkpoints, bodies, metadata)
         }
-        (events, meta, derived, metadata) = opened
-        writer = LogWriter(environment: environment, events: events)
+        (events, meta, derived, bodies, metadata) = opened
+        writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies))
     }
 
     /// The metadata of an existing store, nil when it has none yet.
@@ -192,7 +200,7 @@ public final class EventLog: Sendable {
     public func event(at seq: UInt64) throws -> Event? {
         try read { txn in
             guard let raw = try txn.get(events, seq: seq) else { return nil }
-            return try Self.decode(raw, seq: seq)
+            return try Self.decode(raw, seq: seq, body: bodyLookup(txn))
         }
     }
 
@@ -246,7 +254,7 @@ public final class EventLog: Sendable {
                             throw StoreError.damagedRecord(seq: next, reason: .invalidValue(field: "key", value: "\(current.key.count) bytes"))
                         }
                         let stored: StoredEvent
-                        do { stored = try StoredEvent(copying: current.value) } catch let error as EnvelopeError {
+                        do { stored = try StoredEvent(copying: current.value, lookup: bodyLookup(txn)) } catch let error as EnvelopeError {
                             throw StoreError.damagedRecord(seq: key, reason: error)
                         }
                         guard stored.seq == key else {
@@ -269,6 +277,12 @@ public final class EventLog: Sendable {
     /// valid only during the call. Used by `verify` and `stats`.
     public func scanRaw(from seq: UInt64 = 1, batchSize: Int = 1024,
                         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool) throws {
+        try scanRaw(from: seq, batchSize: batchSize) { key, record, _ in try body(key, record) }
+    }
+
+    /// `scanRaw` with a look-up of the bodies records refer to, valid during the call.
+    package func scanRaw(from seq: UInt64 = 1, batchSize: Int = 1024,
+                         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, _ lookup: EnvelopeCodec.BodyLookup) throws -> Bool) throws {
         var resumeKey = [UInt8](withUnsafeBytes(of: seq.bigEndian) { Array($0) })
         var skipFirst = false
         while true {
@@ -281,7 +295,7 @@ public final class EventLog: Sendable {
                     while let current = entry, seen < batchSize {
                         seen += 1
                         lastKey = Array(current.key)
-                        if try !body(current.key, current.value) { return (seen, true, lastKey) }
+                        if try !body(current.key, current.value, bodyLookup(txn)) { return (seen, true, lastKey) }
                         entry = try cursor.get(.next)
                     }
                     return (seen, entry == nil, lastKey)
@@ -298,9 +312,15 @@ public final class EventLog: Sendable {
         try read { txn in try txn.get(events, seq: seq).map { Array($0) } }
     }
 
-    static func decode(_ raw: UnsafeRawBufferPointer, seq: UInt64) throws -> Event {
+    /// Finds bodies in `bodies` within the read transaction `txn` (copied out).
+    private func bodyLookup(_ txn: borrowing ReadTransaction) -> EnvelopeCodec.BodyLookup {
+        let get = txn.unsafeGetter(bodies)
+        return { digest in get(digest).map { Array($0) } }
+    }
+
+    static func decode(_ raw: UnsafeRawBufferPointer, seq: UInt64, body lookup: EnvelopeCodec.BodyLookup = { _ in nil }) throws -> Event {
         do {
-            let event = try EnvelopeCodec.decode(raw)
+            let event = try EnvelopeCodec.decode(raw, body: lookup)
             guard event.seq == seq else {
                 throw StoreError.damagedRecord(seq: seq, reason: .invalidValue(field: "seq", value: "\(event.seq) stored under key \(seq)"))
             }

@@ -5,9 +5,16 @@ public struct LogStatistics: Sendable, Equatable {
     public var events = 0
     public var byKind: [String: Int] = [:]
     public var bySource: [String: Int] = [:]
-    /// Stored record bytes (envelopes included) and the bodies within them.
+    /// Stored record bytes (envelopes included; a body stored apart counts as its 36-byte
+    /// reference) and the bytes of every event's body, as if each held its own copy.
     public var recordBytes = 0
     public var bodyBytes = 0
+    /// Bodies stored once, by SHA-256 (format 2): how many, and their bytes.
+    public var distinctBodies = 0
+    public var distinctBodyBytes = 0
+    /// Body bytes held by reference rather than in records: what storing bodies once saved
+    /// (referenced bytes minus the distinct bytes stored).
+    public var bodyBytesSaved = 0
     public var firstSeq: UInt64 = 0
     public var lastSeq: UInt64 = 0
     public var firstRecordedAt: Timestamp?
@@ -31,26 +38,42 @@ public struct VerifyReport: Sendable {
 extension EventLog {
     public func statistics() throws -> LogStatistics {
         var stats = LogStatistics()
-        try scan(batchSize: 512) { event in
+        var referenced = 0
+        try scanStored(batchSize: 512) { stored in
+            let event: Event
+            do { event = try stored.decode() } catch let error as EnvelopeError { throw StoreError.damagedRecord(seq: stored.seq, reason: error) }
             stats.events += 1
             stats.byKind[event.kind.name, default: 0] += 1
             stats.bySource[event.source, default: 0] += 1
             stats.bodyBytes += event.body?.count ?? 0
-            stats.recordBytes += EnvelopeCodec.encodedSize(of: event)
+            stats.recordBytes += stored.size
+            if stored.referencedBody != nil { referenced += event.body?.count ?? 0 }
             if stats.firstSeq == 0 { stats.firstSeq = event.seq; stats.firstRecordedAt = event.recordedAt }
             stats.lastSeq = event.seq
             stats.lastRecordedAt = event.recordedAt
             return true
         }
+        try read { txn in
+            try txn.withCursor(bodies) { cursor in
+                var entry = try cursor.get(.first)
+                while let current = entry {
+                    stats.distinctBodies += 1
+                    stats.distinctBodyBytes += current.value.count
+                    entry = try cursor.get(.next)
+                }
+            }
+        }
+        stats.bodyBytesSaved = max(0, referenced - stats.distinctBodyBytes)
         return stats
     }
 
     /// Reads every record: key width, seq order from 1 with no gap, checksum,
-    /// decodability, and that each record's own seq matches its key.
+    /// decodability, that each record's own seq matches its key, and that the body a record
+    /// refers to is held and hashes to its reference.
     public func verify() throws -> VerifyReport {
         var report = VerifyReport()
         var expected: UInt64 = 1
-        try scanRaw { key, record in
+        try scanRaw { key, record, lookup in
             report.checked += 1
             guard let seq = SequenceKey.decode(key) else {
                 report.problems.append(.init(seq: expected, reason: "a key of \(key.count) bytes, not an 8-byte seq"))
@@ -64,8 +87,12 @@ extension EventLog {
             expected = seq + 1
             report.lastSeq = seq
             do {
-                let event = try EnvelopeCodec.decode(record)
+                let event = try EnvelopeCodec.decode(record, body: lookup)
                 if event.seq != seq { report.problems.append(.init(seq: seq, reason: "the record says seq \(event.seq)")) }
+                if let reference = EnvelopeCodec.bodyReference(of: record), let body = event.body,
+                   SHA256.digest(body) != Array(reference.digest) {
+                    report.problems.append(.init(seq: seq, reason: "its body (sha256 \(SHA256.hex(digest: Array(reference.digest)))) is damaged: the bytes held hash to \(SHA256.hex(body))"))
+                }
             } catch {
                 report.problems.append(.init(seq: seq, reason: "\(error)"))
             }

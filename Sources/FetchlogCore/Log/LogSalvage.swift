@@ -22,15 +22,27 @@ extension LMDBFileCheck {
         var report = SalvageReport()
         var found: [UInt64: Event] = [:]
         var bad: [UInt64: String] = [:]
+        // Records are decoded once every page has been read: a record may refer to a body
+        // (format 2) on a page read later. Bodies check themselves — an entry whose value
+        // hashes to its 32-byte key is one, wherever it was found.
+        var candidates: [(UInt64, [UInt8])] = []
+        var bodies: [[UInt8]: [UInt8]] = [:]
         func take(_ key: [UInt8], _ data: [UInt8]) {
+            if key.count == 32, bodies[key] == nil, SHA256.digest(data) == key {
+                bodies[key] = data
+                return
+            }
             guard key.count == 8, !data.isEmpty else { return }
-            let seq = key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            guard found[seq] == nil else { return }
-            do {
-                found[seq] = try data.withUnsafeBytes { try EventLog.decode($0, seq: seq) }
-                bad[seq] = nil
-            } catch {
-                bad[seq] = "\(error)"
+            candidates.append((key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, data))
+        }
+        func decodeCandidates() {
+            for (seq, data) in candidates where found[seq] == nil {
+                do {
+                    found[seq] = try data.withUnsafeBytes { try EventLog.decode($0, seq: seq, body: { bodies[Array($0)] }) }
+                    bad[seq] = nil
+                } catch {
+                    bad[seq] = "\(error)"
+                }
             }
         }
         let check = check(dataFile: path)
@@ -43,10 +55,12 @@ extension LMDBFileCheck {
         if check.pageSize > 0, let meta = readMeta(file, index: check.meta, pageSize: check.meta == 0 ? nil : pageSize).0 {
             var walker = Walker(file: file, pageSize: pageSize, lastPage: lastPage)
             walker.readsBigData = true
-            var eventsDB: DB?
+            var eventsDB: DB?, bodiesDB: DB?
             walker.walk(database: "main", db: meta.main) { key, data, flags in
                 if flags & fSubData != 0, data.count == 48, key == Array("events".utf8) { eventsDB = db(data, 0) }
+                if flags & fSubData != 0, data.count == 48, key == Array("bodies".utf8) { bodiesDB = db(data, 0) }
             }
+            if let bodiesDB { walker.walk(database: "bodies", db: bodiesDB) { key, data, _ in take(key, data) } }
             if let eventsDB { walker.walk(database: "events", db: eventsDB) { key, data, _ in take(key, data) } }
             if eventsDB == nil || !walker.problems.isEmpty { report.scannedPages = true }
         } else {
@@ -63,6 +77,7 @@ extension LMDBFileCheck {
                 }
             }
         }
+        decodeCandidates()
         report.events = found.keys.sorted().map { found[$0]! }
         // Lost seqs run from 1 to the highest readable one: an unreadable key may be
         // any 8 bytes (another database's key, or garbage), so it does not extend the range.

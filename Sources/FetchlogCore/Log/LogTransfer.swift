@@ -41,7 +41,8 @@ extension EventLog {
         }
         let total = Int(expected - 1)
         let storePath = path
-        let range = try writeExclusive { txn, events, tally in
+        let range = try writeExclusive { txn, databases, tally in
+            let events = databases.events
             // Inside the transaction: nothing can be appended between this check and the commit.
             if try txn.withCursor(events, { try $0.get(.last) }) != nil {
                 let lastSeq = try txn.withCursor(events) { cursor in try cursor.get(.last).flatMap { SequenceKey.decode($0.key) } } ?? 0
@@ -58,10 +59,7 @@ extension EventLog {
                 do { try EnvelopeCodec.validate(event) } catch let error as EnvelopeError { throw StoreError.invalidEvent(reason: error) }
                 seq = event.seq
                 event.seq = seq
-                let size = EnvelopeCodec.encodedSize(of: event)
-                try SequenceKey.with(seq) { key in
-                    try txn.reserve(events, key: key, count: size, flags: .append) { buffer in EnvelopeCodec.encode(event, into: buffer) }
-                }
+                let size = try databases.append(event, in: &txn)
                 bytes += event.body?.count ?? 0
                 tally.events += 1
                 tally.bytes += size

@@ -21,7 +21,7 @@ package final class LogWriter: @unchecked Sendable {
     /// A write that must be a transaction of its own (an import): it sees the log as it
     /// is when it starts, writes what it will, and returns the seqs it wrote.
     /// It counts what it writes in the tally, so a failed commit (a full disk) can say.
-    typealias Exclusive = @Sendable (inout WriteTransaction, Database, inout WriteTally) throws -> Range<UInt64>
+    typealias Exclusive = @Sendable (inout WriteTransaction, LogDatabases, inout WriteTally) throws -> Range<UInt64>
 
     struct WriteTally {
         var events = 0
@@ -36,7 +36,7 @@ package final class LogWriter: @unchecked Sendable {
     }
 
     private let environment: Environment
-    private let database: Database
+    private let databases: LogDatabases
     private let condition = NSCondition()
     private var queue: [Pending] = []
     private var stopping = false
@@ -47,9 +47,9 @@ package final class LogWriter: @unchecked Sendable {
     /// The longest a commit waits for the rest of its group (Postgres' commit_delay).
     private let lingerLimit: TimeInterval = 0.000_3
 
-    init(environment: Environment, events: Database) {
+    init(environment: Environment, databases: LogDatabases) {
         self.environment = environment
-        self.database = events
+        self.databases = databases
         let thread = Thread { [self] in run() }
         thread.name = "fetchlog.writer"
         thread.start()
@@ -130,10 +130,10 @@ package final class LogWriter: @unchecked Sendable {
             let result: Result<Range<UInt64>, any Error>
             var tally = WriteTally()
             do {
-                let events = database
+                let databases = databases
                 result = .success(try environment.write { txn in
                     tally = WriteTally()
-                    return try exclusive(&txn, events, &tally)
+                    return try exclusive(&txn, databases, &tally)
                 })
             } catch let error as LMDBError {
                 result = .failure(StoreError.fromWrite(error, path: environment.path, bytes: tally.bytes, events: tally.events))
@@ -154,7 +154,7 @@ package final class LogWriter: @unchecked Sendable {
             let ranges = try environment.write { txn -> [Range<UInt64>] in
                 // The next seq comes from the log inside the transaction, so appends
                 // from other processes sharing the store interleave without gaps.
-                var next: UInt64 = try txn.withCursor(database) { cursor in
+                var next: UInt64 = try txn.withCursor(databases.events) { cursor in
                     guard let last = try cursor.get(.last) else { return 1 }
                     return (SequenceKey.decode(last.key) ?? 0) + 1
                 }
@@ -164,12 +164,7 @@ package final class LogWriter: @unchecked Sendable {
                     let start = next
                     for var event in pending.events {
                         event.seq = next
-                        let size = EnvelopeCodec.encodedSize(of: event)
-                        try SequenceKey.with(next) { key in
-                            try txn.reserve(database, key: key, count: size, flags: .append) { buffer in
-                                EnvelopeCodec.encode(event, into: buffer)
-                            }
-                        }
+                        _ = try databases.append(event, in: &txn)
                         next += 1
                     }
                     try pending.extra?(&txn)
@@ -197,5 +192,35 @@ package final class LogWriter: @unchecked Sendable {
         case .failure(let error):
             for pending in batch { pending.completion(.failure(error)) }
         }
+    }
+}
+
+/// The databases an append writes: the record under its seq, and its body once by digest.
+package struct LogDatabases: Sendable {
+    let events: Database
+    let bodies: Database
+
+    /// Writes `event` (its seq set) as the next record (`MDB_APPEND`, encoded in place). A
+    /// body of `StoreSchema.bodyReferenceThreshold` bytes or more goes to `bodies` under its
+    /// SHA-256 unless already there, and the record refers to it. Returns the bytes written.
+    func append(_ event: Event, in txn: inout WriteTransaction) throws -> Int {
+        var digest: [UInt8]?
+        var written = 0
+        if let body = event.body, body.count >= StoreSchema.bodyReferenceThreshold {
+            let key = SHA256.digest(body)
+            let held = try key.withUnsafeBytes { try txn.get(bodies, key: $0) } != nil
+            if !held {
+                try key.withUnsafeBytes { k in try body.withUnsafeBytes { try txn.put(bodies, key: k, value: $0) } }
+                written += body.count
+            }
+            digest = key
+        }
+        let size = EnvelopeCodec.encodedSize(of: event, bodyReference: digest != nil)
+        try SequenceKey.with(event.seq) { key in
+            try txn.reserve(events, key: key, count: size, flags: .append) { buffer in
+                EnvelopeCodec.encode(event, into: buffer, bodyDigest: digest)
+            }
+        }
+        return written + size
     }
 }

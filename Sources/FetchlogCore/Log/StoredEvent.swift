@@ -4,16 +4,25 @@
 public struct StoredEvent: Sendable {
     /// The record exactly as stored (any envelope version).
     public let record: [UInt8]
+    /// The body of a record that refers to it (version 3), found while the record was read.
+    let referencedBody: [UInt8]?
 
-    /// Copies and verifies `raw`; throws `EnvelopeError` when it is damaged.
-    init(copying raw: UnsafeRawBufferPointer) throws(EnvelopeError) {
+    /// Copies and verifies `raw` (and finds the body it refers to, with `lookup`); throws
+    /// `EnvelopeError` when it is damaged or its body is missing.
+    init(copying raw: UnsafeRawBufferPointer, lookup: EnvelopeCodec.BodyLookup = { _ in nil }) throws(EnvelopeError) {
         try EnvelopeCodec.verify(raw)
+        if let reference = EnvelopeCodec.bodyReference(of: raw) {
+            guard let body = lookup(reference.digest) else { throw .missingBody(sha256: SHA256.hex(digest: Array(reference.digest))) }
+            referencedBody = try EnvelopeCodec.checkedBody(body, length: reference.length, crc: reference.crc, digest: reference.digest)
+        } else {
+            referencedBody = nil
+        }
         record = [UInt8](unsafeUninitializedCapacity: raw.count) { buffer, count in
             UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
             count = raw.count
         }
         guard let version = EnvelopeCodec.version(of: raw),
-              (EnvelopeCodec.oldestReadableVersion ... EnvelopeCodec.currentVersion).contains(version) else {
+              (EnvelopeCodec.oldestReadableVersion ... EnvelopeCodec.newestReadableVersion).contains(version) else {
             throw .unsupportedVersion(EnvelopeCodec.version(of: raw) ?? 0)
         }
         guard raw.count >= 28 else { throw .truncated(field: "header", offset: raw.count) }
@@ -37,13 +46,14 @@ public struct StoredEvent: Sendable {
         return string16(at: 38 + sourceLength)
     }
 
-    /// Stored size in bytes, envelope and checksum included.
+    /// Stored size in bytes, envelope and checksum included (a body stored apart not counted).
     public var size: Int { record.count }
 
     /// The full event, upcast to the current envelope.
     public func decode() throws(EnvelopeError) -> Event {
         do {
-            return try record.withUnsafeBytes { try EnvelopeCodec.decode($0, verified: true) }
+            let body = referencedBody
+            return try record.withUnsafeBytes { try EnvelopeCodec.decode($0, verified: true, body: { _ in body }) }
         } catch let error as EnvelopeError {
             throw error
         } catch {

@@ -5,7 +5,9 @@ public enum StoreSchema {
     /// Written into `meta` as `format`: how a store recognises itself.
     public static let formatName = "fetchlog"
     /// The store layout version this build writes and reads (not the envelope version).
-    public static let formatVersion = 1
+    /// 2: bodies are stored once, by SHA-256, in `bodies`; a version-1 store is brought to 2
+    /// when this build opens it (its records stay as they are, and read as before).
+    public static let formatVersion = 2
 
     /// seq (8-byte big-endian) → envelope record.
     public static let eventsName = "events"
@@ -13,6 +15,11 @@ public enum StoreSchema {
     public static let metaName = "meta"
     /// view name → checkpoint (view state with the seq it covers).
     public static let checkpointsName = "checkpoints"
+    /// SHA-256 (32 bytes) → body: each body once, however many events carry it.
+    public static let bodiesName = "bodies"
+    /// Bodies this size or larger are stored apart, by digest; smaller ones stay in their
+    /// record (a 36-byte reference would not pay for itself).
+    public static let bodyReferenceThreshold = 1024
 
     enum Key {
         static let format = StaticKey("format")

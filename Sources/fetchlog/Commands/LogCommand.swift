@@ -284,6 +284,7 @@ enum LogRendering {
             ("events", "\(stats.events) (seq \(stats.firstSeq)…\(stats.lastSeq))"),
             ("recorded", "\(stats.firstRecordedAt!.iso8601) … \(stats.lastRecordedAt!.iso8601)"),
             ("bytes", "\(stats.recordBytes) in records (\(Format.bytes(stats.recordBytes))), \(stats.bodyBytes) in bodies"),
+            ("bodies", "\(stats.distinctBodies) stored once (\(Format.bytes(stats.distinctBodyBytes))), saving \(Format.bytes(stats.bodyBytesSaved)) of copies"),
             ("by kind", stats.byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
             ("by source", stats.bySource.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
             ("map", "\(Format.bytes(info.mapSize)), page \(info.pageSize) B, \(info.lastPageNumber + 1) pages used"),
@@ -303,6 +304,9 @@ enum LogRendering {
             ("lastRecordedAt", stats.lastRecordedAt.map { .string($0.iso8601) } ?? .null),
             ("recordBytes", .number(stats.recordBytes)),
             ("bodyBytes", .number(stats.bodyBytes)),
+            ("distinctBodies", .number(stats.distinctBodies)),
+            ("distinctBodyBytes", .number(stats.distinctBodyBytes)),
+            ("bodyBytesSaved", .number(stats.bodyBytesSaved)),
             ("byKind", counts(stats.byKind)),
             ("bySource", counts(stats.bySource)),
         ])
