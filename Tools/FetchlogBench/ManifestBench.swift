@@ -107,7 +107,7 @@ func runManifestBenchmarks(quick: Bool) async {
     let first = ItemsView(state: state, source: "catalog", resource: "bulk")!
     _ = first.query(text: "x")
     let build = seconds(start)
-    var generator = SplitMix(seed: 15)
+    var generator = TestPattern.Generator(seed: 15)
     let words = ["amber", "blue", "fox", "koala", "jade", "eel", "gold ibis", "crow 1", "77", "4242", "zebra", "e", "an", "dune hare 9"]
     let needles = (0 ..< 400).map { _ in words[Int(generator.next() % UInt64(words.count))] }
     var times: [Double] = [], matches: [Int] = []
@@ -138,17 +138,4 @@ func runManifestBenchmarks(quick: Bool) async {
     await fetcher.shutdown()
     log.close()
     await upstream.stop()
-}
-
-/// A small deterministic generator (the benchmark's needles are the same every run).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -58,16 +58,22 @@ package enum LMDBFileCheck {
     /// The file, read with pread; every read is bounds-checked.
     final class File {
         let fd: Int32
-        let size: UInt64
+        /// The size now, not when the file was opened: another process may be growing the
+        /// store, and a meta page read after it committed names pages written after an
+        /// earlier look at the size (the check once refused a healthy store that way).
+        var size: UInt64 {
+            var st = stat()
+            return fstat(fd, &st) == 0 ? UInt64(st.st_size) : 0
+        }
         init?(path: String) {
             fd = open(path, O_RDONLY)
             if fd < 0 { return nil }
             var st = stat()
             if fstat(fd, &st) != 0 { close(fd); return nil }
-            size = UInt64(st.st_size)
         }
         deinit { close(fd) }
         func read(at offset: UInt64, count: Int) -> [UInt8]? {
+            let size = self.size
             guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
             var bytes = [UInt8](repeating: 0, count: count)
             let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
