@@ -245,7 +245,8 @@ public final class EventLog: Sendable {
         var next = seq
         while true {
             let batch: [StoredEvent] = try read { txn in
-                try txn.withCursor(events) { cursor in
+                let lookup = bodyLookup(txn)
+                return try txn.withCursor(events) { cursor in
                     var out: [StoredEvent] = []
                     out.reserveCapacity(batchSize)
                     var entry = try cursor.seek(seq: next)
@@ -254,7 +255,7 @@ public final class EventLog: Sendable {
                             throw StoreError.damagedRecord(seq: next, reason: .invalidValue(field: "key", value: "\(current.key.count) bytes"))
                         }
                         let stored: StoredEvent
-                        do { stored = try StoredEvent(copying: current.value, lookup: bodyLookup(txn)) } catch let error as EnvelopeError {
+                        do { stored = try StoredEvent(copying: current.value, lookup: lookup) } catch let error as EnvelopeError {
                             throw StoreError.damagedRecord(seq: key, reason: error)
                         }
                         guard stored.seq == key else {
@@ -287,7 +288,8 @@ public final class EventLog: Sendable {
         var skipFirst = false
         while true {
             let (seen, stop, lastKey): (Int, Bool, [UInt8]) = try read { txn in
-                try txn.withCursor(events) { cursor in
+                let lookup = bodyLookup(txn)
+                return try txn.withCursor(events) { cursor in
                     var seen = 0
                     var lastKey = resumeKey
                     var entry = try resumeKey.withUnsafeBytes { try cursor.get(.setRange, key: $0) }
@@ -295,7 +297,7 @@ public final class EventLog: Sendable {
                     while let current = entry, seen < batchSize {
                         seen += 1
                         lastKey = Array(current.key)
-                        if try !body(current.key, current.value, bodyLookup(txn)) { return (seen, true, lastKey) }
+                        if try !body(current.key, current.value, lookup) { return (seen, true, lastKey) }
                         entry = try cursor.get(.next)
                     }
                     return (seen, entry == nil, lastKey)
