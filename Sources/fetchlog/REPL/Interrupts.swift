@@ -82,6 +82,13 @@ extension FetchlogCommand {
     static func mainCancellingOnInterrupt(_ arguments: [String]) async {
         do {
             let command = UncheckedBox(try await asyncParseAsRoot(arguments))
+            // Routed before the command starts: a command that takes Ctrl-C over (the shell's
+            // `ShellInterrupts`) routes it to itself when it starts, and routing after the
+            // task was made could undo that — then Ctrl-C cancelled only this outer task, which
+            // the shell's own command task does not inherit, and the shell went on (seen under
+            // load: a script's fetch ran to its read timeout after Ctrl-C).
+            let interrupt = OneShotInterrupt()
+            Interrupts.route(to: { interrupt.handle($0) })
             let task = Task {
                 // Every fetch that finishes is noted, so a cancelled one lists them all.
                 try await FetchLedger.collecting {
@@ -93,8 +100,7 @@ extension FetchlogCommand {
                     }
                 }
             }
-            let interrupt = OneShotInterrupt { task.cancel() }
-            Interrupts.route(to: { interrupt.handle($0) })
+            interrupt.setCancel { task.cancel() }
             let result = await task.result
             if interrupt.happened {
                 // A command that left its cancellation error to the caller (ReplayCancelled,
@@ -115,23 +121,33 @@ extension FetchlogCommand {
 final class OneShotInterrupt: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    private let cancel: @Sendable () -> Void
+    /// Guarded by `lock`: set once the command's task exists.
+    private var cancel: (@Sendable () -> Void)?
 
-    init(cancel: @escaping @Sendable () -> Void) { self.cancel = cancel }
+    init() {}
 
     var happened: Bool { lock.withLock { count > 0 } }
 
+    /// What the first Ctrl-C does; a Ctrl-C that came before it is applied now.
+    func setCancel(_ cancel: @escaping @Sendable () -> Void) {
+        let early = lock.withLock { () -> Bool in
+            self.cancel = cancel
+            return count > 0
+        }
+        if early { cancel() }
+    }
+
     func handle(_ signal: Int32) {
         guard signal == SIGINT else { return }
-        let count = lock.withLock { () -> Int in
+        let (count, cancel) = lock.withLock { () -> (Int, (@Sendable () -> Void)?) in
             self.count += 1
-            return self.count
+            return (self.count, self.cancel)
         }
         if count == 1 {
             // The terminal echoed "^C" where the cursor was: the cancellation's report
             // starts on a line of its own.
             if isatty(STDERR_FILENO) == 1 { writeErr(Data("\n".utf8)) }
-            cancel()
+            cancel?()
         } else {
             fflush(nil)
             _exit(130)
