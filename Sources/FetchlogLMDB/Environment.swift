@@ -196,6 +196,13 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Writes a compacted copy of the environment (free pages left out, pages renumbered)
+    /// as `directory/data.mdb`: LMDB's own `mdb_env_copy2(MDB_CP_COMPACT)`, a consistent
+    /// snapshot taken in one read transaction.
+    public func copyCompacting(to directory: String) throws {
+        try check(mdb_env_copy2(handle, directory, UInt32(MDB_CP_COMPACT)), "mdb_env_copy2(MDB_CP_COMPACT)", directory)
+    }
+
     /// Forces the data to disk (only needed after `noSync` writes).
     public func sync() throws {
         try check(mdb_env_sync(handle, 1), "mdb_env_sync", path)

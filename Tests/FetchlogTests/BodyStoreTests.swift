@@ -89,7 +89,7 @@ import Testing
             }
         }
         let log = try EventLog.open(at: dir.path)
-        #expect(log.metadata.formatVersion == 2)
+        #expect(log.metadata.formatVersion == 3)
         #expect(log.metadata.storeID == "old-store")
         #expect(try log.events(from: 1) == old)
         #expect(try log.verify().isHealthy)

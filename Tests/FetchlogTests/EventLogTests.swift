@@ -11,7 +11,7 @@ import Testing
         options.newStoreID = "test-store"
         options.clock = FixedClock(fixedTime)
         let log = try EventLog.open(at: dir.path, options: options)
-        #expect(log.metadata == StoreMetadata(formatVersion: 2, storeID: "test-store", createdAt: "2026-11-22T07:00:00.000Z",
+        #expect(log.metadata == StoreMetadata(formatVersion: 3, storeID: "test-store", createdAt: "2026-11-22T07:00:00.000Z",
                                               createdBy: "fetchlog 0.1.0", staleReadersCleared: 0))
         #expect(try log.lastSeq() == 0)
         let first = try await log.append(richEvent())

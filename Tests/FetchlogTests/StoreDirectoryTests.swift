@@ -82,11 +82,11 @@ import Testing
             let log = try EventLog.open(at: dir.path)
             let env = log.lmdbEnvironment
             let meta = try env.openDatabase("meta", create: false)
-            try env.write { txn in try txn.put(meta, key: "format-version", value: "3") }
+            try env.write { txn in try txn.put(meta, key: "format-version", value: "4") }
             log.close()
         }
         try expectRefused(dir.path) {
-            if case .newerFormat(_, 3, 2) = $0 { return true }
+            if case .newerFormat(_, 4, 3) = $0 { return true }
             return false
         }
     }
@@ -102,7 +102,7 @@ import Testing
         let dir = TemporaryDirectory("empty")
         try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
         let log = try EventLog.open(at: dir.path)
-        #expect(log.metadata.formatVersion == 2)
+        #expect(log.metadata.formatVersion == 3)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["data.mdb", "lock.mdb"])
     }
 

@@ -14,8 +14,13 @@ package enum EnvelopeCodec {
     /// before the checksum (so it is found from the record's end). The CRC is checked at
     /// every read, as the record's own covers a body it holds.
     package static let bodyReferenceVersion: UInt16 = 3
+    /// The version of a record that also says where it came from (`origin`, an event merged
+    /// from another store) or whose body `log compact` dropped (`compacted`): as version 3,
+    /// with those two optional parts. Only such records are written as version 4, so a log
+    /// that never merged or compacted reads with older builds record for record.
+    package static let originVersion: UInt16 = 4
     /// The newest version this build reads.
-    package static let newestReadableVersion: UInt16 = 3
+    package static let newestReadableVersion: UInt16 = 4
     /// The oldest version this build can upcast.
     package static let oldestReadableVersion: UInt16 = 1
 
@@ -30,6 +35,11 @@ package enum EnvelopeCodec {
         static let body = Flags(rawValue: 8)
         /// With `body`: the body is stored apart, the field holds its length and digest.
         static let bodyReference = Flags(rawValue: 16)
+        /// With `body` and `bodyReference` (version 4): the body was compacted away; the
+        /// reference says what it was, and nothing is looked up.
+        static let compacted = Flags(rawValue: 32)
+        /// Version 4: the origin (store id, seq) follows the failure message.
+        static let origin = Flags(rawValue: 64)
     }
 
     /// Finds a body by its SHA-256 digest (the store's `bodies` database).
@@ -47,7 +57,8 @@ package enum EnvelopeCodec {
         }
         if let response = event.response { size += 2 + headersSize(response.headers) }
         if let failure = event.failure { size += 4 + failure.message.utf8.count }
-        if let body = event.body { size += 4 + (bodyReference ? 36 : body.count) }
+        if let origin = event.origin { size += 2 + origin.store.utf8.count + 8 }
+        if let body = event.body { size += 4 + (bodyReference ? 36 : body.count) } else if event.compactedBody != nil { size += 40 }
         return size + 4
     }
 
@@ -72,6 +83,18 @@ package enum EnvelopeCodec {
             for h in response.headers { try short(h.name, "response header name") }
         }
         if let body = event.body, body.count > Int(UInt32.max) { throw .fieldTooLong(field: "body", length: body.count) }
+        if let compacted = event.compactedBody {
+            if event.body != nil { throw .invalidValue(field: "body", value: "both a body and a compacted body") }
+            if compacted.sha256.count != 32 { throw .invalidValue(field: "compacted body sha256", value: "\(compacted.sha256.count) bytes") }
+            if compacted.size < 0 || compacted.size > Int(UInt32.max) { throw .fieldTooLong(field: "compacted body", length: compacted.size) }
+        }
+        if let origin = event.origin { try short(origin.store, "origin.store") }
+    }
+
+    /// The version `encode` writes for `event`.
+    static func version(for event: Event, bodyReference: Bool) -> UInt16 {
+        if event.origin != nil || event.compactedBody != nil { return originVersion }
+        return bodyReference ? bodyReferenceVersion : currentVersion
     }
 
     /// Writes `event` into `buffer`, which must hold exactly `encodedSize(of:)` bytes; with
@@ -79,7 +102,8 @@ package enum EnvelopeCodec {
     package static func encode(_ event: Event, into buffer: UnsafeMutableRawBufferPointer, bodyDigest: [UInt8]? = nil) {
         var w = Writer(buffer: buffer)
         w.bytes4(magic)
-        w.u16(bodyDigest == nil ? currentVersion : bodyReferenceVersion)
+        let digest = event.body == nil ? nil : bodyDigest
+        w.u16(version(for: event, bodyReference: digest != nil))
         w.u8(event.kind.code)
         w.u8(event.failure?.failureClass.rawValue ?? 0)
         w.u64(event.seq)
@@ -90,8 +114,10 @@ package enum EnvelopeCodec {
         if event.request != nil { flags.insert(.request) }
         if event.response != nil { flags.insert(.response) }
         if event.failure != nil { flags.insert(.failure) }
-        if event.body != nil { flags.insert(.body) }
-        if event.body != nil, bodyDigest != nil { flags.insert(.bodyReference) }
+        if event.body != nil || event.compactedBody != nil { flags.insert(.body) }
+        if (event.body != nil && digest != nil) || event.compactedBody != nil { flags.insert(.bodyReference) }
+        if event.compactedBody != nil { flags.insert(.compacted) }
+        if event.origin != nil { flags.insert(.origin) }
         w.u16(flags.rawValue)
         w.string16(event.source)
         w.string16(event.label)
@@ -105,9 +131,17 @@ package enum EnvelopeCodec {
             w.headers(response.headers)
         }
         if let failure = event.failure { w.string32(failure.message) }
-        if let body = event.body {
+        if let origin = event.origin {
+            w.string16(origin.store)
+            w.u64(origin.seq)
+        }
+        if let compacted = event.compactedBody {
+            w.u32(UInt32(compacted.size))
+            w.u32(compacted.crc32c)
+            compacted.sha256.withUnsafeBytes { w.raw($0) }
+        } else if let body = event.body {
             w.u32(UInt32(body.count))
-            if let bodyDigest {
+            if let bodyDigest = digest {
                 w.u32(body.withUnsafeBytes { fl_crc32c(0, $0.baseAddress, $0.count) })
                 bodyDigest.withUnsafeBytes { w.raw($0) }
             } else {
@@ -150,15 +184,23 @@ package enum EnvelopeCodec {
         guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
     }
 
-    /// The body reference of a version-3 record (its length, CRC-32C and digest), found
-    /// from the record's end; nil for a record that holds its body or has none.
+    /// The body reference of a version-3 or -4 record (its length, CRC-32C and digest),
+    /// found from the record's end; nil for a record that holds its body, has none, or
+    /// whose body was compacted away (nothing to look up).
     package static func bodyReference(of record: UnsafeRawBufferPointer) -> (length: Int, crc: UInt32, digest: UnsafeRawBufferPointer)? {
-        guard version(of: record) == bodyReferenceVersion, record.count >= headerSize + 44 else { return nil }
+        guard let version = version(of: record), version == bodyReferenceVersion || version == originVersion,
+              record.count >= headerSize + 44 else { return nil }
         let flags = Flags(rawValue: UInt16(record[34]) << 8 | UInt16(record[35]))
-        guard flags.contains(.bodyReference) else { return nil }
+        guard flags.contains(.bodyReference), !flags.contains(.compacted) else { return nil }
         let length = Int(UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - 44, as: UInt32.self)))
         let crc = UInt32(bigEndian: record.loadUnaligned(fromByteOffset: record.count - 40, as: UInt32.self))
         return (length, crc, UnsafeRawBufferPointer(rebasing: record[record.count - 36 ..< record.count - 4]))
+    }
+
+    /// True for a record whose body `log compact` dropped.
+    package static func isCompacted(_ record: UnsafeRawBufferPointer) -> Bool {
+        guard version(of: record) == originVersion, record.count >= headerSize else { return false }
+        return Flags(rawValue: UInt16(record[34]) << 8 | UInt16(record[35])).contains(.compacted)
     }
 
     /// The body found for a reference, checked: its length and CRC-32C as the record says.
@@ -183,12 +225,36 @@ package enum EnvelopeCodec {
         switch version(of: record)! {
         case 2: return try decodeV2(body, lookup: lookup)
         case 3: return try decodeV2(body, lookup: lookup, referenceAllowed: true)
+        case 4: return try decodeV2(body, lookup: lookup, referenceAllowed: true, version4: true)
         case 1: return try LegacyEnvelopeV1.decode(body)
         case let v: throw .unsupportedVersion(v)
         }
     }
 
-    private static func decodeV2(_ record: UnsafeRawBufferPointer, lookup: BodyLookup, referenceAllowed: Bool = false) throws(EnvelopeError) -> Event {
+    /// The event of `record` with its body replaced by what it was (size, CRC-32C, SHA-256):
+    /// what `log compact` writes in its place. Nothing is looked up; a record without a
+    /// body, or whose body is compacted already, comes back as it is.
+    package static func compacting(_ record: UnsafeRawBufferPointer) throws(EnvelopeError) -> Event {
+        try verify(record)
+        let fields = UnsafeRawBufferPointer(rebasing: record[0 ..< record.count - 4])
+        switch version(of: record)! {
+        case 2: return try decodeV2(fields, lookup: { _ in nil }, compactBody: true)
+        case 3: return try decodeV2(fields, lookup: { _ in nil }, referenceAllowed: true, compactBody: true)
+        case 4: return try decodeV2(fields, lookup: { _ in nil }, referenceAllowed: true, version4: true, compactBody: true)
+        case 1:
+            var event = try LegacyEnvelopeV1.decode(fields)
+            if let body = event.body {
+                event.compactedBody = Event.CompactedBody(size: body.count, crc32c: body.withUnsafeBytes { fl_crc32c(0, $0.baseAddress, $0.count) },
+                                                          sha256: SHA256.digest(body))
+                event.body = nil
+            }
+            return event
+        case let v: throw .unsupportedVersion(v)
+        }
+    }
+
+    private static func decodeV2(_ record: UnsafeRawBufferPointer, lookup: BodyLookup, referenceAllowed: Bool = false,
+                                 version4: Bool = false, compactBody: Bool = false) throws(EnvelopeError) -> Event {
         var r = Reader(buffer: record, offset: 6)
         let kind = EventKind(code: try r.u8("kind"))
         let failureCode = try r.u8("failure class")
@@ -215,15 +281,39 @@ package enum EnvelopeCodec {
             }
             event.failure = Event.Failure(failureClass, try r.string32("failure.message"))
         }
-        if flags.contains(.body), flags.contains(.bodyReference) {
+        if !version4, !flags.isDisjoint(with: [.compacted, .origin]) {
+            throw .invalidValue(field: "flags", value: "\(flags.rawValue) (compacted or origin) in a record before version 4")
+        }
+        if flags.contains(.origin) {
+            let store = try r.string16("origin.store")
+            event.origin = Event.Origin(store: store, seq: try r.u64("origin.seq"))
+        }
+        if flags.contains(.compacted) {
+            guard flags.contains(.body), flags.contains(.bodyReference) else {
+                throw .invalidValue(field: "flags", value: "compacted without a body reference")
+            }
+            let length = Int(try r.u32("body length"))
+            let crc = try r.u32("body checksum")
+            event.compactedBody = Event.CompactedBody(size: length, crc32c: crc, sha256: Array(try r.raw(32, "body digest")))
+        } else if flags.contains(.body), flags.contains(.bodyReference) {
             guard referenceAllowed else { throw .invalidValue(field: "flags", value: "a body reference in a version-2 record") }
             let length = Int(try r.u32("body length"))
             let crc = try r.u32("body checksum")
             let digest = try r.raw(32, "body digest")
+            if compactBody {
+                event.compactedBody = Event.CompactedBody(size: length, crc32c: crc, sha256: Array(digest))
+                guard r.offset == record.count else { throw .trailingBytes(count: record.count - r.offset) }
+                return event
+            }
             guard let bytes = lookup(digest) else { throw .missingBody(sha256: SHA256.hex(digest: Array(digest))) }
             event.body = try checkedBody(bytes, length: length, crc: crc, digest: digest)
         } else if flags.contains(.body) {
             event.body = try r.bytes32("body")
+            if compactBody, let body = event.body {
+                event.compactedBody = Event.CompactedBody(size: body.count, crc32c: body.withUnsafeBytes { fl_crc32c(0, $0.baseAddress, $0.count) },
+                                                          sha256: SHA256.digest(body))
+                event.body = nil
+            }
         }
         guard r.offset == record.count else { throw .trailingBytes(count: record.count - r.offset) }
         return event

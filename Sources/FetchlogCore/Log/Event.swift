@@ -17,12 +17,20 @@ public struct Event: Sendable, Equatable {
     public var request: Request?
     public var response: Response?
     public var failure: Failure?
-    /// The raw body exactly as received; nil when there was none (304, failures).
+    /// The raw body exactly as received; nil when there was none (304, failures) and when
+    /// `log compact` dropped it (then `compactedBody` says what it was).
     public var body: [UInt8]?
+    /// A body dropped by `log compact` because a later body of the same resource superseded
+    /// it: its size and hashes stay on the record (the audit trail), its bytes are gone.
+    public var compactedBody: CompactedBody?
+    /// Where an event merged from another store's log was first recorded (`log import` into
+    /// a non-empty store); nil for the store's own events, whose origin is the store and seq.
+    public var origin: Origin?
 
     public init(seq: UInt64 = 0, recordedAt: Timestamp, kind: EventKind, source: String, label: String = "",
                 attempt: UInt16 = 1, durationMicros: UInt64? = nil, request: Request? = nil,
-                response: Response? = nil, failure: Failure? = nil, body: [UInt8]? = nil) {
+                response: Response? = nil, failure: Failure? = nil, body: [UInt8]? = nil,
+                compactedBody: CompactedBody? = nil, origin: Origin? = nil) {
         self.seq = seq
         self.recordedAt = recordedAt
         self.kind = kind
@@ -34,6 +42,33 @@ public struct Event: Sendable, Equatable {
         self.response = response
         self.failure = failure
         self.body = body
+        self.compactedBody = compactedBody
+        self.origin = origin
+    }
+
+    /// What a compacted body was: enough to prove which bytes it held, not the bytes.
+    public struct CompactedBody: Sendable, Equatable {
+        public var size: Int
+        public var crc32c: UInt32
+        /// SHA-256, 32 bytes.
+        public var sha256: [UInt8]
+        public init(size: Int, crc32c: UInt32, sha256: [UInt8]) {
+            self.size = size
+            self.crc32c = crc32c
+            self.sha256 = sha256
+        }
+    }
+
+    /// The store an event was first recorded in and its seq there: the event's identity
+    /// across merged logs (two stores that exchange exports hold each event once).
+    public struct Origin: Sendable, Hashable, CustomStringConvertible {
+        public var store: String
+        public var seq: UInt64
+        public init(store: String, seq: UInt64) {
+            self.store = store
+            self.seq = seq
+        }
+        public var description: String { "\(store)#\(seq)" }
     }
 
     public struct Request: Sendable, Equatable {

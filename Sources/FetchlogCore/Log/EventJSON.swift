@@ -5,10 +5,17 @@ import Foundation
 ///
 /// The body is `{"encoding":"utf8","text":…,"size":N}` when its bytes are valid
 /// UTF-8 (the text is exactly those bytes), else `{"encoding":"base64","data":…,"size":N}`.
-/// `checksum` is the CRC-32C of the event's current binary envelope, so an import
+/// A body `log compact` dropped is `{"encoding":"compacted","sha256":…,"crc32c":…,"size":N}`.
+/// `origin` (`{"store":ID,"seq":N}`) names where the event was first recorded: the
+/// exporting store and the seq for its own events, the recorded origin for merged ones.
+/// `checksum` is the CRC-32C of the event's binary envelope with that origin, so an import
 /// proves it rebuilt the very same record.
 public enum EventJSON {
-    public static func value(of event: Event) -> JSONValue {
+    /// `store`: the exporting store's id, the origin of its own events (nil: none written,
+    /// the form of exports before origins).
+    public static func value(of event: Event, store: String? = nil) -> JSONValue {
+        var event = event
+        if event.origin == nil, let store { event.origin = Event.Origin(store: store, seq: event.seq) }
         func headers(_ list: [Header]) -> JSONValue {
             .array(list.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })
         }
@@ -30,13 +37,21 @@ public enum EventJSON {
         members.append(("failure", event.failure.map {
             .object([("class", .string($0.failureClass.name)), ("message", .string($0.message))])
         } ?? .null))
-        members.append(("body", event.body.map(bodyValue) ?? .null))
+        if let compacted = event.compactedBody {
+            members.append(("body", .object([("encoding", .string("compacted")), ("sha256", .string(SHA256.hex(digest: compacted.sha256))),
+                                             ("crc32c", .string(hex32(compacted.crc32c))), ("size", .number(compacted.size))])))
+        } else {
+            members.append(("body", event.body.map(bodyValue) ?? .null))
+        }
+        if let origin = event.origin {
+            members.append(("origin", .object([("store", .string(origin.store)), ("seq", .number(origin.seq))])))
+        }
         members.append(("checksum", .string(checksum(of: event))))
         return .object(members)
     }
 
     /// One NDJSON line (canonical JSON, no newline).
-    public static func line(for event: Event) -> String { value(of: event).canonicalText() }
+    public static func line(for event: Event, store: String? = nil) -> String { value(of: event, store: store).canonicalText() }
 
     static func bodyValue(_ body: [UInt8]) -> JSONValue {
         if let text = String(validating: body, as: UTF8.self) {
@@ -109,10 +124,25 @@ public enum EventJSON {
             case "base64":
                 guard let data = Data(base64Encoded: try string("data", in: body)) else { throw .invalid("body.data", "not base64") }
                 bytes = [UInt8](data)
+            case "compacted":
+                let hex = try string("sha256", in: body)
+                guard let digest = SHA256.bytes(hex: hex), digest.count == 32 else { throw .invalid("body.sha256", "expected 64 hex digits") }
+                let crcText = try string("crc32c", in: body)
+                guard crcText.utf8.count == 8, let crc = UInt32(crcText, radix: 16) else { throw .invalid("body.crc32c", "expected 8 hex digits") }
+                guard size >= 0, size <= Int(UInt32.max) else { throw .invalid("body.size", "out of range") }
+                event.compactedBody = Event.CompactedBody(size: size, crc32c: crc, sha256: digest)
+                bytes = []
             case let other: throw .invalid("body.encoding", "unknown encoding \(other)")
             }
-            guard bytes.count == size else { throw .invalid("body.size", "says \(size) bytes, the body has \(bytes.count)") }
-            event.body = bytes
+            if event.compactedBody == nil {
+                guard bytes.count == size else { throw .invalid("body.size", "says \(size) bytes, the body has \(bytes.count)") }
+                event.body = bytes
+            }
+        }
+        if let origin = value["origin"], !origin.isNull {
+            let store = try string("store", in: origin)
+            guard !store.isEmpty else { throw .invalid("origin.store", "empty") }
+            event.origin = Event.Origin(store: store, seq: try integer("seq", UInt64.self, in: origin))
         }
         do { try EnvelopeCodec.validate(event) } catch { throw .invalid("event", error.description) }
         let expected = try string("checksum")

@@ -32,6 +32,8 @@ public final class EventLog: Sendable {
     package let derived: Database
     /// Bodies by SHA-256, each stored once (format 2).
     let bodies: Database
+    /// Merged events by origin (format 3).
+    let origins: Database
     private let writer: LogWriter
 
     /// Opens (creating when new) the store at `path`. A directory that is not a
@@ -45,14 +47,17 @@ public final class EventLog: Sendable {
         let lock = try StoreOpening.lock(path)
         defer { lock.release() }
         _ = try StoreProbe.check(path)
-        let tightened = StoreOpening.tightenDirectory(path)
+        let leftover = StoreRewrite.removeLeftover(path)
+            ? ["removed \(StoreRewrite.temporaryName), left by a `log compact --rewrite` that did not finish (the store is as it was before it)"] : []
+        let tightened = leftover + StoreOpening.tightenDirectory(path)
         var envOptions = Environment.Options()
         envOptions.mapSize = options.initialMapSize
         envOptions.maxDatabases = 16
         envOptions.noSync = options.unsafeNoSync
         do {
             let env = try Environment(path: path, options: envOptions)
-            return try EventLog(environment: env, path: path, options: options, notes: lock.notes + tightened + StoreOpening.tightenFiles(path))
+            let inUse = try InUseLock(path: path, exclusive: false)
+            return try EventLog(environment: env, inUse: inUse, path: path, options: options, notes: lock.notes + tightened + StoreOpening.tightenFiles(path))
         } catch let error as LMDBError {
             throw StoreError.lmdb(error)
         }
@@ -61,27 +66,33 @@ public final class EventLog: Sendable {
     /// What opening the store did that the user should know (modes tightened).
     public let notes: [String]
 
-    private init(environment: Environment, path: String, options: Options, notes: [String]) throws {
+    /// Held while this store is open: `log compact --rewrite` waits for no open store.
+    private let inUse: InUseLock
+
+    private init(environment: Environment, inUse: InUseLock, path: String, options: Options, notes: [String]) throws {
+        self.inUse = inUse
         self.notes = notes
         self.environment = environment
         self.path = path
         // An existing store is opened with a read transaction only, so opening never waits
         // for another process's write (a long import holds LMDB's write lock throughout).
-        let names = [StoreSchema.eventsName, StoreSchema.metaName, StoreSchema.checkpointsName, StoreSchema.bodiesName]
+        let names = [StoreSchema.eventsName, StoreSchema.metaName, StoreSchema.checkpointsName, StoreSchema.bodiesName, StoreSchema.originsName]
         if let existing = try environment.openExistingDatabases(names),
            let metadata = try Self.readMetadata(environment, meta: existing[1]), metadata.formatVersion >= StoreSchema.formatVersion {
-            (events, meta, derived, bodies, self.metadata) = (existing[0], existing[1], existing[2], existing[3], metadata)
-            writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies))
+            (events, meta, derived, bodies, origins, self.metadata) = (existing[0], existing[1], existing[2], existing[3], existing[4], metadata)
+            writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies, origins: origins))
             return
         }
         // Creating the databases and the metadata is one transaction: a store either
-        // has all of it or none (and none is treated as fresh). A store of format 1 gains
-        // its `bodies` and is marked 2 in the same way (its records read as before).
-        let opened = try environment.write { txn -> (Database, Database, Database, Database, StoreMetadata) in
+        // has all of it or none (and none is treated as fresh). A store of an older format
+        // gains `bodies` (format 2) and `origins` (format 3) and is marked current in the
+        // same way (its records read as before).
+        let opened = try environment.write { txn -> (Database, Database, Database, Database, Database, StoreMetadata) in
             let events = try txn.openDatabase(StoreSchema.eventsName, create: true)
             let meta = try txn.openDatabase(StoreSchema.metaName, create: true)
             let checkpoints = try txn.openDatabase(StoreSchema.checkpointsName, create: true)
             let bodies = try txn.openDatabase(StoreSchema.bodiesName, create: true)
+            let origins = try txn.openDatabase(StoreSchema.originsName, create: true)
             if try txn.get(meta, key: StoreSchema.Key.format) == nil {
                 try txn.put(meta, key: StoreSchema.Key.format.text, value: StoreSchema.formatName)
                 try txn.put(meta, key: StoreSchema.Key.formatVersion.text, value: String(StoreSchema.formatVersion))
@@ -101,10 +112,10 @@ public final class EventLog: Sendable {
                                          createdAt: try text(StoreSchema.Key.createdAt),
                                          createdBy: try text(StoreSchema.Key.createdBy),
                                          staleReadersCleared: Int(environment.staleReadersCleared))
-            return (events, meta, checkpoints, bodies, metadata)
+            return (events, meta, checkpoints, bodies, origins, metadata)
         }
-        (events, meta, derived, bodies, metadata) = opened
-        writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies))
+        (events, meta, derived, bodies, origins, metadata) = opened
+        writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies, origins: origins))
     }
 
     /// The metadata of an existing store, nil when it has none yet.
@@ -120,10 +131,17 @@ public final class EventLog: Sendable {
         }
     }
 
-    deinit { writer.stop() }
+    deinit {
+        writer.stop()
+        inUse.release()
+    }
 
-    /// Stops the writer thread after the appends already submitted.
-    public func close() { writer.stop() }
+    /// Stops the writer thread after the appends already submitted, and lets the store be
+    /// rewritten (`log compact --rewrite`): use no more of this log after it.
+    public func close() {
+        writer.stop()
+        inUse.release()
+    }
 
     // MARK: Appending
 
@@ -241,7 +259,9 @@ public final class EventLog: Sendable {
 
     /// Like `scan`, but hands out verified copies of the records and decodes nothing
     /// more: the fast path for readers that look at seq, kind and time first.
-    public func scanStored(from seq: UInt64 = 1, batchSize: Int = 256, _ body: (StoredEvent) throws -> Bool) throws {
+    /// `lookingUpBodies: false` leaves bodies stored apart where they are (`decode()` then
+    /// fails for such a record): for readers of headers only.
+    public func scanStored(from seq: UInt64 = 1, batchSize: Int = 256, lookingUpBodies: Bool = true, _ body: (StoredEvent) throws -> Bool) throws {
         var next = seq
         while true {
             let batch: [StoredEvent] = try read { txn in
@@ -255,7 +275,7 @@ public final class EventLog: Sendable {
                             throw StoreError.damagedRecord(seq: next, reason: .invalidValue(field: "key", value: "\(current.key.count) bytes"))
                         }
                         let stored: StoredEvent
-                        do { stored = try StoredEvent(copying: current.value, lookup: lookup) } catch let error as EnvelopeError {
+                        do { stored = try StoredEvent(copying: current.value, lookup: lookup, lookingUpBody: lookingUpBodies) } catch let error as EnvelopeError {
                             throw StoreError.damagedRecord(seq: key, reason: error)
                         }
                         guard stored.seq == key else {
@@ -307,6 +327,11 @@ public final class EventLog: Sendable {
             resumeKey = lastKey
             skipFirst = true
         }
+    }
+
+    /// A body stored apart, by its SHA-256; nil when the store does not hold it.
+    public func body(sha256 digest: [UInt8]) throws -> [UInt8]? {
+        try read { txn in try digest.withUnsafeBytes { try txn.get(bodies, key: $0).map { Array($0) } } }
     }
 
     /// The raw stored bytes of one record.

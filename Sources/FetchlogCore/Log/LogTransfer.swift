@@ -1,79 +1,146 @@
 import FetchlogLMDB
 import Foundation
 
-/// `log export` and `log import`: the log as NDJSON, one event a line.
+/// `log export` and `log import`: the log as NDJSON, one event a line; merging logs.
 extension EventLog {
-    /// Writes every event from `seq` on, one canonical JSON line each. Stops with
-    /// `ExportCancelled` between two events when the calling task is cancelled (Ctrl-C).
-    public func exportNDJSON(from seq: UInt64 = 1, to write: (String) throws -> Void) throws {
+    /// Writes every event from `seq` on, one canonical JSON line each, each naming its
+    /// origin (this store and the seq for its own events). Stops with `ExportCancelled`
+    /// between two events when the calling task is cancelled (Ctrl-C). Returns the last seq
+    /// written (0 when none): what `export --since` takes next time.
+    @discardableResult
+    public func exportNDJSON(from seq: UInt64 = 1, to write: (String) throws -> Void) throws -> UInt64 {
         var written: UInt64?
+        let store = metadata.storeID
         try scan(from: seq, batchSize: 64) { event in
             if Task.isCancelled { throw ExportCancelled(lastWritten: written) }
-            try write(EventJSON.line(for: event) + "\n")
+            try write(EventJSON.line(for: event, store: store) + "\n")
             written = event.seq
             return true
         }
+        return written ?? 0
     }
 
-    /// Imports an NDJSON export into this store, which must be empty: all or nothing.
-    ///
-    /// The whole file is checked first (JSON, fields, checksums, seqs 1, 2, 3 … with no
-    /// gap), so a bad line imports nothing. Then every event is written in ONE write
-    /// transaction of its own, which first checks that the log is empty: two imports racing
-    /// into one empty store, or an import racing a fetch, cannot both land (the second finds
-    /// the log not empty and writes nothing), and a process killed mid-import leaves the
-    /// store as it was (LMDB spills a large transaction's pages to the file before the
-    /// commit; none of them is reachable until it commits).
-    /// `progress` is called as lines are checked (total unknown) and as events are
-    /// written (of the total), for a progress display.
+    /// Imports an NDJSON export; returns how many events were added.
     @discardableResult
     public func importNDJSON(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> Int {
-        let last = try lastSeq()
-        guard last == 0 else { throw StoreError.notEmpty(path: path, lastSeq: last) }
+        try merge(path: file, progress: progress).imported
+    }
+
+    /// Merges an NDJSON export into this store: every event it does not hold yet is
+    /// appended (in the file's order), each keeping its origin; events it holds — its own,
+    /// or merged before, by origin — are skipped. So importing one export twice, or A's
+    /// into B and then B's into A, adds nothing the second time, and two stores that
+    /// exchanged exports both ways hold the same set of events.
+    ///
+    /// All or nothing: the whole file is checked first (JSON, fields, checksums), so a bad
+    /// line imports nothing; then everything is written in ONE write transaction of its own
+    /// (LMDB spills a large transaction's pages to the file before the commit, none of them
+    /// reachable until it commits, so a process killed mid-import leaves the store as it was).
+    ///
+    /// An export made before origins (no `origin` on its lines) is a whole log, seqs 1, 2, 3 …
+    /// with no gap, and imports only into an empty store, whose own events it becomes.
+    ///
+    /// `progress` is called as lines are checked (total unknown) and as events are
+    /// written (of the total), for a progress display.
+    public func merge(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
         var expected: UInt64 = 1
+        var withOrigin = 0
+        var lines = 0
         try forEachLine(of: file) { number, line in
             let event = try Self.parseLine(line, number: number)
-            guard event.seq == expected else {
-                throw ImportError(line: number, reason: "seq \(event.seq) where \(expected) was expected (an export is gap-free from 1)")
+            lines += 1
+            if event.origin != nil {
+                withOrigin += 1
+            } else {
+                guard withOrigin == 0 else {
+                    throw ImportError(line: number, reason: "no origin, where the lines before it have one (two kinds of export joined?)")
+                }
+                guard event.seq == expected else {
+                    throw ImportError(line: number, reason: "seq \(event.seq) where \(expected) was expected (an export without origins is gap-free from 1)")
+                }
+                expected += 1
             }
-            expected += 1
+            if withOrigin > 0, withOrigin != lines {
+                throw ImportError(line: number, reason: "an origin, where the lines before it have none (two kinds of export joined?)")
+            }
             if number % 256 == 0 { progress(ImportProgress(phase: .checking, events: number, total: nil, bytes: 0)) }
         }
-        let total = Int(expected - 1)
+        if withOrigin == 0 {
+            let last = try lastSeq()
+            guard last == 0 else { throw StoreError.notEmpty(path: path, lastSeq: last) }
+        }
+        let total = lines
+        let merging = withOrigin > 0
         let storePath = path
-        let range = try writeExclusive { txn, databases, tally in
+        let ownStore = metadata.storeID
+        nonisolated(unsafe) var summary = ImportSummary(lines: total)
+        _ = try writeExclusive { txn, databases, tally in
+            summary = ImportSummary(lines: total)
             let events = databases.events
-            // Inside the transaction: nothing can be appended between this check and the commit.
-            if try txn.withCursor(events, { try $0.get(.last) }) != nil {
-                let lastSeq = try txn.withCursor(events) { cursor in try cursor.get(.last).flatMap { SequenceKey.decode($0.key) } } ?? 0
-                throw StoreError.notEmpty(path: storePath, lastSeq: lastSeq)
-            }
-            var seq: UInt64 = 0
+            // The next seq and (for an export without origins) the emptiness are read
+            // inside the transaction: nothing can be appended between this and the commit.
+            let last = try txn.withCursor(events) { cursor in try cursor.get(.last).flatMap { SequenceKey.decode($0.key) } } ?? 0
+            if !merging, last != 0 { throw StoreError.notEmpty(path: storePath, lastSeq: last) }
+            var next = last + 1
             var bytes = 0
+            var seen = 0
             try forEachLine(of: file) { number, line in
                 var event = try Self.parseLine(line, number: number)
-                // The file may have changed since it was checked: the seqs are checked again.
-                guard event.seq == seq + 1 else {
-                    throw ImportError(line: number, reason: "seq \(event.seq) where \(seq + 1) was expected (the file changed during the import)")
-                }
+                seen += 1
                 do { try EnvelopeCodec.validate(event) } catch let error as EnvelopeError { throw StoreError.invalidEvent(reason: error) }
-                seq = event.seq
-                event.seq = seq
+                if let origin = event.origin {
+                    if origin.store == ownStore {
+                        // This store's own event coming back: it must be the one held here.
+                        try Self.checkOwn(event, origin: origin, line: number, txn: txn, events: events)
+                        summary.alreadyHeld += 1
+                        return
+                    }
+                    let key = OriginKey.bytes(origin)
+                    if try key.withUnsafeBytes({ try txn.get(databases.origins, key: $0) }) != nil {
+                        summary.alreadyHeld += 1
+                        return
+                    }
+                    try key.withUnsafeBytes { k in
+                        try SequenceKey.with(next) { try txn.put(databases.origins, key: k, value: $0) }
+                    }
+                } else {
+                    // The file may have changed since it was checked: the seqs are checked again.
+                    guard event.seq == next else {
+                        throw ImportError(line: number, reason: "seq \(event.seq) where \(next) was expected (the file changed during the import)")
+                    }
+                }
+                event.seq = next
                 let size = try databases.append(event, in: &txn)
+                next += 1
+                summary.imported += 1
                 bytes += event.body?.count ?? 0
                 tally.events += 1
                 tally.bytes += size
-                if seq % 256 == 0 { progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes)) }
+                if seen % 256 == 0 { progress(ImportProgress(phase: .writing, events: seen, total: total, bytes: bytes)) }
             }
             // Fewer lines than were checked (the file shrank, or could be read only once):
             // nothing of it is committed.
-            guard seq == UInt64(total) else {
-                throw ImportError(line: Int(seq) + 1, reason: "the file changed during the import (\(seq) events where the check read \(total))")
+            guard seen == total else {
+                throw ImportError(line: seen + 1, reason: "the file changed during the import (\(seen) events where the check read \(total))")
             }
-            progress(ImportProgress(phase: .writing, events: Int(seq), total: total, bytes: bytes))
-            return 1 ..< seq + 1
+            progress(ImportProgress(phase: .writing, events: seen, total: total, bytes: bytes))
+            summary.firstSeq = last + 1
+            summary.lastSeq = next - 1
+            return last + 1 ..< next
         }
-        return range.count
+        return summary
+    }
+
+    /// An event of this store's own, as an export names it, must be the event held at its
+    /// seq: else the export comes from a copy of this store's directory (same store id)
+    /// that went on by itself, and merging it would silently drop its events.
+    private static func checkOwn(_ event: Event, origin: Event.Origin, line: Int, txn: borrowing WriteTransaction, events: Database) throws {
+        guard let raw = try txn.get(events, seq: origin.seq), let held = try? StoredEvent(copying: raw, lookingUpBody: false) else {
+            throw ImportError(line: line, reason: "it is event \(origin.seq) of this very store (id \(origin.store)), which holds no such event: the export comes from a copy of this store's directory, which has the same id. Import it into a new store instead")
+        }
+        guard held.kind == event.kind, held.recordedAt == event.recordedAt, held.source == event.source, held.label == event.label else {
+            throw ImportError(line: line, reason: "it is event \(origin.seq) of this very store (id \(origin.store)), but not the event held there: the export comes from a copy of this store's directory, which has the same id. Import it into a new store instead")
+        }
     }
 
     static func parseLine(_ line: [UInt8], number: Int) throws -> Event {
@@ -84,6 +151,25 @@ extension EventLog {
         } catch let error as EventJSONError {
             throw ImportError(line: number, reason: error.description)
         }
+    }
+}
+
+/// What a merge did: lines read, events added (with the seqs they got) and events skipped
+/// because this store held them already.
+public struct ImportSummary: Sendable, Equatable {
+    public var lines: Int
+    public var imported = 0
+    public var alreadyHeld = 0
+    /// The seqs the added events got; 0…0 when none was added.
+    public var firstSeq: UInt64 = 0
+    public var lastSeq: UInt64 = 0
+    public init(lines: Int) { self.lines = lines }
+}
+
+/// The `origins` key of an event merged from another store.
+enum OriginKey {
+    static func bytes(_ origin: Event.Origin) -> [UInt8] {
+        Array(origin.store.utf8) + [0] + withUnsafeBytes(of: origin.seq.bigEndian) { Array($0) }
     }
 }
 

@@ -199,6 +199,7 @@ package final class LogWriter: @unchecked Sendable {
 package struct LogDatabases: Sendable {
     let events: Database
     let bodies: Database
+    let origins: Database
 
     /// Writes `event` (its seq set) as the next record (`MDB_APPEND`, encoded in place). A
     /// body of `StoreSchema.bodyReferenceThreshold` bytes or more goes to `bodies` under its

@@ -9,9 +9,10 @@ public struct StoredEvent: Sendable {
 
     /// Copies and verifies `raw` (and finds the body it refers to, with `lookup`); throws
     /// `EnvelopeError` when it is damaged or its body is missing.
-    init(copying raw: UnsafeRawBufferPointer, lookup: EnvelopeCodec.BodyLookup = { _ in nil }) throws(EnvelopeError) {
+    /// `lookingUpBody: false` reads the header only (`decode()` then fails for a body stored apart).
+    init(copying raw: UnsafeRawBufferPointer, lookup: EnvelopeCodec.BodyLookup = { _ in nil }, lookingUpBody: Bool = true) throws(EnvelopeError) {
         try EnvelopeCodec.verify(raw)
-        if let reference = EnvelopeCodec.bodyReference(of: raw) {
+        if lookingUpBody, let reference = EnvelopeCodec.bodyReference(of: raw) {
             guard let body = lookup(reference.digest) else { throw .missingBody(sha256: SHA256.hex(digest: Array(reference.digest))) }
             referencedBody = try EnvelopeCodec.checkedBody(body, length: reference.length, crc: reference.crc, digest: reference.digest)
         } else {

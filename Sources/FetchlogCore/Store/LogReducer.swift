@@ -18,6 +18,14 @@ public enum LogReducer {
         status.lastAttempt = event.recordedAt
         status.lastAttemptSeq = event.seq
         switch event.kind {
+        case .fetched where event.body == nil && event.compactedBody != nil:
+            // `log compact` dropped this body because a later one of the same resource
+            // superseded it, and compacts only bodies that decoded: the attempt succeeded as
+            // recorded, but the document is not held here. Seen only before the compaction
+            // horizon (`--at`), which names the resource rather than answer without it.
+            state.documents[key] = nil
+            state.compactedBodies[key] = event.seq
+            recordSuccess(event, in: &status)
         case .fetched:
             guard let resource = state.resource(source: event.source, label: event.label), let body = event.body,
                   let document = decoded ?? (try? state.decode(resource, body: body)) else {
@@ -28,15 +36,8 @@ public enum LogReducer {
                 break
             }
             state.documents[key] = HeldDocument(seq: event.seq, fetchedAt: event.recordedAt, document: document)
-            status.lastSuccess = event.recordedAt
-            status.lastSuccessSeq = event.seq
-            status.etag = event.response?.header("ETag")
-            status.lastModified = event.response?.header("Last-Modified")
-            status.cacheControl = event.response?.header("Cache-Control")
-            status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            status.linkNext = event.response?.header("Link").flatMap(LinkHeader.next)
-            status.failuresSince = 0
-            status.endOfList = false
+            if !state.compactedBodies.isEmpty { state.compactedBodies[key] = nil }
+            recordSuccess(event, in: &status)
         case .notModified:
             status.lastRevalidated = event.recordedAt
             status.failuresSince = 0
@@ -45,6 +46,7 @@ public enum LogReducer {
             status.failuresSince = 0
             // A page past the end holds nothing any more.
             state.documents[key] = nil
+            if !state.compactedBodies.isEmpty { state.compactedBodies[key] = nil }
         case .fetchFailed:
             status.failuresSince += 1
             status.lastError = event.failure?.message
@@ -53,6 +55,19 @@ public enum LogReducer {
             break
         }
         state.setStatus(status, for: key)
+    }
+
+    /// What a `fetched` event says about its resource, its body apart.
+    private static func recordSuccess(_ event: Event, in status: inout ResourceStatus) {
+        status.lastSuccess = event.recordedAt
+        status.lastSuccessSeq = event.seq
+        status.etag = event.response?.header("ETag")
+        status.lastModified = event.response?.header("Last-Modified")
+        status.cacheControl = event.response?.header("Cache-Control")
+        status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        status.linkNext = event.response?.header("Link").flatMap(LinkHeader.next)
+        status.failuresSince = 0
+        status.endOfList = false
     }
 
     /// The intent's source's slice, folded by its own reducer.

@@ -80,6 +80,10 @@ public struct LogState: Sendable, Equatable {
     /// Sources defined by manifests (`source.defined` intents), by name: the definition in
     /// force at this point of the log.
     public internal(set) var manifests: [String: DefinedManifest] = [:]
+    /// Resources whose body at this point `log compact` dropped (a later body superseded
+    /// it), by the seq of that event. Empty at the head of the log; only a state before
+    /// the compaction horizon (`--at`) has any, and views that read them say so.
+    public internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
 
     public init(sources: SourceRegistry) {
         self.sources = sources
@@ -123,7 +127,7 @@ public struct LogState: Sendable, Equatable {
         a.seq == b.seq && a.documents == b.documents && a.status == b.status && a.failingAssets == b.failingAssets
             && a.slices.count == b.slices.count
             && a.slices.allSatisfy { name, slice in b.slices[name].map { slice.isEqual(to: $0) } ?? false }
-            && a.manifests == b.manifests
+            && a.manifests == b.manifests && a.compactedBodies == b.compactedBodies
     }
 }
 

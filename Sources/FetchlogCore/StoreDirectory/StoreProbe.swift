@@ -10,7 +10,9 @@ enum StoreProbe {
         case existing
     }
 
-    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb"]
+    /// `rewrite.tmp`: what a `log compact --rewrite` that did not finish leaves (a copy not
+    /// yet swapped in); opening the store removes it.
+    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName]
 
     static func check(_ path: String) throws -> Verdict {
         let fm = FileManager.default

@@ -7,7 +7,10 @@ public enum StoreSchema {
     /// The store layout version this build writes and reads (not the envelope version).
     /// 2: bodies are stored once, by SHA-256, in `bodies`; a version-1 store is brought to 2
     /// when this build opens it (its records stay as they are, and read as before).
-    public static let formatVersion = 2
+    /// 3: events may say where they were first recorded (an origin, when merged from
+    /// another store) and may have had their body compacted away (envelope version 4);
+    /// `origins` finds merged events by origin. A version-2 store gains `origins` on open.
+    public static let formatVersion = 3
 
     /// seq (8-byte big-endian) → envelope record.
     public static let eventsName = "events"
@@ -23,6 +26,9 @@ public enum StoreSchema {
     /// (fetchlog-bench), while the bodies worth keeping once — a census, a page of shows —
     /// are hundreds of KiB.
     public static let bodyReferenceThreshold = 16 * 1024
+    /// Origin store id (UTF-8), a 0 byte, origin seq (8-byte big-endian) → local seq: each
+    /// event merged from another store's log, so merging it again adds nothing.
+    public static let originsName = "origins"
 
     enum Key {
         static let format = StaticKey("format")
@@ -30,6 +36,9 @@ public enum StoreSchema {
         static let storeID = StaticKey("store-id")
         static let createdAt = StaticKey("created-at")
         static let createdBy = StaticKey("created-by")
+        /// The seq from which every body a view needs is held (`log compact` dropped
+        /// superseded bodies before it).
+        static let compactionHorizon = StaticKey("compaction-horizon")
     }
 }
 

@@ -5,6 +5,10 @@ import Foundation
 /// responses of the five sources, as a session of fetches would have logged them,
 /// including a retry, a 304, an end of list, a failure and an intent.
 package enum SeedSampleLog {
+    /// The store the sample's events name as their origin (a store id of its own, so a
+    /// store that imported the sample and one that did not merge like any two stores).
+    package static let storeID = "fetchlog-sample"
+
     package static func events(fixtures: String) throws -> [Event] {
         func body(_ file: String) throws -> [UInt8] {
             [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + file)))

@@ -51,7 +51,7 @@ struct DevCommand: ParsableCommand {
             var text = ""
             for (index, var event) in events.enumerated() {
                 event.seq = UInt64(index + 1)
-                text += EventJSON.line(for: event) + "\n"
+                text += EventJSON.line(for: event, store: SeedSampleLog.storeID) + "\n"
             }
             try text.write(toFile: out, atomically: true, encoding: .utf8)
             say("wrote \(events.count) events to \(out)")

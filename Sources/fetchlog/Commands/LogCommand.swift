@@ -8,15 +8,16 @@ struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Inspect, verify, export and import the event log.",
-        subcommands: [Stats.self, Tail.self, Show.self, Verify.self, Export.self, Import.self, Salvage.self]
+        subcommands: [Stats.self, Tail.self, Show.self, Verify.self, Export.self, Import.self, Compact.self, Salvage.self]
     )
 
     static let usages: [String: String] = [
         "tail": "log tail [N] (or -n N)", "show": "log show SEQ", "stats": "log stats", "verify": "log verify",
-        "export": "log export [--out FILE] [--from SEQ]", "import": "log import FILE|-",
+        "export": "log export [--out FILE] [--from SEQ | --since SEQ]", "import": "log import FILE|-",
+        "compact": "log compact [--before SEQ | --older-than DURATION] [--dry-run] [--rewrite]",
         "salvage": "log salvage --out FILE",
     ]
-    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ] | import FILE|- | salvage --out FILE"
+    static let usage = "log tail [N] | show SEQ | stats | verify | export [--out FILE] [--from SEQ | --since SEQ] | import FILE|- | compact [--before SEQ | --older-than DURATION] [--dry-run] [--rewrite] | salvage --out FILE"
 
     struct Stats: SharedCommand {
         static let configuration = CommandConfiguration(abstract: "Counts per kind and source, bytes, first and last seq and time.")
@@ -132,21 +133,28 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
         @Option(name: .long, help: "Write to this file instead of standard output.") var out: String?
-        @Option(name: .long, help: "Start at this seq.") var from: UInt64 = 1
+        @Option(name: .long, help: "Start at this seq.") var from: UInt64?
+        @Option(name: .long, help: "Only what is newer than this seq (the last seq a previous export wrote): what is new since.") var since: UInt64?
+
+        func validate() throws {
+            if from != nil && since != nil { throw ValidationError("give --from SEQ or --since SEQ, not both (--since N is --from N+1)") }
+        }
 
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
+            let from = from ?? since.map { $0 == .max ? $0 : $0 + 1 } ?? 1
             guard let out else {
                 try context.log.exportNDJSON(from: from) { context.write($0) }
                 return nil
             }
             var count = 0
             var bytes = 0
+            var lastWritten: UInt64 = 0
             do {
                 // 0600: a log export carries every body, as private as the store itself.
                 try SafeFile.write(to: out, mode: 0o600) { sink in
-                    try context.log.exportNDJSON(from: from) { line in
+                    lastWritten = try context.log.exportNDJSON(from: from) { line in
                         count += line.last == "\n" ? 1 : 0
                         bytes += line.utf8.count
                         try sink(line)
@@ -158,8 +166,93 @@ struct LogCommand: AsyncParsableCommand {
                 throw CommandError.failed("\(error.description); \(out) was left as it was")
             }
             if SafeFile.isStandardOutput(out) { return nil }
-            return .message("wrote \(count) events (\(Format.bytes(bytes))) to \(out)",
-                            json: .object([("file", .string(out)), ("events", .number(count)), ("bytes", .number(bytes))]))
+            let next = count == 0 ? "" : "; next time: --since \(lastWritten)"
+            return .message("wrote \(count) events (\(Format.bytes(bytes))) to \(out)\(next)",
+                            json: .object([("file", .string(out)), ("events", .number(count)), ("bytes", .number(bytes)),
+                                           ("lastSeq", .number(Int(lastWritten)))]))
+        }
+    }
+
+    struct Compact: SharedCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop the bodies later bodies superseded; keep every event's header.",
+            discussion: """
+                A fetched body is superseded when a later body of the same resource decoded and is the one held now: no view at the head reads it, so every view stays byte for byte as it was. Each event keeps its header (when, what, status, validators, body size and SHA-256). `--at` before the compaction horizon names the resources whose body is gone. Freed pages are reused by later writes; --rewrite also returns them to the file system (LMDB's compacting copy, swapped in atomically; the store must not be open elsewhere).
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Option(name: .long, help: "Only events before this seq.") var before: UInt64?
+        @Option(name: .customLong("older-than"), help: "Only events recorded longer ago than this (30d, 12h, 90m, 45s, 2w).") var olderThan: String?
+        @Flag(name: .customLong("dry-run"), help: "Say what would be dropped; change nothing.") var dryRun = false
+        @Flag(help: "Then rewrite the data file compactly, returning the space to the file system.") var rewrite = false
+
+        func validate() throws {
+            if before != nil && olderThan != nil { throw ValidationError("give --before SEQ or --older-than DURATION, not both") }
+            if let olderThan, DurationText.seconds(olderThan) == nil {
+                throw ValidationError("--older-than '\(olderThan)' is not a duration: a number and a unit, s m h d or w (30d, 12h)")
+            }
+            if dryRun && rewrite { throw ValidationError("--dry-run changes nothing, so it cannot --rewrite: give one of them") }
+        }
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            if rewrite && context.session != nil {
+                throw CommandError.usage("the shell holds the store open, so it cannot be rewritten: run `fetchlog log compact --rewrite` from the command line")
+            }
+            let recordedBefore = olderThan.flatMap(DurationText.seconds).map { seconds in
+                Timestamp(milliseconds: context.clock.now().milliseconds - Int64(seconds) * 1000)
+            }
+            let plan: Compaction.Plan
+            do {
+                plan = try Compaction.plan(context.log, sources: Engine.sources, before: before, recordedBefore: recordedBefore)
+            } catch let error as CompactionCancelled {
+                throw CommandError(message: error.description, status: 130)
+            }
+            var json: [(String, JSONValue)] = [
+                ("dryRun", .bool(dryRun)), ("events", .number(plan.events)), ("resources", .number(plan.resources.count)),
+                ("bodyBytes", .number(plan.bodyBytes)), ("horizon", .number(Int(plan.horizon))),
+                ("byResource", .array(plan.resources.map { resource in
+                    .object([("source", .string(resource.key.source)), ("path", .string(resource.key.path)),
+                             ("events", .number(resource.seqs.count)), ("bodyBytes", .number(resource.bodyBytes)),
+                             ("heldSeq", .number(Int(resource.heldSeq))), ("fromSeq", .number(Int(resource.nextBodySeq)))])
+                })),
+            ]
+            let what = "\(plan.events) superseded bod\(plan.events == 1 ? "y" : "ies") of \(plan.resources.count) resource\(plan.resources.count == 1 ? "" : "s") (\(Format.bytes(plan.bodyBytes)) as received)"
+            if dryRun {
+                var lines = ["would drop \(what); every event keeps its header; views at the head stay as they are"]
+                for resource in plan.resources.prefix(20) {
+                    lines.append("  \(resource.key.source) \(resource.key.path): \(resource.seqs.count) (seq \(resource.seqs.first!)…\(resource.seqs.last!)), the body held is seq \(resource.heldSeq)")
+                }
+                if plan.resources.count > 20 { lines.append("  … \(plan.resources.count - 20) more resources") }
+                return .message(lines.joined(separator: "\n"), json: .object(json))
+            }
+            let bar = ProgressBar()
+            let started = ContinuousClock.now
+            let done = try context.log.compactBodies(plan.seqs, horizon: plan.horizon) { done, total in
+                bar.draw(done: done, total: total, bytes: 0, since: started, label: "compacting")
+            }
+            bar.clear()
+            if let session = context.session { try await session.store.catchUp() }
+            json += [("compacted", .number(done.events)), ("freedBytes", .number(done.freedBytes)),
+                     ("bodiesRemoved", .number(done.bodiesRemoved)), ("bodyBytesRemoved", .number(done.bodyBytesRemoved))]
+            var message = done.events == 0 && done.bodiesRemoved == 0
+                ? "nothing to compact: every body held is the last of its resource"
+                : "dropped \(what); freed \(Format.bytes(done.freedBytes)) inside data.mdb (\(done.bodiesRemoved) bod\(done.bodiesRemoved == 1 ? "y" : "ies") stored apart removed)"
+            let horizon = try context.log.compactionHorizon()
+            if horizon > 0 { message += "\nviews at the head are unchanged; --at answers with every body from seq \(horizon) on" }
+            if rewrite {
+                context.log.close()
+                let result: StoreRewrite.Result
+                do { result = try StoreRewrite.rewrite(at: context.log.path) } catch let error as StoreRewrite.Refused {
+                    throw CommandError.failed(error.description)
+                }
+                message += "\nrewrote data.mdb: \(Format.bytes(result.bytesBefore)) → \(Format.bytes(result.bytesAfter)) (\(Format.bytes(max(0, result.bytesBefore - result.bytesAfter))) returned to the file system)"
+                json += [("fileBytesBefore", .number(result.bytesBefore)), ("fileBytesAfter", .number(result.bytesAfter))]
+            } else if done.freedBytes > 0 {
+                message += "\nLMDB reuses the freed pages for later writes; `log compact --rewrite` returns them to the file system"
+            }
+            return .message(message, json: .object(json))
         }
     }
 
@@ -226,7 +319,8 @@ struct LogCommand: AsyncParsableCommand {
 
     struct Import: SharedCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Load an NDJSON export into an empty store, every body byte for byte.")
+            abstract: "Merge an NDJSON export into this store: every event it does not hold yet, byte for byte.",
+            discussion: "Events keep their origin (the store and seq they were first recorded at), so importing an export twice, or A's into B and B's into A, adds nothing the second time. An export from before origins imports only into an empty store.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
         @Argument(help: "The NDJSON file, or - for standard input.") var file: String
@@ -251,12 +345,12 @@ struct LogCommand: AsyncParsableCommand {
             let copy: PrivateCopy? = regular ? nil : try PrivateCopy(of: file)
             defer { copy?.remove() }
             let path = copy?.path ?? file
-            let count: Int
+            let summary: ImportSummary
             let bar = ProgressBar()
             let started = ContinuousClock.now
             defer { bar.clear() }
             do {
-                count = try context.log.importNDJSON(path: path) { progress in
+                summary = try context.log.merge(path: path) { progress in
                     bar.draw(done: progress.events, total: progress.total, bytes: progress.bytes, since: started,
                              label: progress.phase == .checking ? "checking" : "importing")
                 }
@@ -266,8 +360,12 @@ struct LogCommand: AsyncParsableCommand {
                 throw CommandError.failed("cannot read \(file): \(error.localizedDescription)")
             }
             if let session = context.session { try await session.store.catchUp() }
-            return .message("imported \(count) events into \(context.log.path)",
-                            json: .object([("imported", .number(count)), ("store", .string(context.log.path))]))
+            let held = summary.alreadyHeld == 0 ? "" : " (\(summary.alreadyHeld) already held)"
+            let seqs = summary.imported == 0 ? "" : ", seq \(summary.firstSeq)…\(summary.lastSeq)"
+            return .message("imported \(summary.imported) events into \(context.log.path)\(seqs)\(held)",
+                            json: .object([("imported", .number(summary.imported)), ("alreadyHeld", .number(summary.alreadyHeld)),
+                                           ("firstSeq", .number(Int(summary.firstSeq))), ("lastSeq", .number(Int(summary.lastSeq))),
+                                           ("store", .string(context.log.path))]))
         }
     }
 }

@@ -148,6 +148,7 @@ struct ExportCommand: SharedCommand {
         let state = try await context.state(at: at)
         let json: JSONValue
         do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
+        if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, log: context.log) }
         if schema {
             guard let generated = ManifestSchemas.schema(of: view, state: state) else {
                 throw CommandError.failed("\(view)'s schema is a file: Schemas/\(view).schema.json (generated schemas are for items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE)")
@@ -164,4 +165,17 @@ struct ExportCommand: SharedCommand {
                         json: .object([("view", .string(view)), ("seq", .number(Int(state.seq))), ("file", .string(path)),
                                        ("bytes", .number(text.utf8.count))]))
     }
+}
+
+/// A view asked for at a point whose bodies `log compact` dropped: says which, and from
+/// where the answer is whole again; the headers stay readable with `log show`.
+func compactedError(_ notice: CompactedBodiesNotice, log: EventLog) throws -> CommandError {
+    let horizon = try log.compactionHorizon()
+    var error = CommandError.failed(notice.description
+        + ". --at answers with every body from seq \(horizon) on; `log show SEQ` still shows each event's header (status, validators, body size and SHA-256)")
+    error.output = .message("", json: .object([
+        ("view", .string(notice.view)), ("seq", .number(Int(notice.seq))), ("horizon", .number(Int(horizon))),
+        ("compacted", .array(notice.resources.map { .object([("source", .string($0.key.source)), ("path", .string($0.key.path)), ("seq", .number(Int($0.seq)))]) })),
+    ]))
+    return error
 }

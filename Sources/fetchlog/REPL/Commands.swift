@@ -203,8 +203,12 @@ enum Commands {
         let before: JSONValue, after: JSONValue
         do {
             // Time travel is the store's (its checkpoint and the tail when it can).
-            before = try ViewCatalog.export(args[2], state: try session.store.state(asOf: a))
-            after = try ViewCatalog.export(args[2], state: try session.store.state(asOf: b))
+            let states = [try session.store.state(asOf: a), try session.store.state(asOf: b)]
+            for state in states {
+                if let notice = CompactedBodiesNotice.check(view: args[2], state: state) { throw try compactedError(notice, log: session.log) }
+            }
+            before = try ViewCatalog.export(args[2], state: states[0])
+            after = try ViewCatalog.export(args[2], state: states[1])
         } catch let error as ViewNameError { throw CommandError.failed(error.description) }
         // Keyed collections are compared by key (resource, id, name …), so an added row is
         // one `added` change, not a cascade of positions; values are whole JSON.

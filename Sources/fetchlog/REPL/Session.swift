@@ -219,6 +219,10 @@ final class Session: ShellContext, @unchecked Sendable {
         let previous = pinned
         pinned = try store.state(asOf: seq)
         defer { pinned = previous }
+        if let state = pinned, !state.compactedBodies.isEmpty {
+            let notice = CompactedBodiesNotice(view: "the shell", seq: seq, resources: state.compactedBodies.sorted { $0.key < $1.key }.map { (key: $0.key, seq: $0.value) })
+            notify("warning: \(notice.description); answers lack them (--at holds every body from seq \(try log.compactionHorizon()) on)")
+        }
         return try await body()
     }
 
