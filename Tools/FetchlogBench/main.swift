@@ -2,7 +2,8 @@
 // same machine, same record sizes. Build and run in release:
 //
 //     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets;
-//                                                     --manifests: a manifest vs dlt, search vs SQLite)
+//                                                     --manifests: a manifest vs dlt, search vs SQLite;
+//                                                     --year: a year of revalidations, compaction)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -35,6 +36,10 @@ if CommandLine.arguments.contains("--manifests") {
     try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
         .filter { $0.hasPrefix("fetchlog-bench-") }
         .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+    exit(0)
+}
+if CommandLine.arguments.contains("--year") {
+    runYearBenchmark(quick: quick)
     exit(0)
 }
 if CommandLine.arguments.contains("--views") {

@@ -15,6 +15,11 @@ public struct LogStatistics: Sendable, Equatable {
     /// Body bytes held by reference rather than in records: what storing bodies once saved
     /// (referenced bytes minus the distinct bytes stored).
     public var bodyBytesSaved = 0
+    /// Events whose body `log compact` dropped, and those bodies' bytes as received.
+    public var compactedEvents = 0
+    public var compactedBodyBytes = 0
+    /// Events merged from other stores (`log import` keeps their origin).
+    public var mergedEvents = 0
     public var firstSeq: UInt64 = 0
     public var lastSeq: UInt64 = 0
     public var firstRecordedAt: Timestamp?
@@ -48,6 +53,11 @@ extension EventLog {
             stats.bodyBytes += event.body?.count ?? 0
             stats.recordBytes += stored.size
             if stored.referencedBody != nil { referenced += event.body?.count ?? 0 }
+            if let compacted = event.compactedBody {
+                stats.compactedEvents += 1
+                stats.compactedBodyBytes += compacted.size
+            }
+            if event.origin != nil { stats.mergedEvents += 1 }
             if stats.firstSeq == 0 { stats.firstSeq = event.seq; stats.firstRecordedAt = event.recordedAt }
             stats.lastSeq = event.seq
             stats.lastRecordedAt = event.recordedAt

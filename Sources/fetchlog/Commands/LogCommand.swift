@@ -383,6 +383,8 @@ enum LogRendering {
             ("recorded", "\(stats.firstRecordedAt!.iso8601) … \(stats.lastRecordedAt!.iso8601)"),
             ("bytes", "\(stats.recordBytes) in records (\(Format.bytes(stats.recordBytes))), \(stats.bodyBytes) in bodies"),
             ("bodies", "\(stats.distinctBodies) stored once (\(Format.bytes(stats.distinctBodyBytes))), saving \(Format.bytes(stats.bodyBytesSaved)) of copies"),
+            ("compacted", stats.compactedEvents == 0 ? "none" : "\(stats.compactedEvents) superseded bodies dropped (\(Format.bytes(stats.compactedBodyBytes)) as received); --at holds every body from seq \((try? log.compactionHorizon()) ?? 0) on"),
+            ("merged", stats.mergedEvents == 0 ? "none" : "\(stats.mergedEvents) events from other stores (log import)"),
             ("by kind", stats.byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
             ("by source", stats.bySource.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
             ("map", "\(Format.bytes(info.mapSize)), page \(info.pageSize) B, \(info.lastPageNumber + 1) pages used"),
@@ -405,6 +407,8 @@ enum LogRendering {
             ("distinctBodies", .number(stats.distinctBodies)),
             ("distinctBodyBytes", .number(stats.distinctBodyBytes)),
             ("bodyBytesSaved", .number(stats.bodyBytesSaved)),
+            ("compactedEvents", .number(stats.compactedEvents)), ("compactedBodyBytes", .number(stats.compactedBodyBytes)),
+            ("compactionHorizon", .number(Int((try? log.compactionHorizon()) ?? 0))), ("mergedEvents", .number(stats.mergedEvents)),
             ("byKind", counts(stats.byKind)),
             ("bySource", counts(stats.bySource)),
         ])
