@@ -52,6 +52,16 @@ public enum Checkpoint {
     ///
     /// A slice saved by another version of its source's reducer (or missing) is rebuilt
     /// alone, from that source's intents up to the checkpoint's seq; the rest is kept.
+    /// The seqs of the bodies a checkpoint restores its documents from (`log compact` keeps
+    /// them, so the saved checkpoint stays usable).
+    static func referencedSeqs(_ bytes: [UInt8]) -> Set<UInt64> {
+        guard let json = try? JSONValue.parse(bytes: bytes) else { return [] }
+        return Set((json["documents"]?.arrayValue ?? []).compactMap { ref in
+            guard case .number(let text)? = ref["seq"] else { return nil }
+            return UInt64(text)
+        })
+    }
+
     public static func decode(_ bytes: [UInt8], log: EventLog, sources: SourceRegistry) throws -> LogState? {
         guard let json = try? JSONValue.parse(bytes: bytes),
               json["reducerVersion"]?.intValue == LogState.reducerVersion,

@@ -8,7 +8,7 @@ import Foundation
 /// holds. Only bodies that decoded themselves are dropped: the reducer reads a compacted
 /// `fetched` event as the success it was (its status, validators and times), so replay
 /// gives the same state at the head, hash for hash. Intents, 304s, failures and the last
-/// body of each resource are never touched.
+/// body of each resource are never touched, nor are the bodies the saved checkpoint names.
 public enum Compaction {
     /// A planned compaction: the events whose body goes, by resource.
     public struct Plan: Sendable, Equatable {
@@ -29,6 +29,8 @@ public enum Compaction {
         public var bodiesRead = 0
         /// The seq from which `--at` answers with every body again: the largest `nextBodySeq`.
         public var horizon: UInt64 = 0
+        /// Superseded bodies kept because the saved checkpoint restores from them.
+        public var keptForCheckpoint = 0
         public var seqs: [UInt64] { resources.flatMap(\.seqs) }
         public var events: Int { resources.reduce(0) { $0 + $1.seqs.count } }
         public var bodyBytes: Int { resources.reduce(0) { $0 + $1.bodyBytes } }
@@ -88,11 +90,19 @@ public enum Compaction {
             }
             return true
         }
+        // The saved checkpoint restores documents from the bodies it names: those stay,
+        // so opening the store does not fall back to a replay (the next checkpoint frees them).
+        let pinned = (try log.loadCheckpoint()).map(Checkpoint.referencedSeqs) ?? []
+        plan.keptForCheckpoint = 0
         for key in decoded.keys.sorted() {
             guard let heldSeq = held[key], let list = decoded[key] else { continue }
             var resource = Plan.Resource(key: key)
             resource.heldSeq = heldSeq
             for (index, entry) in list.enumerated() where entry.candidate && entry.seq < heldSeq {
+                if pinned.contains(entry.seq) {
+                    plan.keptForCheckpoint += 1
+                    continue
+                }
                 resource.seqs.append(entry.seq)
                 resource.bodyBytes += entry.bytes
                 resource.nextBodySeq = list[index + 1].seq

@@ -21,6 +21,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
     @Option(help: "How many shows' images (assets shows).") var first: Int = 100
     @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
+    @Option(help: ArgumentHelp("After the fetch, drop superseded bodies recorded longer ago than this (log compact --older-than).", valueName: "duration"))
+    var retain: String?
 
     /// Every registered target's synopsis, two to a line when they fit (as `fetch --help` shows them).
     static var discussion: String {
@@ -66,6 +68,9 @@ struct FetchCommand: AsyncParsableCommand {
     /// with this command's usage, and no store is created for it.
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
+        if let retain, DurationText.seconds(retain) == nil {
+            throw ValidationError("--retain '\(retain)' is not a duration: a number and a unit, s m h d or w (30d, 12h)")
+        }
         guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
         guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
         if source == "asset" {
@@ -103,6 +108,16 @@ struct FetchCommand: AsyncParsableCommand {
             let reports = try await perform(store, printer)
             await fetcher.shutdown()
             if let output = printer.finish(reports) { writeOut(Data(renderer.render(output).utf8)) }
+            if let retain, let seconds = DurationText.seconds(retain) {
+                // The retention policy: what `log compact --older-than` would drop, after
+                // the fetch (whose new bodies are what supersede the old ones).
+                let cutoff = Timestamp(milliseconds: configuration.clock.now().milliseconds - Int64(seconds) * 1000)
+                let plan = try Compaction.plan(log, sources: Engine.sources, recordedBefore: cutoff)
+                if plan.events > 0 {
+                    let done = try log.compactBodies(plan.seqs, horizon: plan.horizon)
+                    printError("retain \(retain): dropped \(done.events) superseded bod\(done.events == 1 ? "y" : "ies") recorded before \(cutoff.iso8601) (\(Format.bytes(done.bodyBytesDropped)) as received)")
+                }
+            }
             // No report at all: every asset asked for was held already.
             if !reports.isEmpty && !reports.contains(where: \.isUsable) {
                 printError("nothing usable came back: \(Self.reason(reports))")

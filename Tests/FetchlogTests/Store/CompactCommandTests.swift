@@ -1,4 +1,5 @@
 import Foundation
+import SampleUpstream
 import Testing
 @testable import FetchlogCore
 @testable import FetchlogSources
@@ -70,6 +71,33 @@ import Testing
         #expect(rewrite.stdout.contains(#""compacted":0"#))
         #expect(try size() <= before - page2019)
         #expect(try await runFetchlog(["--store", store, "export", "all"]).stdout == headBefore.stdout)
+    }
+
+    /// `fetch --retain 1d`: after the fetch (whose census supersedes the 21 held before),
+    /// what `log compact --older-than 1d` would drop goes.
+    @Test func fetchWithRetainCompactsWhatIsOlder() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("retain")
+        try await offPool {
+            let log = try EventLog.open(at: dir.path)
+            try log.appendBlocking(contentsOf: try CompactionTests.revalidatedLog())
+            log.close()
+        }
+        let result = try await runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census", "--retain", "1d"],
+                                           environment: ["FETCHLOG_NOW": "2026-12-01T00:00:00Z"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let census = try CompactionTests.body("brastlewark/census.json").count
+        let others = try ["tvmaze/shows-page-0-2019.json", "tvmaze/shows-page-0-2024.json", "viaplay/ios-se-root-2022.json"]
+            .reduce(0) { $0 + (try CompactionTests.body($1)).count }
+        #expect(result.stderr == "fetchlog: retain 1d: dropped 24 superseded bodies recorded before 2026-11-30T00:00:00.000Z (\(ByteText.describe(21 * census + others)) as received)\n")
+        let stats = try await runFetchlog(["--store", dir.path, "--format", "json", "log", "stats"])
+        #expect(stats.stdout.contains(#""compactedEvents":24"#), "\(stats.stdout)")
+        #expect(stats.stdout.contains(#""compactionHorizon":30"#), "\(stats.stdout)")
+        let bad = try await runFetchlog(["--store", dir.path, "fetch", "brastlewark", "census", "--retain", "a month"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--retain 'a month' is not a duration: a number and a unit, s m h d or w (30d, 12h)"), "\(bad.stderr)")
+        await upstream.stop()
     }
 
     @Test func aRewriteIsRefusedWhileAnotherProcessHasTheStoreOpen() async throws {
