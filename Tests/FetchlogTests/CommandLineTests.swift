@@ -9,7 +9,7 @@ import Testing
         let path = dir.sub("store")
         let result = try await runFetchlog(["--store", path, "log", "import", Repo.sampleLog])
         #expect(result.status == 0)
-        #expect(result.stdout == "imported 13 events into \(path)\n")
+        #expect(result.stdout == "imported 13 events into \(path), seq 1…13\n")
         return path
     }
 

@@ -23,7 +23,7 @@ import Testing
                                                 "bash", Repo.executable, dir.sub("a"), Repo.sampleLog, dir.sub("b")])
         }
         #expect(viaShell.status == 0, "\(viaShell.stderr)")
-        #expect(viaShell.stdout == "imported 13 events into \(dir.sub("a"))\nimported 13 events into \(dir.sub("b"))\n")
+        #expect(viaShell.stdout == "imported 13 events into \(dir.sub("a")), seq 1…13\nimported 13 events into \(dir.sub("b")), seq 1…13\n")
         let missing = try await runFetchlog(["--store", dir.sub("c"), "log", "import", dir.sub("nothing.ndjson")])
         #expect(missing.status == 64)
         #expect(missing.stderr.hasPrefix("Error: cannot read \(dir.sub("nothing.ndjson")): no such file or directory\n"))

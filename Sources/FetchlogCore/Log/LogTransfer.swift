@@ -37,8 +37,9 @@ extension EventLog {
     /// (LMDB spills a large transaction's pages to the file before the commit, none of them
     /// reachable until it commits, so a process killed mid-import leaves the store as it was).
     ///
-    /// An export made before origins (no `origin` on its lines) is a whole log, seqs 1, 2, 3 …
-    /// with no gap, and imports only into an empty store, whose own events it becomes.
+    /// An export with lines that name no origin (made before origins, or a salvage standing
+    /// in for lost events) is a whole log, seqs 1, 2, 3 … with no gap, and imports only into
+    /// an empty store: its lines without an origin become that store's own events.
     ///
     /// `progress` is called as lines are checked (total unknown) and as events are
     /// written (of the total), for a progress display.
@@ -46,31 +47,27 @@ extension EventLog {
         var expected: UInt64 = 1
         var withOrigin = 0
         var lines = 0
+        var gap: ImportError?
         try forEachLine(of: file) { number, line in
             let event = try Self.parseLine(line, number: number)
             lines += 1
-            if event.origin != nil {
-                withOrigin += 1
-            } else {
-                guard withOrigin == 0 else {
-                    throw ImportError(line: number, reason: "no origin, where the lines before it have one (two kinds of export joined?)")
-                }
-                guard event.seq == expected else {
-                    throw ImportError(line: number, reason: "seq \(event.seq) where \(expected) was expected (an export without origins is gap-free from 1)")
-                }
-                expected += 1
+            if event.origin != nil { withOrigin += 1 }
+            if gap == nil, event.seq != expected {
+                gap = ImportError(line: number, reason: "seq \(event.seq) where \(expected) was expected (an export with lines that name no origin is a whole log, gap-free from 1)")
             }
-            if withOrigin > 0, withOrigin != lines {
-                throw ImportError(line: number, reason: "an origin, where the lines before it have none (two kinds of export joined?)")
-            }
+            expected = event.seq + 1
             if number % 256 == 0 { progress(ImportProgress(phase: .checking, events: number, total: nil, bytes: 0)) }
         }
-        if withOrigin == 0 {
+        // A line without an origin (an export of an earlier build, a salvage's stand-in for
+        // a lost event) cannot be matched against what the store holds: such a file is a
+        // whole log, restored into an empty store (the lines with an origin keep it).
+        let merging = withOrigin == lines
+        if !merging {
+            if let gap { throw gap }
             let last = try lastSeq()
             guard last == 0 else { throw StoreError.notEmpty(path: path, lastSeq: last) }
         }
         let total = lines
-        let merging = withOrigin > 0
         let storePath = path
         let ownStore = metadata.storeID
         nonisolated(unsafe) var summary = ImportSummary(lines: total)
@@ -88,7 +85,7 @@ extension EventLog {
                 var event = try Self.parseLine(line, number: number)
                 seen += 1
                 do { try EnvelopeCodec.validate(event) } catch let error as EnvelopeError { throw StoreError.invalidEvent(reason: error) }
-                if let origin = event.origin {
+                if merging, let origin = event.origin {
                     if origin.store == ownStore {
                         // This store's own event coming back: it must be the one held here.
                         try Self.checkOwn(event, origin: origin, line: number, txn: txn, events: events)
@@ -104,6 +101,12 @@ extension EventLog {
                         try SequenceKey.with(next) { try txn.put(databases.origins, key: k, value: $0) }
                     }
                 } else {
+                    if event.origin?.store == ownStore { event.origin = nil }
+                    if let origin = event.origin {
+                        try OriginKey.bytes(origin).withUnsafeBytes { k in
+                            try SequenceKey.with(next) { try txn.put(databases.origins, key: k, value: $0) }
+                        }
+                    }
                     // The file may have changed since it was checked: the seqs are checked again.
                     guard event.seq == next else {
                         throw ImportError(line: number, reason: "seq \(event.seq) where \(next) was expected (the file changed during the import)")
