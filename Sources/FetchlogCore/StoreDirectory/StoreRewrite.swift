@@ -45,7 +45,9 @@ public enum StoreRewrite {
             try environment.copyCompacting(to: temporary)
             expected = try environment.read { txn in try txn.count(try txn.openDatabase(StoreSchema.eventsName)) }
         }
-        // The copy must be on disk before it replaces the original.
+        // As private as the store (LMDB's copy is made 0644), and on disk before it
+        // replaces the original.
+        chmod(temporary + "/data.mdb", 0o600)
         try syncFile(temporary + "/data.mdb")
         // And it must read: the same number of events, under a fresh environment.
         do {

@@ -361,8 +361,8 @@ struct LogCommand: AsyncParsableCommand {
             }
             if let session = context.session { try await session.store.catchUp() }
             let held = summary.alreadyHeld == 0 ? "" : " (\(summary.alreadyHeld) already held)"
-            let seqs = summary.imported == 0 ? "" : ", seq \(summary.firstSeq)…\(summary.lastSeq)"
-            return .message("imported \(summary.imported) events into \(context.log.path)\(seqs)\(held)",
+            let seqs = summary.imported == 0 ? "" : summary.firstSeq == summary.lastSeq ? ", seq \(summary.firstSeq)" : ", seq \(summary.firstSeq)…\(summary.lastSeq)"
+            return .message("imported \(summary.imported) event\(summary.imported == 1 ? "" : "s") into \(context.log.path)\(seqs)\(held)",
                             json: .object([("imported", .number(summary.imported)), ("alreadyHeld", .number(summary.alreadyHeld)),
                                            ("firstSeq", .number(Int(summary.firstSeq))), ("lastSeq", .number(Int(summary.lastSeq))),
                                            ("store", .string(context.log.path))]))
@@ -447,6 +447,11 @@ enum LogRendering {
         }
         if let failure = event.failure { out.line("failure      \(failure.failureClass.name): \(failure.message)") }
         out.line("checksum     \(EventJSON.checksum(of: event))")
+        if let origin = event.origin { out.line("origin       \(origin.store) seq \(origin.seq) (merged by log import)") }
+        if let compacted = event.compactedBody {
+            out.line("body         \(compacted.size) bytes, compacted away (a later body superseded it): sha256 \(SHA256.hex(digest: compacted.sha256)), crc32c \(String(compacted.crc32c, radix: 16))")
+            return
+        }
         guard let body = event.body else {
             out.line("body         none")
             return

@@ -59,6 +59,10 @@ import Testing
         // The header of a compacted event stays readable.
         let show = try await runFetchlog(["--store", store, "--format", "json", "log", "show", "1"])
         #expect(show.stdout.contains(#""encoding":"compacted""#), "\(show.stdout.prefix(300))")
+        let page2019Bytes = try CompactionTests.body("tvmaze/shows-page-0-2019.json")
+        let crc = page2019Bytes.withUnsafeBytes { EnvelopeCodec.checksum(of: $0) }
+        #expect(try await runFetchlog(["--store", store, "log", "show", "1"]).stdout.hasSuffix(
+            "body         435940 bytes, compacted away (a later body superseded it): sha256 \(SHA256.hex(page2019Bytes)), crc32c \(String(crc, radix: 16))\n"))
 
         // --rewrite gives the space back: the file shrinks by at least the removed body.
         let size = { () -> Int in
@@ -69,6 +73,10 @@ import Testing
         let rewrite = try await runFetchlog(["--store", store, "--format", "json", "log", "compact", "--rewrite"])
         #expect(rewrite.status == 0, "\(rewrite.stderr)")
         #expect(rewrite.stdout.contains(#""compacted":0"#))
+        // The copy swapped in is as private as the store was; nothing needed tightening.
+        #expect(rewrite.stderr == "")
+        let mode = try FileManager.default.attributesOfItem(atPath: store + "/data.mdb")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
         #expect(try size() <= before - page2019)
         #expect(try await runFetchlog(["--store", store, "export", "all"]).stdout == headBefore.stdout)
     }
