@@ -3,6 +3,8 @@ import PackageDescription
 
 // One folder per layer; each name says which layer it is.
 //   CLMDB            – the C liblmdb, as a system library (Debian: liblmdb-dev)
+//   CNATS            – the C nats.c client with JetStream, as a system library (Debian: libnats-dev)
+//   FetchlogNATS     – a thin safe Swift layer over it (connection, JetStream streams, publish, read)
 //   CFetchlogSupport – tiny C helpers that must be fast even in debug builds (CRC32C)
 //   FetchlogLMDB     – a thin, safe Swift binding of LMDB (no knowledge of events)
 //   FetchlogCore     – the engine: event log, store, reducers, fetching, freshness, replay,
@@ -33,6 +35,15 @@ let package = Package(
             name: "CLMDB",
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
+        ),
+        .systemLibrary(
+            name: "CNATS",
+            pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]
+        ),
+        .target(
+            name: "FetchlogNATS",
+            dependencies: ["CNATS"]
         ),
         .systemLibrary(
             name: "CEditLine",
@@ -104,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "FetchlogTests",
             dependencies: [
-                "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog",
+                "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,0 +1,300 @@
+import CNATS
+import Foundation
+
+/// One connection to a NATS cluster (any of `servers`), with its JetStream context.
+///
+/// nats.c objects are thread-safe; this class owns them and destroys them once. Calls
+/// block the calling thread (publish waits for the stream's ack): call them off the
+/// cooperative pool or accept the wait. Reconnection is nats.c's own (`maxReconnects`
+/// attempts, `reconnectWait` apart); a call made while disconnected fails with a timeout
+/// or "no responders", never hangs past its `timeout`.
+///
+/// `@unchecked Sendable`: nats.c connections and JetStream contexts may be used from any thread.
+public final class NATSConnection: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// How long one request (a publish's ack, a stream look-up, a fetch) may wait.
+        public var timeout: Duration = .seconds(5)
+        public var maxReconnects: Int32 = 60
+        public var reconnectWait: Duration = .milliseconds(250)
+        /// Shown to the server (`nats server report connections`).
+        public var name = "fetchlog"
+        public init() {}
+    }
+
+    private let connection: OpaquePointer
+    private let jetStream: OpaquePointer
+    public let servers: [String]
+    let timeoutMilliseconds: Int64
+
+    public init(servers: [String], options: Options = Options()) throws(NATSError) {
+        guard !servers.isEmpty else {
+            throw NATSError(operation: "connect", status: Int32(NATS_INVALID_ARG.rawValue), jetStreamCode: 0, message: "no server URL given")
+        }
+        self.servers = servers
+        timeoutMilliseconds = Int64(options.timeout.components.seconds * 1000 + options.timeout.components.attoseconds / 1_000_000_000_000_000)
+        var opts: OpaquePointer?
+        try check(natsOptions_Create(&opts), "natsOptions_Create")
+        defer { natsOptions_Destroy(opts) }
+        var cStrings = servers.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let status = cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                natsOptions_SetServers(opts, $0, Int32(buffer.count))
+            }
+        }
+        try check(status, "natsOptions_SetServers(\(servers.joined(separator: ",")))")
+        try check(natsOptions_SetTimeout(opts, timeoutMilliseconds), "natsOptions_SetTimeout")
+        try check(natsOptions_SetName(opts, options.name), "natsOptions_SetName")
+        try check(natsOptions_SetMaxReconnect(opts, options.maxReconnects), "natsOptions_SetMaxReconnect")
+        let wait = Int64(options.reconnectWait.components.seconds * 1000 + options.reconnectWait.components.attoseconds / 1_000_000_000_000_000)
+        try check(natsOptions_SetReconnectWait(opts, wait), "natsOptions_SetReconnectWait")
+        var nc: OpaquePointer?
+        try check(natsConnection_Connect(&nc, opts), "connect to \(servers.joined(separator: ","))")
+        var jsOptions = jsOptions()
+        jsOptions_Init(&jsOptions)
+        jsOptions.Wait = timeoutMilliseconds
+        var js: OpaquePointer?
+        do {
+            try check(natsConnection_JetStream(&js, nc, &jsOptions), "natsConnection_JetStream")
+        } catch {
+            natsConnection_Destroy(nc)
+            throw error
+        }
+        connection = nc!
+        jetStream = js!
+    }
+
+    deinit {
+        jsCtx_Destroy(jetStream)
+        natsConnection_Close(connection)
+        natsConnection_Destroy(connection)
+    }
+
+    /// True while the connection is up (not reconnecting, not closed).
+    public var isConnected: Bool { natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED }
+
+    /// The URL of the server this connection is on now.
+    public var connectedServer: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard natsConnection_GetConnectedUrl(connection, &buffer, buffer.count) == NATS_OK else { return nil }
+        let url = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return url.isEmpty ? nil : url
+    }
+
+    // MARK: Streams
+
+    /// What a stream says about itself.
+    public struct StreamInfo: Sendable, Equatable {
+        public let name: String
+        public let subjects: [String]
+        public let replicas: Int
+        public let messages: UInt64
+        public let bytes: UInt64
+        public let firstSeq: UInt64
+        public let lastSeq: UInt64
+        /// The server leading the stream (clustered streams only).
+        public let leader: String?
+        /// How long the stream remembers a `Nats-Msg-Id` (its duplicate window).
+        public let duplicateWindow: Duration
+    }
+
+    /// Creates the stream when it does not exist; returns what it is (an existing stream
+    /// is returned as it is, not changed).
+    public func ensureStream(name: String, subjects: [String], replicas: Int = 1, duplicateWindow: Duration = .seconds(120)) throws(NATSError) -> StreamInfo {
+        do { return try streamInfo(name) } catch where error.isNotFound {}
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        var cSubjects = subjects.map { strdup($0) }
+        defer { cSubjects.forEach { free($0) } }
+        let cName = strdup(name)
+        defer { free(cName) }
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = cSubjects.withUnsafeMutableBufferPointer { buffer -> natsStatus in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { subjectPointers in
+                config.Name = UnsafePointer(cName)
+                config.Subjects = subjectPointers
+                config.SubjectsLen = Int32(buffer.count)
+                config.Replicas = Int64(replicas)
+                config.Storage = js_FileStorage
+                config.Duplicates = Int64(duplicateWindow.components.seconds) * 1_000_000_000 + duplicateWindow.components.attoseconds / 1_000_000_000
+                return js_AddStream(&info, jetStream, &config, nil, &code)
+            }
+        }
+        try check(status, "create stream \(name)", jetStream: code)
+        defer { jsStreamInfo_Destroy(info) }
+        return Self.streamInfo(info!)
+    }
+
+    public func streamInfo(_ name: String) throws(NATSError) -> StreamInfo {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try check(js_GetStreamInfo(&info, jetStream, name, nil, &code), "stream info \(name)", jetStream: code)
+        defer { jsStreamInfo_Destroy(info) }
+        return Self.streamInfo(info!)
+    }
+
+    public func deleteStream(_ name: String) throws(NATSError) {
+        var code = jsErrCode(rawValue: 0)
+        try check(js_DeleteStream(jetStream, name, nil, &code), "delete stream \(name)", jetStream: code)
+    }
+
+    private static func streamInfo(_ info: UnsafeMutablePointer<jsStreamInfo>) -> StreamInfo {
+        let config = info.pointee.Config!.pointee
+        let subjects = (0 ..< Int(config.SubjectsLen)).compactMap { config.Subjects[$0].map { String(cString: $0) } }
+        let duplicates = config.Duplicates
+        return StreamInfo(name: String(cString: config.Name), subjects: subjects, replicas: Int(config.Replicas),
+                          messages: info.pointee.State.Msgs, bytes: info.pointee.State.Bytes,
+                          firstSeq: info.pointee.State.FirstSeq, lastSeq: info.pointee.State.LastSeq,
+                          leader: info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) },
+                          duplicateWindow: .nanoseconds(duplicates))
+    }
+
+    // MARK: Publishing
+
+    /// The stream's answer to a publish: where the message is, and whether it was a
+    /// duplicate of one the stream already held (same `Nats-Msg-Id` within its window).
+    public struct PublishAck: Sendable, Equatable {
+        public let stream: String
+        public let seq: UInt64
+        public let duplicate: Bool
+    }
+
+    /// Publishes `data` on `subject` and waits for the stream's ack (the message is then
+    /// committed: stored on a quorum of the stream's replicas).
+    ///
+    /// - `messageID`: `Nats-Msg-Id`, so a retried publish within the duplicate window is stored once.
+    /// - `expectedLastSubjectSeq`: `Nats-Expected-Last-Subject-Sequence`: the stream refuses
+    ///   the message (`NATSError.wrongLastSequence`) unless the last message on `subject` is
+    ///   at that seq (0: none yet) — one writer per subject, in order.
+    public func publish(subject: String, data: [UInt8], headers: [(String, String)] = [], messageID: String? = nil,
+                        expectedLastSubjectSeq: UInt64? = nil) throws(NATSError) -> PublishAck {
+        var message: OpaquePointer?
+        let status = data.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
+                natsMsg_Create(&message, subject, nil, data.isEmpty ? nil : $0, Int32(buffer.count))
+            }
+        }
+        try check(status, "create a message on \(subject)")
+        defer { natsMsg_Destroy(message) }
+        for (name, value) in headers {
+            try check(natsMsgHeader_Set(message, name, value), "set header \(name)")
+        }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = timeoutMilliseconds
+        let cID = messageID.map { strdup($0) }
+        defer { cID.map { free($0) } }
+        options.MsgId = UnsafePointer(cID ?? nil)
+        if let expectedLastSubjectSeq {
+            if expectedLastSubjectSeq == 0 { options.ExpectNoMessage = true } else { options.ExpectLastSubjectSeq = expectedLastSubjectSeq }
+        }
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        var code = jsErrCode(rawValue: 0)
+        try check(js_PublishMsg(&ack, jetStream, message, &options, &code), "publish on \(subject)", jetStream: code)
+        defer { jsPubAck_Destroy(ack) }
+        return PublishAck(stream: String(cString: ack!.pointee.Stream), seq: ack!.pointee.Sequence, duplicate: ack!.pointee.Duplicate)
+    }
+
+    // MARK: Reading
+
+    /// A message as the stream holds it.
+    public struct StoredMessage: Sendable, Equatable {
+        public let subject: String
+        public let seq: UInt64
+        public let headers: [String: String]
+        public let data: [UInt8]
+    }
+
+    /// The message at `seq` of `stream`; nil when there is none (deleted, or past the end).
+    public func message(stream: String, seq: UInt64) throws(NATSError) -> StoredMessage? {
+        var message: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        do {
+            try check(js_GetMsg(&message, jetStream, stream, seq, nil, &code), "get message \(seq) of \(stream)", jetStream: code)
+        } catch where error.isNotFound {
+            return nil
+        }
+        defer { natsMsg_Destroy(message) }
+        return Self.stored(message!, seq: seq)
+    }
+
+    static func stored(_ message: OpaquePointer, seq: UInt64) -> StoredMessage {
+        let count = Int(natsMsg_GetDataLength(message))
+        let data: [UInt8] = count == 0 ? [] : natsMsg_GetData(message)!.withMemoryRebound(to: UInt8.self, capacity: count) {
+            Array(UnsafeBufferPointer(start: $0, count: count))
+        }
+        var headers: [String: String] = [:]
+        var keys: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+        var keyCount: Int32 = 0
+        if natsMsgHeader_Keys(message, &keys, &keyCount) == NATS_OK, let keys {
+            for index in 0 ..< Int(keyCount) {
+                guard let key = keys[index] else { continue }
+                var value: UnsafePointer<CChar>?
+                if natsMsgHeader_Get(message, key, &value) == NATS_OK, let value { headers[String(cString: key)] = String(cString: value) }
+            }
+            free(keys)
+        }
+        return StoredMessage(subject: String(cString: natsMsg_GetSubject(message)), seq: seq, headers: headers, data: data)
+    }
+
+    /// A pull consumer of the whole stream from `startSeq` on, in stream order, that no
+    /// one acknowledges (a reader that keeps its own position: the store's last seq).
+    public func reader(stream: String, subject: String = ">", from startSeq: UInt64) throws(NATSError) -> StreamReader {
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        let cStream = strdup(stream)
+        defer { free(cStream) }
+        options.Stream = UnsafePointer(cStream)
+        options.Config.DeliverPolicy = js_DeliverByStartSequence
+        options.Config.OptStartSeq = max(startSeq, 1)
+        options.Config.AckPolicy = js_AckNone
+        // An ephemeral consumer the server forgets once the reader is gone.
+        options.Config.InactiveThreshold = 30 * 1_000_000_000
+        var subscription: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        try check(js_PullSubscribe(&subscription, jetStream, subject, nil, nil, &options, &code), "read \(stream) from seq \(startSeq)", jetStream: code)
+        return StreamReader(subscription: subscription!, timeoutMilliseconds: timeoutMilliseconds, owner: self)
+    }
+}
+
+/// Reads a stream in order, a batch at a time (`NATSConnection.reader`).
+public final class StreamReader: @unchecked Sendable {
+    private let subscription: OpaquePointer
+    private let timeoutMilliseconds: Int64
+    /// Keeps the connection alive as long as the reader.
+    private let owner: NATSConnection
+
+    init(subscription: OpaquePointer, timeoutMilliseconds: Int64, owner: NATSConnection) {
+        self.subscription = subscription
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.owner = owner
+    }
+
+    deinit {
+        natsSubscription_Unsubscribe(subscription)
+        natsSubscription_Destroy(subscription)
+    }
+
+    /// Up to `batch` messages; fewer (or none) when the stream has no more within `wait`.
+    public func next(batch: Int, wait: Duration = .seconds(1)) throws(NATSError) -> [NATSConnection.StoredMessage] {
+        var list = natsMsgList()
+        var code = jsErrCode(rawValue: 0)
+        let milliseconds = Int64(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+        let status = natsSubscription_Fetch(&list, subscription, Int32(batch), max(milliseconds, 1), &code)
+        if status == NATS_TIMEOUT { return [] }
+        try check(status, "fetch from the stream", jetStream: code)
+        defer { natsMsgList_Destroy(&list) }
+        var messages: [NATSConnection.StoredMessage] = []
+        messages.reserveCapacity(Int(list.Count))
+        for index in 0 ..< Int(list.Count) {
+            guard let message = list.Msgs[index] else { continue }
+            var meta: UnsafeMutablePointer<jsMsgMetaData>?
+            guard natsMsg_GetMetaData(&meta, message) == NATS_OK, let meta else { continue }
+            let seq = meta.pointee.Sequence.Stream
+            jsMsgMetaData_Destroy(meta)
+            messages.append(NATSConnection.stored(message, seq: seq))
+        }
+        return messages
+    }
+}

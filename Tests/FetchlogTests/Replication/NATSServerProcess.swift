@@ -1,0 +1,79 @@
+import Foundation
+@testable import FetchlogNATS
+
+/// A real `nats-server` (Debian's 2.9.10) with JetStream on loopback, its store in a
+/// temporary directory: started by a test, stopped (SIGTERM, then SIGKILL) by it.
+final class NATSServerProcess: @unchecked Sendable {
+    let port: Int
+    let directory: TemporaryDirectory
+    private let process = Process()
+    var url: String { "nats://127.0.0.1:\(port)" }
+
+    /// Starts a server and waits until it answers (10 s at most).
+    init(name: String = "n1") async throws {
+        directory = TemporaryDirectory("nats-\(name)")
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        port = Self.freePort()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", directory.sub("js"), "--server_name", name]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if Self.accepts(port) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        stop()
+        throw NATSTestError("nats-server did not start on port \(port)")
+    }
+
+    static var executable: String {
+        for path in ["/usr/bin/nats-server", "/usr/sbin/nats-server", "/usr/local/bin/nats-server"] where FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
+        return "/usr/bin/nats-server"
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    /// A port the kernel just gave out (bound to 0, then released).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
+struct NATSTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
