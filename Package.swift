@@ -5,6 +5,7 @@ import PackageDescription
 //   CLMDB            – the C liblmdb, as a system library (Debian: liblmdb-dev)
 //   CNATS            – the C nats.c client with JetStream, as a system library (Debian: libnats-dev)
 //   FetchlogNATS     – a thin safe Swift layer over it (connection, JetStream streams, publish, read)
+//   FetchlogReplication – the log through a JetStream stream: attach (seed or replica), follow
 //   CFetchlogSupport – tiny C helpers that must be fast even in debug builds (CRC32C)
 //   FetchlogLMDB     – a thin, safe Swift binding of LMDB (no knowledge of events)
 //   FetchlogCore     – the engine: event log, store, reducers, fetching, freshness, replay,
@@ -44,6 +45,10 @@ let package = Package(
         .target(
             name: "FetchlogNATS",
             dependencies: ["CNATS"]
+        ),
+        .target(
+            name: "FetchlogReplication",
+            dependencies: ["FetchlogCore", "FetchlogNATS"]
         ),
         .systemLibrary(
             name: "CEditLine",
@@ -115,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "FetchlogTests",
             dependencies: [
-                "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS",
+                "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

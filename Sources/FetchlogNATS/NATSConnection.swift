@@ -168,7 +168,7 @@ public final class NATSConnection: @unchecked Sendable {
     ///   the message (`NATSError.wrongLastSequence`) unless the last message on `subject` is
     ///   at that seq (0: none yet) — one writer per subject, in order.
     public func publish(subject: String, data: [UInt8], headers: [(String, String)] = [], messageID: String? = nil,
-                        expectedLastSubjectSeq: UInt64? = nil) throws(NATSError) -> PublishAck {
+                        expectedLastSubjectSeq: UInt64? = nil, expectedLastSeq: UInt64? = nil) throws(NATSError) -> PublishAck {
         var message: OpaquePointer?
         let status = data.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
@@ -188,6 +188,11 @@ public final class NATSConnection: @unchecked Sendable {
         options.MsgId = UnsafePointer(cID ?? nil)
         if let expectedLastSubjectSeq {
             if expectedLastSubjectSeq == 0 { options.ExpectNoMessage = true } else { options.ExpectLastSubjectSeq = expectedLastSubjectSeq }
+        }
+        // `Nats-Expected-Last-Sequence`: the whole stream must end at that seq (0: be empty).
+        if let expectedLastSeq {
+            if expectedLastSeq == 0 { try check(natsMsgHeader_Set(message, "Nats-Expected-Last-Sequence", "0"), "set header Nats-Expected-Last-Sequence") }
+            else { options.ExpectLastSeq = expectedLastSeq }
         }
         var ack: UnsafeMutablePointer<jsPubAck>?
         var code = jsErrCode(rawValue: 0)

@@ -118,6 +118,24 @@ public final class EventLog: Sendable {
         writer = LogWriter(environment: environment, databases: LogDatabases(events: events, bodies: bodies, origins: origins))
     }
 
+    /// A value of the store's `meta` database (UTF-8), for layers that keep a setting
+    /// with the store (the replication stream and servers).
+    package func metaValue(_ key: String) throws -> String? {
+        try read { txn in
+            var key = key
+            return try key.withUTF8 { try txn.get(meta, key: UnsafeRawBufferPointer($0)).map { String(decoding: $0, as: UTF8.self) } }
+        }
+    }
+
+    /// Sets `meta` values in one write transaction of their own.
+    package func setMetaValues(_ values: [(String, String)]) throws {
+        let meta = self.meta
+        _ = try writeExclusive { txn, _, _ in
+            for (key, value) in values { try txn.put(meta, key: key, value: value) }
+            return 0 ..< 0
+        }
+    }
+
     /// The metadata of an existing store, nil when it has none yet.
     private static func readMetadata(_ environment: Environment, meta: Database) throws -> StoreMetadata? {
         try environment.read { txn -> StoreMetadata? in

@@ -1,0 +1,165 @@
+import FetchlogCore
+import FetchlogNATS
+import Foundation
+
+/// The log replicated through a NATS JetStream stream: the stream is the one total order,
+/// and a store attached to it holds a copy whose seqs are the stream's (local seq = stream
+/// seq), so `replay`, `--at`, exports and checkpoints agree on every replica at one seq.
+///
+/// A message is one event: its binary record (magic, version, fields, CRC-32C — the same
+/// bytes the store writes, body inline) with its origin set, so a replica knows each event
+/// as the store that first recorded it did. Headers say whose it is (`Fetchlog-Store`,
+/// `Fetchlog-Origin-Seq`) and `Nats-Msg-Id` makes a retried publish land once.
+///
+/// This is the first part of replication: attaching a store (seeding an empty stream from
+/// its log, or becoming a replica of a stream) and following the stream. Publishing new
+/// fetches through the stream, the offline outbox and bodies over `max_payload` come next.
+public enum Replication {
+    public static let defaultStream = "FETCHLOG"
+    /// Every store publishes on a subject of its own under this prefix.
+    public static let subjectPrefix = "fetchlog.events."
+
+    enum MetaKey {
+        static let stream = "replication-stream"
+        static let servers = "replication-servers"
+    }
+
+    /// What a store remembers of its stream (`meta`), so later commands need no flag.
+    public struct Attachment: Sendable, Equatable {
+        public let stream: String
+        public let servers: [String]
+    }
+
+    public static func attachment(of log: EventLog) throws -> Attachment? {
+        guard let stream = try log.metaValue(MetaKey.stream), let servers = try log.metaValue(MetaKey.servers) else { return nil }
+        return Attachment(stream: stream, servers: servers.split(separator: ",").map(String.init))
+    }
+
+    /// What attaching did.
+    public enum Attached: Sendable, Equatable {
+        /// The stream was empty: the store's log was published into it, in order.
+        case seeded(events: Int)
+        /// The store was empty: it is a replica of the stream, `behind` events to catch up.
+        case replica(behind: UInt64)
+        /// The store was attached before, to this stream: nothing to do.
+        case already
+    }
+
+    /// Attaches `log` to `stream` (created with `replicas` when missing): into an empty
+    /// stream the log is published in order (each publish expecting the stream to end just
+    /// before it, so stream seq = local seq); otherwise the store must be empty and becomes
+    /// a replica. The stream and servers are remembered in the store.
+    public static func attach(_ log: EventLog, nats: NATSConnection, stream: String = defaultStream, replicas: Int = 1,
+                              duplicateWindow: Duration = .seconds(120),
+                              progress: (Int, Int) -> Void = { _, _ in }) throws -> Attached {
+        if let held = try attachment(of: log) {
+            guard held.stream == stream else {
+                throw ReplicationError("this store is attached to stream \(held.stream), not \(stream): a store follows one stream")
+            }
+            return .already
+        }
+        let info = try nats.ensureStream(name: stream, subjects: [subjectPrefix + ">"], replicas: replicas, duplicateWindow: duplicateWindow)
+        guard info.subjects.contains(subjectPrefix + ">") else {
+            throw ReplicationError("stream \(stream) is not Fetchlog's (its subjects are \(info.subjects.joined(separator: ", ")), not \(subjectPrefix)>): choose another --stream")
+        }
+        let last = try log.lastSeq()
+        let attached: Attached
+        if info.lastSeq == 0 {
+            var published = 0
+            let subject = subjectPrefix + subjectToken(log.metadata.storeID)
+            try log.scan { event in
+                let (data, headers, id) = message(for: event, store: log.metadata.storeID)
+                let ack = try nats.publish(subject: subject, data: data, headers: headers, messageID: id, expectedLastSeq: event.seq - 1)
+                guard ack.seq == event.seq else {
+                    throw ReplicationError("stream \(stream) stored event \(event.seq) at seq \(ack.seq): another writer published into it while this store seeded it")
+                }
+                published += 1
+                if published % 256 == 0 { progress(published, Int(last)) }
+                return true
+            }
+            attached = .seeded(events: published)
+        } else {
+            guard last == 0 else {
+                throw ReplicationError("stream \(stream) already holds \(info.lastSeq) events and this store holds \(last) of its own: only an empty store becomes a replica (merge this store's events with `log export` and `log import` into a replica instead)")
+            }
+            // The first message must be Fetchlog's before the store is tied to the stream.
+            if let first = try nats.message(stream: stream, seq: info.firstSeq) { _ = try event(from: first, stream: stream) }
+            attached = .replica(behind: info.lastSeq)
+        }
+        try log.setMetaValues([(MetaKey.stream, stream), (MetaKey.servers, nats.servers.joined(separator: ","))])
+        return attached
+    }
+
+    /// Appends what the stream holds past the store's last seq, in order, up to the
+    /// stream's last seq when this started; returns how many events were applied.
+    /// Refuses a message that is not a Fetchlog event, or a gap (a seq the stream no
+    /// longer holds), naming the seq.
+    @discardableResult
+    public static func catchUp(_ log: EventLog, nats: NATSConnection, stream: String, batch: Int = 256,
+                               progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Int {
+        let target = try nats.streamInfo(stream).lastSeq
+        var next = try log.lastSeq() + 1
+        guard next <= target else { return 0 }
+        let reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
+        var applied = 0
+        var idle = 0
+        while next <= target {
+            let messages = try reader.next(batch: batch, wait: .seconds(2))
+            if messages.isEmpty {
+                idle += 1
+                if idle >= 5 { throw ReplicationError("stream \(stream) sent nothing past seq \(next - 1) for 10 s while its last seq is \(target)") }
+                continue
+            }
+            idle = 0
+            var events: [Event] = []
+            events.reserveCapacity(messages.count)
+            for message in messages where message.seq >= next && message.seq <= target {
+                guard message.seq == next + UInt64(events.count) else {
+                    throw ReplicationError("stream \(stream) has no seq \(next + UInt64(events.count)) (it went from \(next + UInt64(events.count) - 1) to \(message.seq)): messages were removed from it, and a replica cannot be gap-free; attach a new store")
+                }
+                events.append(try event(from: message, stream: stream))
+            }
+            guard !events.isEmpty else { continue }
+            let range = try log.appendBlocking(contentsOf: events)
+            guard range.lowerBound == next else {
+                throw ReplicationError("the store's log moved while it followed \(stream) (events appended at \(range.lowerBound), expected \(next)): a replica takes its events from the stream only")
+            }
+            next = range.upperBound
+            applied += events.count
+            progress(next - 1, target)
+        }
+        return applied
+    }
+
+    /// The message for `event`: its record with its origin, headers naming it, and its
+    /// message id (`store:originSeq`, the same on every retry).
+    static func message(for event: Event, store: String) -> (data: [UInt8], headers: [(String, String)], id: String) {
+        var copy = event
+        let origin = event.origin ?? Event.Origin(store: store, seq: event.seq)
+        copy.origin = origin
+        return (EnvelopeCodec.encode(copy), [("Fetchlog-Store", origin.store), ("Fetchlog-Origin-Seq", String(origin.seq))],
+                "\(origin.store):\(origin.seq)")
+    }
+
+    /// The event a message carries, checked (magic, CRC-32C, fields); its seq is the stream's.
+    static func event(from message: NATSConnection.StoredMessage, stream: String) throws -> Event {
+        do {
+            var event = try message.data.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+            event.seq = message.seq
+            return event
+        } catch {
+            throw ReplicationError("stream \(stream) holds a message that is not a Fetchlog event at seq \(message.seq) (subject \(message.subject): \(error)): it is not Fetchlog's stream; choose another --stream")
+        }
+    }
+
+    /// A subject token from a store id (letters, digits, - and _ kept; anything else as _).
+    static func subjectToken(_ id: String) -> String {
+        String(id.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+    }
+}
+
+/// Why replication could not go on: what happened, and what to do.
+public struct ReplicationError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import FetchlogCore
+@testable import FetchlogNATS
+@testable import FetchlogReplication
+@testable import FetchlogSources
+
+/// Attaching stores to a JetStream stream on a real `nats-server -js`: one seeds it with its
+/// log, an empty one becomes a replica and follows it to the same views, seq for seq.
+@Suite struct ReplicationAttachTests {
+    private func open(_ dir: TemporaryDirectory, _ id: String) throws -> EventLog {
+        var options = EventLog.Options()
+        options.newStoreID = id
+        return try EventLog.open(at: dir.sub(id), options: options)
+    }
+
+    private func exportAll(_ log: EventLog) throws -> String {
+        try ViewCatalog.export("all", state: try Store.replay(log, sources: SeedSources.registry).state).canonicalText()
+    }
+
+    @Test func aStoreSeedsTheStreamAndAnEmptyStoreFollowsItToTheSameViews() async throws {
+        let server = try await NATSServerProcess()
+        defer { server.stop() }
+        let dir = TemporaryDirectory("replicate")
+        let a = try open(dir, "store-a")
+        #expect(try a.importNDJSON(path: Repo.sampleLog) == 13)
+        try a.appendBlocking(contentsOf: [try CompactionTests.fetched("tvmaze", "/shows?page=0", "tvmaze/shows-page-0-2019.json", at: 100),
+                                          try CompactionTests.fetched("viaplay", "/ios-se", "viaplay/ios-se-root-2024.json", at: 101)])
+        let nats = try NATSConnection(servers: [server.url])
+        #expect(try Replication.attach(a, nats: nats) == .seeded(events: 15))
+        #expect(try Replication.attachment(of: a) == Replication.Attachment(stream: "FETCHLOG", servers: [server.url]))
+        let info = try nats.streamInfo("FETCHLOG")
+        #expect((info.messages, info.lastSeq) == (15, 15))
+        // Each message is the event's record with its origin, named by its headers.
+        let message = try #require(try nats.message(stream: "FETCHLOG", seq: 14))
+        #expect(message.subject == "fetchlog.events.store-a")
+        #expect(message.headers["Fetchlog-Store"] == "store-a" && message.headers["Fetchlog-Origin-Seq"] == "14" && message.headers["Nats-Msg-Id"] == "store-a:14")
+
+        let b = try open(dir, "store-b")
+        #expect(try Replication.attach(b, nats: nats) == .replica(behind: 15))
+        #expect(try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") == 15)
+        #expect(try b.lastSeq() == 15)
+        #expect(try exportAll(b) == (try exportAll(a)))
+        #expect(try b.event(at: 1)?.origin == Event.Origin(store: "fetchlog-sample", seq: 1))
+        #expect(try b.event(at: 14)?.origin == Event.Origin(store: "store-a", seq: 14))
+        #expect(try b.event(at: 14)?.body == (try a.event(at: 14)?.body))
+        #expect(try b.verify().isHealthy)
+        // Caught up: nothing more; attached: attaching again changes nothing.
+        #expect(try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") == 0)
+        #expect(try Replication.attach(b, nats: nats) == .already)
+        // A store with events of its own cannot become a replica of a stream that holds some.
+        let c = try open(dir, "store-c")
+        try c.appendBlocking(contentsOf: [try CompactionTests.fetched("viaplay", "/ios-se", "viaplay/ios-se-root-2022.json", at: 5)])
+        #expect {
+            try Replication.attach(c, nats: nats)
+        } throws: { error in
+            (error as? ReplicationError)?.description == "stream FETCHLOG already holds 15 events and this store holds 1 of its own: only an empty store becomes a replica (merge this store's events with `log export` and `log import` into a replica instead)"
+        }
+        #expect(try Replication.attachment(of: c) == nil)
+    }
+
+    @Test func aForeignStreamIsRefusedByName() async throws {
+        let server = try await NATSServerProcess()
+        defer { server.stop() }
+        let dir = TemporaryDirectory("foreign")
+        let nats = try NATSConnection(servers: [server.url])
+        // A stream of someone else's subjects.
+        _ = try nats.ensureStream(name: "ORDERS", subjects: ["orders.>"])
+        let a = try open(dir, "store-a")
+        #expect {
+            try Replication.attach(a, nats: nats, stream: "ORDERS")
+        } throws: { error in
+            (error as? ReplicationError)?.description == "stream ORDERS is not Fetchlog's (its subjects are orders.>, not fetchlog.events.>): choose another --stream"
+        }
+        // A stream on Fetchlog's subjects holding something that is not an event.
+        _ = try nats.ensureStream(name: "FETCHLOG", subjects: ["fetchlog.events.>"])
+        _ = try nats.publish(subject: "fetchlog.events.someone", data: Array("hello".utf8))
+        #expect {
+            try Replication.attach(a, nats: nats)
+        } throws: { error in
+            guard let error = error as? ReplicationError else { return false }
+            return error.description.hasPrefix("stream FETCHLOG holds a message that is not a Fetchlog event at seq 1 (subject fetchlog.events.someone: ")
+        }
+        #expect(try Replication.attachment(of: a) == nil)
+        #expect(try a.lastSeq() == 0)
+    }
+}
