@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "fetchlog",
             dependencies: [
-                "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine",
+                "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,5 @@
 import CNATS
+import Foundation
 
 /// A nats.c call that failed: which call, its status, JetStream's error code when the
 /// server gave one, and the library's own last error text (what the server said).
@@ -34,7 +35,9 @@ public struct NATSError: Error, Equatable, CustomStringConvertible, Sendable {
 func check(_ status: natsStatus, _ operation: @autoclosure () -> String, jetStream code: jsErrCode = jsErrCode(rawValue: 0)) throws(NATSError) {
     guard status != NATS_OK else { return }
     var last = NATS_OK
-    let detail = nats_GetLastError(&last).map { String(cString: $0) } ?? ""
+    // nats.c prefixes its detail with where it was raised, "(conn.c:2088): ": not for people.
+    let raw = nats_GetLastError(&last).map { String(cString: $0) } ?? ""
+    let detail = raw.replacingOccurrences(of: #"\([A-Za-z_]+\.c:[0-9]+\): "#, with: "", options: .regularExpression)
     let text = String(cString: natsStatus_GetText(status))
     throw NATSError(operation: operation(), status: Int32(status.rawValue), jetStreamCode: Int32(code.rawValue),
                     message: detail.isEmpty || detail == text ? text : "\(text): \(detail)")

@@ -85,3 +85,35 @@ import Testing
         #expect(try a.lastSeq() == 0)
     }
 }
+
+/// `fetchlog replicate init`, `replicate status` and `follow --once` through the binary.
+@Suite struct ReplicateCommandTests {
+    @Test func initStatusAndFollowThroughTheBinary() async throws {
+        let server = try await NATSServerProcess()
+        defer { server.stop() }
+        let dir = TemporaryDirectory("replicate-cli")
+        let a = dir.sub("a"), b = dir.sub("b")
+        #expect(try await runFetchlog(["--store", a, "log", "import", Repo.sampleLog]).status == 0)
+        let seeded = try await runFetchlog(["--store", a, "replicate", "init", "--nats", server.url])
+        #expect(seeded.stdout == "seeded stream FETCHLOG with 13 events; this store is attached to it\n", "\(seeded.stderr)")
+        let replica = try await runFetchlog(["--store", b, "replicate", "init", "--nats", server.url])
+        #expect(replica.stdout == "this store is a replica of stream FETCHLOG, 13 events behind: `fetchlog follow --once` catches up\n", "\(replica.stderr)")
+        // The store remembers its stream and servers: no flag needed from here on.
+        let follow = try await runFetchlog(["--store", b, "follow", "--once"])
+        #expect(follow.stdout == "applied 13 events from stream FETCHLOG; this store is at seq 13\n", "\(follow.stderr)")
+        let status = try await runFetchlog(["--store", b, "--format", "json", "replicate", "status"])
+        #expect(status.stdout == #"{"appliedSeq":13,"lag":0,"leader":null,"replicas":1,"servers":["\#(server.url)"],"stream":"FETCHLOG","streamSeq":13}"# + "\n", "\(status.stderr)")
+        let exportA = try await runFetchlog(["--store", a, "export", "all"])
+        #expect(try await runFetchlog(["--store", b, "export", "all"]).stdout == exportA.stdout)
+        #expect(try await runFetchlog(["--store", b, "replay", "--verify"]).status == 0)
+        // Not attached, or the server gone: one line saying so, exit 1.
+        let loose = try await runFetchlog(["--store", dir.sub("c"), "follow", "--once"])
+        #expect(loose.status == 1)
+        #expect(loose.stderr == "fetchlog: this store is not attached to a stream: run `fetchlog replicate init --nats URL` first\n")
+        server.stop()
+        let gone = try await runFetchlog(["--store", b, "follow", "--once"])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.hasPrefix("fetchlog: connect to \(server.url) failed: "), "\(gone.stderr)")
+        #expect(gone.stderr.hasSuffix("; check that nats-server runs there (with -js) and the URL is right\n"), "\(gone.stderr)")
+    }
+}

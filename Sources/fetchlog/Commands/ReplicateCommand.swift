@@ -1,0 +1,134 @@
+import ArgumentParser
+import FetchlogCore
+import FetchlogNATS
+import FetchlogReplication
+import Foundation
+
+/// `replicate init|status` and `follow`: the log through a NATS JetStream stream.
+struct ReplicateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replicate",
+        abstract: "Attach this store to a NATS JetStream stream, or show how it stands.",
+        subcommands: [Init.self, Status.self]
+    )
+
+    /// Servers from `--nats` (comma-separated), else the ones the store remembers.
+    static func connect(_ nats: String?, log: EventLog) throws -> (NATSConnection, Replication.Attachment?) {
+        let attachment = try Replication.attachment(of: log)
+        guard let servers = nats.map({ $0.split(separator: ",").map(String.init) }) ?? attachment?.servers else {
+            throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first")
+        }
+        do {
+            return (try NATSConnection(servers: servers), attachment)
+        } catch {
+            throw CommandError.failed("\(error.description); check that nats-server runs there (with -js) and the URL is right")
+        }
+    }
+
+    struct Init: SharedCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Attach the store: seed an empty stream with its log, or become a replica of a stream (the store must then be empty).",
+            discussion: "The stream (created when missing, on subjects fetchlog.events.>) becomes the one total order: a replica's seqs are the stream's. The store remembers the stream and servers.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Option(help: ArgumentHelp("NATS server URLs, comma-separated.", valueName: "urls")) var nats: String
+        @Option(help: "The stream.") var stream = Replication.defaultStream
+        @Option(help: "Replicas of a stream created now (3 survives the loss of a node).") var replicas = 1
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let (connection, _) = try ReplicateCommand.connect(nats, log: context.log)
+            let bar = ProgressBar()
+            let started = ContinuousClock.now
+            defer { bar.clear() }
+            let attached: Replication.Attached
+            do {
+                attached = try Replication.attach(context.log, nats: connection, stream: stream, replicas: replicas) { done, total in
+                    bar.draw(done: done, total: total, bytes: 0, since: started, label: "seeding")
+                }
+            } catch let error as ReplicationError {
+                throw CommandError.failed(error.description)
+            } catch let error as NATSError {
+                throw CommandError.failed(error.description)
+            }
+            switch attached {
+            case .seeded(let events):
+                return .message("seeded stream \(stream) with \(events) events; this store is attached to it",
+                                json: .object([("stream", .string(stream)), ("seeded", .number(events))]))
+            case .replica(let behind):
+                return .message("this store is a replica of stream \(stream), \(behind) events behind: `fetchlog follow --once` catches up",
+                                json: .object([("stream", .string(stream)), ("behind", .number(Int(behind)))]))
+            case .already:
+                return .message("this store is attached to stream \(stream) already", json: .object([("stream", .string(stream)), ("already", .bool(true))]))
+            }
+        }
+    }
+
+    struct Status: SharedCommand {
+        static let configuration = CommandConfiguration(abstract: "The stream, its replicas and leader, its last seq, this store's, and the lag.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var outputOptions: OutputOptions
+        @Option(help: ArgumentHelp("NATS server URLs, comma-separated (default: the ones the store remembers).", valueName: "urls")) var nats: String?
+
+        func run() async throws { try await runOnCommandLine() }
+
+        func output(_ context: CommandContext) async throws -> Output? {
+            let (connection, attachment) = try ReplicateCommand.connect(nats, log: context.log)
+            guard let attachment else { throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first") }
+            let info: NATSConnection.StreamInfo
+            do { info = try connection.streamInfo(attachment.stream) } catch { throw CommandError.failed(error.description) }
+            let applied = try context.log.lastSeq()
+            let lag = info.lastSeq > applied ? info.lastSeq - applied : 0
+            let pairs: [(String, String)] = [
+                ("stream", attachment.stream), ("servers", attachment.servers.joined(separator: ",")),
+                ("replicas", String(info.replicas)), ("leader", info.leader ?? "(not clustered)"),
+                ("stream seq", String(info.lastSeq)), ("applied seq", String(applied)), ("lag", String(lag)),
+            ]
+            let json = JSONValue.object([
+                ("stream", .string(attachment.stream)), ("servers", .array(attachment.servers.map { .string($0) })),
+                ("replicas", .number(info.replicas)), ("leader", info.leader.map { .string($0) } ?? .null),
+                ("streamSeq", .number(Int(info.lastSeq))), ("appliedSeq", .number(Int(applied))), ("lag", .number(Int(lag))),
+            ])
+            return .record(pairs: pairs, json: json)
+        }
+    }
+}
+
+/// `follow [--once]`: keep a replica current with its stream.
+struct FollowCommand: SharedCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "follow",
+        abstract: "Keep this replica current with its stream (Ctrl-C stops); --once catches up to the stream's last seq and exits.")
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @Option(help: ArgumentHelp("NATS server URLs, comma-separated (default: the ones the store remembers).", valueName: "urls")) var nats: String?
+    @Flag(help: "Catch up once and exit.") var once = false
+
+    func run() async throws { try await runOnCommandLine() }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let (connection, attachment) = try ReplicateCommand.connect(nats, log: context.log)
+        guard let attachment else { throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first") }
+        var total = 0
+        var delay = Duration.milliseconds(500)
+        while true {
+            do {
+                total += try Replication.catchUp(context.log, nats: connection, stream: attachment.stream)
+                delay = .milliseconds(500)
+            } catch let error as ReplicationError {
+                throw CommandError.failed(error.description)
+            } catch let error as NATSError {
+                // Lost connection, leader change, a restarting cluster: said, retried with backoff; --once fails.
+                if once { throw CommandError.failed(error.description) }
+                printError("warning: \(error.description); retrying in \(delay)")
+                delay = min(delay * 2, .seconds(10))
+            }
+            if once || Task.isCancelled { break }
+            do { try await Task.sleep(for: delay) } catch { break }
+        }
+        let applied = try context.log.lastSeq()
+        return .message("applied \(total) events from stream \(attachment.stream); this store is at seq \(applied)",
+                        json: .object([("stream", .string(attachment.stream)), ("applied", .number(total)), ("seq", .number(Int(applied)))]))
+    }
+}
