@@ -51,6 +51,7 @@ import Testing
             attempt      1
             duration     unknown
             checksum     crc32c:\(EventJSON.checksum(of: try EventLog.open(at: store).event(at: 13)!).dropFirst(7))
+            origin       fetchlog-sample seq 13 (merged by log import)
             body         43 bytes
 
             {

@@ -3,7 +3,8 @@
 //
 //     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets;
 //                                                     --manifests: a manifest vs dlt, search vs SQLite;
-//                                                     --year: a year of revalidations, compaction)
+//                                                     --year: a year of revalidations, compaction;
+//                                                     --replication: JetStream seeding and catch-up vs raw nats.c)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -33,6 +34,13 @@ if CommandLine.arguments.contains("--decode") {
 }
 if CommandLine.arguments.contains("--manifests") {
     await runManifestBenchmarks(quick: quick)
+    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        .filter { $0.hasPrefix("fetchlog-bench-") }
+        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+    exit(0)
+}
+if CommandLine.arguments.contains("--replication") {
+    runReplicationBenchmark(quick: quick)
     try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
         .filter { $0.hasPrefix("fetchlog-bench-") }
         .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }

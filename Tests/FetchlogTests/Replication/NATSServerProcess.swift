@@ -16,16 +16,21 @@ final class NATSServerProcess: @unchecked Sendable {
         port = Self.freePort()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", directory.sub("js"), "--server_name", name]
+        let logFile = directory.sub("server.log")
+        FileManager.default.createFile(atPath: logFile, contents: nil)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: logFile)
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: the full suite on two cores can hold a starting process back for seconds.
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if Self.accepts(port) { return }
+            if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         stop()
-        throw NATSTestError("nats-server did not start on port \(port)")
+        let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+        throw NATSTestError("nats-server did not start on port \(port) (\(Self.executable) \(process.arguments!.joined(separator: " "))): \(log.suffix(800))")
     }
 
     static var executable: String {

@@ -1,0 +1,113 @@
+// fetchlog-bench --replication: seeding a JetStream stream from a store and a replica's
+// catch-up, each beside raw nats.c doing the same transfer in the same run against the
+// same local nats-server (-js, file storage): `js_PublishMsgAsync` of the same records,
+// and a pull consumer fetching the same stream in batches.
+import CNATS
+import FetchlogCore
+import FetchlogNATS
+import FetchlogReplication
+import FetchlogSources
+import Foundation
+
+func runReplicationBenchmark(quick: Bool) {
+    let count = quick ? 10_000 : 100_000
+    let serverDir = tempDir("nats")
+    let port = 24_000 + Int(getpid() % 1000)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/nats-server")
+    server.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", serverDir]
+    server.standardOutput = FileHandle.nullDevice
+    server.standardError = FileHandle.nullDevice
+    try! server.run()
+    defer { server.terminate(); server.waitUntilExit() }
+    let url = "nats://127.0.0.1:\(port)"
+    var nats: NATSConnection?
+    for _ in 0 ..< 100 where nats == nil {
+        nats = try? NATSConnection(servers: [url])
+        if nats == nil { usleep(50_000) }
+    }
+    guard let nats else { fatalError("nats-server did not start on \(url)") }
+
+    // A store of `count` events with 1 KiB bodies, each different.
+    let source = tempDir("repl-a")
+    let log = try! EventLog.open(at: source)
+    let body = TestPattern.bytes(count: 1024, seed: 3)
+    var seq = 0
+    while seq < count {
+        let events = (0 ..< min(5000, count - seq)).map { benchEvent(seq + $0, body: body) }
+        seq += try! log.appendBlocking(contentsOf: events).count
+    }
+    let records: [[UInt8]] = try! log.events(from: 1).map { event in
+        var copy = event
+        copy.origin = Event.Origin(store: log.metadata.storeID, seq: event.seq)
+        return EnvelopeCodec.encode(copy)
+    }
+    let bytes = records.reduce(0) { $0 + $1.count }
+
+    // Fetchlog: seeding (one acknowledged publish per event, expecting the stream's last seq).
+    var seeded = 0
+    let seedTime = seconds {
+        if case .seeded(let n) = try! Replication.attach(log, nats: nats, stream: "FETCHLOG") { seeded = n }
+    }
+    // Raw: js_PublishMsgAsync of the same records into a stream of its own, then wait for every ack.
+    _ = try! nats.ensureStream(name: "RAW", subjects: ["raw.>"])
+    var rawPublished = 0
+    let rawPublishTime = seconds { rawPublished = rawPublishAsync(url: url, subject: "raw.events", records: records) }
+
+    // Fetchlog: a replica catching up (pull consumer, decode and check each record, append in batches).
+    let replica = try! EventLog.open(at: tempDir("repl-b"))
+    _ = try! Replication.attach(replica, nats: nats)
+    var applied = 0
+    let followTime = seconds { applied = try! Replication.catchUp(replica, nats: nats, stream: "FETCHLOG") }
+    // Raw: a pull consumer fetching the same stream, copying each message's data out.
+    var rawRead = 0
+    let rawReadTime = seconds {
+        let reader = try! nats.reader(stream: "FETCHLOG", subject: "fetchlog.events.>", from: 1)
+        while rawRead < count {
+            let batch = try! reader.next(batch: 256, wait: .seconds(2))
+            if batch.isEmpty { break }
+            rawRead += batch.count
+        }
+    }
+    let same = try! ViewCatalog.export("all", state: try! Store.replay(replica, sources: SeedSources.registry).state).canonicalText()
+        == (try! ViewCatalog.export("all", state: try! Store.replay(log, sources: SeedSources.registry).state).canonicalText())
+
+    func rate(_ n: Int, _ t: Double) -> String { String(format: "%.0f events/s, %.1f MB/s", Double(n) / t, Double(bytes) / t / 1e6) }
+    print("## Replication through JetStream: \(count) events of ~\(bytes / count) B (1 KiB bodies), one local nats-server -js (file storage)")
+    print("")
+    print("| transfer | Fetchlog | raw nats.c | ratio |")
+    print("|---|---:|---:|---:|")
+    print("| publish (seed a stream) | \(rate(seeded, seedTime)) | \(rate(rawPublished, rawPublishTime)) (`js_PublishMsgAsync`) | \(String(format: "%.2f", rawPublishTime / seedTime)) |")
+    print("| read (replica catch-up) | \(rate(applied, followTime)) | \(rate(rawRead, rawReadTime)) (pull consumer, batches of 256) | \(String(format: "%.2f", rawReadTime / followTime)) |")
+    print("")
+    print("- replica's `export all` identical to the source's: \(same ? "yes" : "NO")")
+    log.close()
+    replica.close()
+}
+
+/// Publishes every record asynchronously on its own connection and waits for all acks.
+private func rawPublishAsync(url: String, subject: String, records: [[UInt8]]) -> Int {
+    var nc: OpaquePointer?
+    precondition(natsConnection_ConnectTo(&nc, url) == NATS_OK)
+    var js: OpaquePointer?
+    var options = jsOptions()
+    jsOptions_Init(&options)
+    options.PublishAsync.MaxPending = 4096
+    precondition(natsConnection_JetStream(&js, nc, &options) == NATS_OK)
+    for record in records {
+        var message: OpaquePointer?
+        record.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                _ = natsMsg_Create(&message, subject, nil, $0, Int32(buffer.count))
+            }
+        }
+        precondition(js_PublishMsgAsync(js, &message, nil) == NATS_OK)
+    }
+    var completion = jsPubOptions()
+    jsPubOptions_Init(&completion)
+    completion.MaxWait = 60_000
+    precondition(js_PublishAsyncComplete(js, &completion) == NATS_OK)
+    jsCtx_Destroy(js)
+    natsConnection_Destroy(nc)
+    return records.count
+}
