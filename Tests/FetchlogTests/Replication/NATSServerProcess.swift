@@ -21,8 +21,9 @@ final class NATSServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: logFile)
         try process.run()
-        // Generous: the full suite on two cores can hold a starting process back for seconds.
-        let deadline = ContinuousClock.now + .seconds(30)
+        // Generous: under the full suite on two cores (fsync-heavy tests beside it) JetStream was
+        // seen to take over 30 s to start.
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if Self.accepts(port) { return }
             if !process.isRunning { break }

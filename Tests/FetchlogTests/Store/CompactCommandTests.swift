@@ -133,7 +133,7 @@ import Testing
                     return Event(recordedAt: Timestamp(milliseconds: 1_795_000_000_000 + Int64(n)), kind: .fetched, source: "crash-test",
                                  label: "/item/\(n % 50)", request: Event.Request(url: "http://127.0.0.1:1/crash-test/item/\(n % 50)"),
                                  response: Event.Response(status: 200),
-                                 body: TestPattern.bytes(count: n % 10 == 0 ? 40_000 : 12_000, seed: UInt64(n)))
+                                 body: TestPattern.bytes(count: n % 10 == 0 ? 40_000 : 4_000, seed: UInt64(n)))
                 }
                 try log.appendBlocking(contentsOf: events)
             }
