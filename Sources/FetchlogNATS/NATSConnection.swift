@@ -23,6 +23,8 @@ public final class NATSConnection: @unchecked Sendable {
 
     private let connection: OpaquePointer
     private let jetStream: OpaquePointer
+    /// Refusals of asynchronous publishes, reported by nats.c's callback.
+    private let asyncFailures = AsyncFailures()
     public let servers: [String]
     let timeoutMilliseconds: Int64
 
@@ -53,6 +55,14 @@ public final class NATSConnection: @unchecked Sendable {
         var jsOptions = jsOptions()
         jsOptions_Init(&jsOptions)
         jsOptions.Wait = timeoutMilliseconds
+        jsOptions.PublishAsync.MaxPending = 4096
+        jsOptions.PublishAsync.ErrHandler = { _, failure, closure in
+            guard let failure, let closure else { return }
+            let failures = Unmanaged<AsyncFailures>.fromOpaque(closure).takeUnretainedValue()
+            failures.record(status: failure.pointee.Err, code: failure.pointee.ErrCode,
+                            text: failure.pointee.ErrText.map { String(cString: $0) } ?? "")
+        }
+        jsOptions.PublishAsync.ErrHandlerClosure = Unmanaged.passUnretained(asyncFailures).toOpaque()
         var js: OpaquePointer?
         do {
             try check(natsConnection_JetStream(&js, nc, &jsOptions), "natsConnection_JetStream")
@@ -201,6 +211,45 @@ public final class NATSConnection: @unchecked Sendable {
         return PublishAck(stream: String(cString: ack!.pointee.Stream), seq: ack!.pointee.Sequence, duplicate: ack!.pointee.Duplicate)
     }
 
+    /// Publishes without waiting for the ack (up to 4,096 in flight); `completeAsyncPublishes`
+    /// waits for them all and throws the first refusal. With `expectedLastSeq` on each, a
+    /// refused message makes every later one refused too, so what the stream holds is a prefix.
+    public func publishAsync(subject: String, data: [UInt8], headers: [(String, String)] = [], messageID: String? = nil,
+                             expectedLastSeq: UInt64? = nil) throws(NATSError) {
+        var message: OpaquePointer?
+        let status = data.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
+                natsMsg_Create(&message, subject, nil, data.isEmpty ? nil : $0, Int32(buffer.count))
+            }
+        }
+        try check(status, "create a message on \(subject)")
+        for (name, value) in headers { try check(natsMsgHeader_Set(message, name, value), "set header \(name)") }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        let cID = messageID.map { strdup($0) }
+        defer { cID.map { free($0) } }
+        options.MsgId = UnsafePointer(cID ?? nil)
+        if let expectedLastSeq {
+            if expectedLastSeq == 0 { try check(natsMsgHeader_Set(message, "Nats-Expected-Last-Sequence", "0"), "set header Nats-Expected-Last-Sequence") }
+            else { options.ExpectLastSeq = expectedLastSeq }
+        }
+        // On success nats.c owns the message (and sets `message` to nil).
+        let published = js_PublishMsgAsync(jetStream, &message, &options)
+        if message != nil { natsMsg_Destroy(message) }
+        try check(published, "publish on \(subject)")
+        if let failure = asyncFailures.first { throw failure }
+    }
+
+    /// Waits until every asynchronous publish is acknowledged (or `timeout` passes) and
+    /// throws the first refusal, if any.
+    public func completeAsyncPublishes(timeout: Duration = .seconds(60)) throws(NATSError) {
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        try check(js_PublishAsyncComplete(jetStream, &options), "wait for the stream's acks")
+        if let failure = asyncFailures.take() { throw failure }
+    }
+
     // MARK: Reading
 
     /// A message as the stream holds it.
@@ -301,5 +350,28 @@ public final class StreamReader: @unchecked Sendable {
             messages.append(NATSConnection.stored(message, seq: seq))
         }
         return messages
+    }
+}
+
+/// The first refusal of an asynchronous publish (later ones follow from it).
+final class AsyncFailures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failure: NATSError?
+
+    func record(status: natsStatus, code: jsErrCode, text: String) {
+        lock.withLock {
+            guard failure == nil else { return }
+            failure = NATSError(operation: "publish", status: Int32(status.rawValue), jetStreamCode: Int32(code.rawValue),
+                                message: text.isEmpty ? String(cString: natsStatus_GetText(status)) : text)
+        }
+    }
+
+    var first: NATSError? { lock.withLock { failure } }
+
+    func take() -> NATSError? {
+        lock.withLock {
+            defer { failure = nil }
+            return failure
+        }
     }
 }

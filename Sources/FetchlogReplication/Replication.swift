@@ -64,18 +64,32 @@ public enum Replication {
         }
         let last = try log.lastSeq()
         let attached: Attached
+        // Seeding from seq 1 into an empty stream, or on from where a seeding that was
+        // stopped left it (the stream ends with this store's event at that seq, byte for
+        // byte; every message before it expected its predecessor, so the rest is ours too).
+        var seedFrom: UInt64?
         if info.lastSeq == 0 {
+            seedFrom = 1
+        } else if last >= info.lastSeq, let tail = try nats.message(stream: stream, seq: info.lastSeq),
+                  let mine = try log.event(at: info.lastSeq), message(for: mine, store: log.metadata.storeID).data == tail.data {
+            seedFrom = info.lastSeq + 1
+        }
+        if let seedFrom {
             var published = 0
             let subject = subjectPrefix + subjectToken(log.metadata.storeID)
-            try log.scan { event in
+            // Pipelined: each publish expects the stream to end just before it, so a refusal
+            // stops everything after it too, and what the stream holds is always a prefix.
+            try log.scan(from: seedFrom) { event in
                 let (data, headers, id) = message(for: event, store: log.metadata.storeID)
-                let ack = try nats.publish(subject: subject, data: data, headers: headers, messageID: id, expectedLastSeq: event.seq - 1)
-                guard ack.seq == event.seq else {
-                    throw ReplicationError("stream \(stream) stored event \(event.seq) at seq \(ack.seq): another writer published into it while this store seeded it")
-                }
+                try nats.publishAsync(subject: subject, data: data, headers: headers, messageID: id, expectedLastSeq: event.seq - 1)
                 published += 1
                 if published % 256 == 0 { progress(published, Int(last)) }
                 return true
+            }
+            try nats.completeAsyncPublishes()
+            let after = try nats.streamInfo(stream).lastSeq
+            guard after == last else {
+                throw ReplicationError("stream \(stream) ends at seq \(after) after seeding, where this store's log ends at \(last): another writer published into it meanwhile; choose another --stream")
             }
             attached = .seeded(events: published)
         } else {

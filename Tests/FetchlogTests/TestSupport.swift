@@ -132,3 +132,10 @@ func richEvent(body: [UInt8]? = Array(#"{"name":"Under the Dome","id":1}"#.utf8)
           response: Event.Response(status: 200, headers: [Header("ETag", "\"def\""), Header("Content-Type", "application/json")]),
           body: body)
 }
+
+/// A store in `dir/id` whose id is `id` (so tests can name whose events are whose).
+func openStore(in dir: TemporaryDirectory, id: String) throws -> EventLog {
+    var options = EventLog.Options()
+    options.newStoreID = id
+    return try EventLog.open(at: dir.sub(id), options: options)
+}

@@ -14,7 +14,9 @@ func runReplicationBenchmark(quick: Bool) {
     let serverDir = tempDir("nats")
     let port = 24_000 + Int(getpid() % 1000)
     let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/nats-server")
+    let executable = ["/usr/bin/nats-server", "/usr/sbin/nats-server", "/usr/local/bin/nats-server"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nats-server"
+    server.executableURL = URL(fileURLWithPath: executable)
     server.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", serverDir]
     server.standardOutput = FileHandle.nullDevice
     server.standardError = FileHandle.nullDevice

@@ -8,11 +8,7 @@ import Testing
 /// Attaching stores to a JetStream stream on a real `nats-server -js`: one seeds it with its
 /// log, an empty one becomes a replica and follows it to the same views, seq for seq.
 @Suite struct ReplicationAttachTests {
-    private func open(_ dir: TemporaryDirectory, _ id: String) throws -> EventLog {
-        var options = EventLog.Options()
-        options.newStoreID = id
-        return try EventLog.open(at: dir.sub(id), options: options)
-    }
+    private func open(_ dir: TemporaryDirectory, _ id: String) throws -> EventLog { try openStore(in: dir, id: id) }
 
     private func exportAll(_ log: EventLog) throws -> String {
         try ViewCatalog.export("all", state: try Store.replay(log, sources: SeedSources.registry).state).canonicalText()
@@ -57,6 +53,28 @@ import Testing
             (error as? ReplicationError)?.description == "stream FETCHLOG already holds 15 events and this store holds 1 of its own: only an empty store becomes a replica (merge this store's events with `log export` and `log import` into a replica instead)"
         }
         #expect(try Replication.attachment(of: c) == nil)
+    }
+
+    /// A seeding stopped half-way (the process killed, the network lost) resumes where the
+    /// stream ends, when it ends with this store's own event at its own seq.
+    @Test func aStoppedSeedingResumes() async throws {
+        let server = try await NATSServerProcess()
+        defer { server.stop() }
+        let dir = TemporaryDirectory("resume")
+        let a = try open(dir, "store-a")
+        #expect(try a.importNDJSON(path: Repo.sampleLog) == 13)
+        let nats = try NATSConnection(servers: [server.url])
+        _ = try nats.ensureStream(name: "FETCHLOG", subjects: ["fetchlog.events.>"])
+        for event in try a.events(from: 1, limit: 5) {
+            let (data, headers, id) = Replication.message(for: event, store: "store-a")
+            _ = try nats.publish(subject: "fetchlog.events.store-a", data: data, headers: headers, messageID: id, expectedLastSeq: event.seq - 1)
+        }
+        #expect(try Replication.attach(a, nats: nats) == .seeded(events: 8))
+        #expect(try nats.streamInfo("FETCHLOG").lastSeq == 13)
+        let b = try open(dir, "store-b")
+        #expect(try Replication.attach(b, nats: nats) == .replica(behind: 13))
+        #expect(try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") == 13)
+        #expect(try exportAll(b) == (try exportAll(a)))
     }
 
     @Test func aForeignStreamIsRefusedByName() async throws {

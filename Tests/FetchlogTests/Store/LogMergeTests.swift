@@ -6,11 +6,7 @@ import Testing
 /// Merging logs (`log import` into a non-empty store): events keep their origin, and
 /// exchanging exports both ways, again and again, leaves both stores with one set.
 @Suite struct LogMergeTests {
-    private func open(_ dir: TemporaryDirectory, _ id: String) throws -> EventLog {
-        var options = EventLog.Options()
-        options.newStoreID = id
-        return try EventLog.open(at: dir.sub(id), options: options)
-    }
+    private func open(_ dir: TemporaryDirectory, _ id: String) throws -> EventLog { try openStore(in: dir, id: id) }
 
     private func exportFile(_ log: EventLog, _ dir: TemporaryDirectory, _ name: String, since: UInt64 = 0) throws -> String {
         var text = ""
