@@ -19,11 +19,12 @@ import Testing
         defer { server.stop() }
         let dir = TemporaryDirectory("replicate")
         let a = try open(dir, "store-a")
-        #expect(try a.importNDJSON(path: Repo.sampleLog) == 13)
-        try a.appendBlocking(contentsOf: [try CompactionTests.fetched("tvmaze", "/shows?page=0", "tvmaze/shows-page-0-2019.json", at: 100),
-                                          try CompactionTests.fetched("viaplay", "/ios-se", "viaplay/ios-se-root-2024.json", at: 101)])
+        // The heavy calls run off the cooperative pool (see LogMergeTests).
+        #expect(try await offPool { try a.importNDJSON(path: Repo.sampleLog) } == 13)
+        _ = try await offPool { try a.appendBlocking(contentsOf: [try CompactionTests.fetched("tvmaze", "/shows?page=0", "tvmaze/shows-page-0-2019.json", at: 100),
+                                                                  try CompactionTests.fetched("viaplay", "/ios-se", "viaplay/ios-se-root-2024.json", at: 101)]) }
         let nats = try NATSConnection(servers: [server.url])
-        #expect(try Replication.attach(a, nats: nats) == .seeded(events: 15))
+        #expect(try await offPool { try Replication.attach(a, nats: nats) } == .seeded(events: 15))
         #expect(try Replication.attachment(of: a) == Replication.Attachment(stream: "FETCHLOG", servers: [server.url]))
         let info = try nats.streamInfo("FETCHLOG")
         #expect((info.messages, info.lastSeq) == (15, 15))
@@ -34,13 +35,13 @@ import Testing
 
         let b = try open(dir, "store-b")
         #expect(try Replication.attach(b, nats: nats) == .replica(behind: 15))
-        #expect(try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") == 15)
+        #expect(try await offPool { try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") } == 15)
         #expect(try b.lastSeq() == 15)
-        #expect(try exportAll(b) == (try exportAll(a)))
+        #expect(try await offPool { try self.exportAll(b) == self.exportAll(a) })
         #expect(try b.event(at: 1)?.origin == Event.Origin(store: "fetchlog-sample", seq: 1))
         #expect(try b.event(at: 14)?.origin == Event.Origin(store: "store-a", seq: 14))
         #expect(try b.event(at: 14)?.body == (try a.event(at: 14)?.body))
-        #expect(try b.verify().isHealthy)
+        #expect(try await offPool { try b.verify().isHealthy })
         // Caught up: nothing more; attached: attaching again changes nothing.
         #expect(try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") == 0)
         #expect(try Replication.attach(b, nats: nats) == .already)
@@ -62,19 +63,19 @@ import Testing
         defer { server.stop() }
         let dir = TemporaryDirectory("resume")
         let a = try open(dir, "store-a")
-        #expect(try a.importNDJSON(path: Repo.sampleLog) == 13)
+        #expect(try await offPool { try a.importNDJSON(path: Repo.sampleLog) } == 13)
         let nats = try NATSConnection(servers: [server.url])
         _ = try nats.ensureStream(name: "FETCHLOG", subjects: ["fetchlog.events.>"])
         for event in try a.events(from: 1, limit: 5) {
             let (data, headers, id) = Replication.message(for: event, store: "store-a")
             _ = try nats.publish(subject: "fetchlog.events.store-a", data: data, headers: headers, messageID: id, expectedLastSeq: event.seq - 1)
         }
-        #expect(try Replication.attach(a, nats: nats) == .seeded(events: 8))
+        #expect(try await offPool { try Replication.attach(a, nats: nats) } == .seeded(events: 8))
         #expect(try nats.streamInfo("FETCHLOG").lastSeq == 13)
         let b = try open(dir, "store-b")
         #expect(try Replication.attach(b, nats: nats) == .replica(behind: 13))
-        #expect(try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") == 13)
-        #expect(try exportAll(b) == (try exportAll(a)))
+        #expect(try await offPool { try Replication.catchUp(b, nats: nats, stream: "FETCHLOG") } == 13)
+        #expect(try await offPool { try self.exportAll(b) == self.exportAll(a) })
     }
 
     @Test func aForeignStreamIsRefusedByName() async throws {

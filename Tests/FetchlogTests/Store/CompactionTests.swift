@@ -43,16 +43,16 @@ import Testing
         try ViewCatalog.export("all", state: try Store.replay(log, sources: SeedSources.registry, to: seq).state).canonicalText()
     }
 
-    @Test func compactionDropsExactlyTheSupersededBodiesAndLeavesTheHeadAsItWas() throws {
+    @Test func compactionDropsExactlyTheSupersededBodiesAndLeavesTheHeadAsItWas() async throws {
         let dir = TemporaryDirectory("compact")
         let log = try EventLog.open(at: dir.path)
-        try log.appendBlocking(contentsOf: try Self.revalidatedLog())
-        let headBefore = try exportAll(log)
-        let fullBefore = try Store.fullReplay(log, sources: SeedSources.registry)
-        let pastBefore = try exportAll(log, to: 10)
-        let statsBefore = try log.statistics()
+        _ = try await offPool { try log.appendBlocking(contentsOf: try Self.revalidatedLog()) }
+        let headBefore = try await offPool { try self.exportAll(log) }
+        let fullBefore = try await offPool { try Store.fullReplay(log, sources: SeedSources.registry) }
+        let pastBefore = try await offPool { try self.exportAll(log, to: 10) }
+        let statsBefore = try await offPool { try log.statistics() }
 
-        let plan = try Compaction.plan(log, sources: SeedSources.registry)
+        let plan = try await offPool { try Compaction.plan(log, sources: SeedSources.registry) }
         #expect(plan.resources.map(\.key) == [ResourceKey(source: "brastlewark", path: "/data.json"),
                                              ResourceKey(source: "tvmaze", path: "/shows?page=0"),
                                              ResourceKey(source: "viaplay", path: "/ios-se")])
@@ -65,7 +65,7 @@ import Testing
         let viaplay2022 = try Self.body("viaplay/ios-se-root-2022.json").count
         #expect(plan.bodyBytes == 20 * census + page2019 + page2024 + viaplay2022)
 
-        let done = try log.compactBodies(plan.seqs, horizon: plan.horizon)
+        let done = try await offPool { try log.compactBodies(plan.seqs, horizon: plan.horizon) }
         #expect(done.events == 23)
         #expect(done.bodyBytesDropped == plan.bodyBytes)
         // Of the bodies stored apart only the 2019 page is no longer referenced (the census
@@ -79,11 +79,11 @@ import Testing
         #expect(try log.compactionHorizon() == 28)
 
         // The head: byte-identical, by the fast replay and by the full one.
-        #expect(try exportAll(log) == headBefore)
-        #expect(try Store.fullReplay(log, sources: SeedSources.registry) == fullBefore)
-        #expect(try log.verify().isHealthy)
+        #expect(try await offPool { try self.exportAll(log) } == headBefore)
+        #expect(try await offPool { try Store.fullReplay(log, sources: SeedSources.registry) } == fullBefore)
+        #expect(try await offPool { try log.verify().isHealthy })
         // Every header stays: 29 events, same kinds, the body's size and hash on the record.
-        let stats = try log.statistics()
+        let stats = try await offPool { try log.statistics() }
         #expect(stats.events == 29)
         #expect(stats.byKind == statsBefore.byKind)
         #expect(stats.distinctBodies == statsBefore.distinctBodies - 1)
@@ -95,32 +95,32 @@ import Testing
         #expect(try log.event(at: 28)?.body?.count == page2024)
 
         // Before the horizon, the past names what it lost rather than answer without it.
-        let past = try Store.replay(log, sources: SeedSources.registry, to: 10).state
+        let past = try await offPool { try Store.replay(log, sources: SeedSources.registry, to: 10).state }
         #expect(past.compactedBodies == [ResourceKey(source: "tvmaze", path: "/shows?page=0"): 5,
                                          ResourceKey(source: "brastlewark", path: "/data.json"): 10,
                                          ResourceKey(source: "viaplay", path: "/ios-se"): 3])
         let notice = try #require(CompactedBodiesNotice.check(view: "shows", state: past))
         #expect(notice.description == "at seq 10, the body of 1 resource that shows reads was compacted away (`log compact` dropped bodies a later one superseded): tvmaze /shows?page=0 (its body at seq 5)")
         #expect(CompactedBodiesNotice.check(view: "sections", state: past) == nil)
-        #expect(try exportAll(log, to: 10) != pastBefore)
+        #expect(try await offPool { try self.exportAll(log, to: 10) } != pastBefore)
         // The state at the horizon holds every body again.
-        #expect(try Store.replay(log, sources: SeedSources.registry, to: 28).state.compactedBodies.isEmpty)
+        #expect(try await offPool { try Store.replay(log, sources: SeedSources.registry, to: 28).state.compactedBodies.isEmpty })
 
         // A second compaction finds nothing more.
-        let again = try Compaction.plan(log, sources: SeedSources.registry)
+        let again = try await offPool { try Compaction.plan(log, sources: SeedSources.registry) }
         #expect(again.events == 0)
-        #expect(try log.compactBodies(again.seqs, horizon: again.horizon) == BodyCompaction())
+        #expect(try await offPool { try log.compactBodies(again.seqs, horizon: again.horizon) } == BodyCompaction())
     }
 
-    @Test func theHorizonOptionsLimitWhatGoes() throws {
+    @Test func theHorizonOptionsLimitWhatGoes() async throws {
         let dir = TemporaryDirectory("compact-horizon")
         let log = try EventLog.open(at: dir.path)
-        try log.appendBlocking(contentsOf: try Self.revalidatedLog())
-        let before = try Compaction.plan(log, sources: SeedSources.registry, before: 6)
+        _ = try await offPool { try log.appendBlocking(contentsOf: try Self.revalidatedLog()) }
+        let before = try await offPool { try Compaction.plan(log, sources: SeedSources.registry, before: 6) }
         #expect(before.seqs == [2, 1, 5, 3])
         #expect(before.horizon == 28)
         // Recorded before second 8 of the log: seqs 1…7.
-        let older = try Compaction.plan(log, sources: SeedSources.registry, recordedBefore: Timestamp(milliseconds: 1_795_000_008_000))
+        let older = try await offPool { try Compaction.plan(log, sources: SeedSources.registry, recordedBefore: Timestamp(milliseconds: 1_795_000_008_000)) }
         #expect(older.seqs == [2, 6, 7, 1, 5, 3])
     }
 
@@ -128,20 +128,23 @@ import Testing
     @Test func compactedEventsExportAndImportAsSuch() async throws {
         let dir = TemporaryDirectory("compact-export")
         let log = try EventLog.open(at: dir.sub("a"))
-        try log.appendBlocking(contentsOf: try Self.revalidatedLog())
-        let plan = try Compaction.plan(log, sources: SeedSources.registry)
-        _ = try log.compactBodies(plan.seqs, horizon: plan.horizon)
-        var text = ""
-        try log.exportNDJSON { text += $0 }
+        _ = try await offPool { try log.appendBlocking(contentsOf: try Self.revalidatedLog()) }
+        let plan = try await offPool { try Compaction.plan(log, sources: SeedSources.registry) }
+        _ = try await offPool { try log.compactBodies(plan.seqs, horizon: plan.horizon) }
+        let text = try await offPool { () -> String in
+            var text = ""
+            try log.exportNDJSON { text += $0 }
+            return text
+        }
         let first = String(text.split(separator: "\n")[0])
         #expect(first.hasPrefix(#"{"attempt":1,"body":{"crc32c":""#))
         #expect(first.contains(#""encoding":"compacted","sha256":"\#(SHA256.hex(try Self.body("tvmaze/shows-page-0-2019.json")))","size":435940}"#))
         let file = dir.sub("a.ndjson")
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         let copy = try EventLog.open(at: dir.sub("b"))
-        #expect(try copy.importNDJSON(path: file) == 29)
+        #expect(try await offPool { try copy.importNDJSON(path: file) } == 29)
         #expect(try copy.event(at: 1)?.compactedBody?.size == 435_940)
-        #expect(try exportAll(copy) == (try exportAll(log)))
+        #expect(try await offPool { try self.exportAll(copy) == self.exportAll(log) })
         let (ok, output) = try await validateFile(file, schema: "event", ndjson: true)
         #expect(ok, "\(output)")
         #expect(output == "valid: 29 of 29 documents against event.schema.json\n")
