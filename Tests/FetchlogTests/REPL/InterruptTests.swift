@@ -52,7 +52,11 @@ import Testing
         let dir = TemporaryDirectory("interrupt-fetch")
         let received = base + "/_admin/received"
         let started = ContinuousClock.now
-        let run = try await pty.repl(store: dir.sub("store"), environment: pty.environment(dir), arguments: ["--upstream", base], steps: [
+        // A read timeout past the whole session: under the full suite on two cores the ^C was
+        // seen to arrive after the default 20 s, which then recorded a timed-out attempt —
+        // a timeout, not the cancellation this tests.
+        let run = try await pty.repl(store: dir.sub("store"), environment: pty.environment(dir),
+                                     arguments: ["--upstream", base, "--read-timeout", "120"], steps: [
             .wait("fetchlog> "),
             // Nothing recorded yet: the only request is the one cancelled.
             .send("fetch brastlewark census\r"), .waitURL(received, contains: "/brastlewark/data.json"),
