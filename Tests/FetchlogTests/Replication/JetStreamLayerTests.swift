@@ -4,7 +4,7 @@ import Testing
 
 /// The thin Swift layer over nats.c against a real `nats-server -js` on loopback:
 /// streams, idempotent and ordered publishing, reading back by seq and in batches.
-@Suite struct JetStreamLayerTests {
+extension NATSSuites { @Suite struct JetStreamLayerTests {
     @Test func publishIsIdempotentAndOrderedAndReadsBack() async throws {
         let server = try await NATSServerProcess()
         defer { server.stop() }
@@ -74,4 +74,5 @@ import Testing
             return error.isNotFound && error.jetStreamCode == NATSError.streamNotFound && error.description.hasPrefix("stream info NOPE failed: ")
         }
     }
+}
 }

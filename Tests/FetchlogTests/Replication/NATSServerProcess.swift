@@ -1,5 +1,10 @@
 import Foundation
+import Testing
 @testable import FetchlogNATS
+
+/// The suites that start `nats-server`, one at a time: a JetStream server starting beside
+/// the rest of the suite was seen to take 30 s, and two at once add to the disk's load.
+@Suite(.serialized) enum NATSSuites {}
 
 /// A real `nats-server` (Debian's 2.9.10) with JetStream on loopback, its store in a
 /// temporary directory: started by a test, stopped (SIGTERM, then SIGKILL) by it.

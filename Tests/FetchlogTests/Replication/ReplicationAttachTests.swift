@@ -7,7 +7,7 @@ import Testing
 
 /// Attaching stores to a JetStream stream on a real `nats-server -js`: one seeds it with its
 /// log, an empty one becomes a replica and follows it to the same views, seq for seq.
-@Suite struct ReplicationAttachTests {
+extension NATSSuites { @Suite struct ReplicationAttachTests {
     private func open(_ dir: TemporaryDirectory, _ id: String) throws -> EventLog { try openStore(in: dir, id: id) }
 
     private func exportAll(_ log: EventLog) throws -> String {
@@ -105,8 +105,10 @@ import Testing
     }
 }
 
+}
+
 /// `fetchlog replicate init`, `replicate status` and `follow --once` through the binary.
-@Suite struct ReplicateCommandTests {
+extension NATSSuites { @Suite struct ReplicateCommandTests {
     @Test func initStatusAndFollowThroughTheBinary() async throws {
         let server = try await NATSServerProcess()
         defer { server.stop() }
@@ -135,4 +137,5 @@ import Testing
         #expect(gone.stderr.hasPrefix("fetchlog: connect to \(server.url) failed: "), "\(gone.stderr)")
         #expect(gone.stderr.hasSuffix("; check that nats-server runs there (with -js) and the URL is right\n"), "\(gone.stderr)")
     }
+}
 }

@@ -161,7 +161,7 @@ import Testing
             if FileManager.default.fileExists(atPath: store + "/rewrite.tmp") { leftovers += 1 }
             // A pause between trials spreads the copies' fsyncs, which share the disk with
             // the rest of the suite.
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(250))
             let (report, count, sample, notes) = try await offPool { () -> (VerifyReport, Int, Event?, [String]) in
                 let log = try EventLog.open(at: store)
                 defer { log.close() }
