@@ -33,7 +33,7 @@ public final class NATSConnection: @unchecked Sendable {
             throw NATSError(operation: "connect", status: Int32(NATS_INVALID_ARG.rawValue), jetStreamCode: 0, message: "no server URL given")
         }
         self.servers = servers
-        timeoutMilliseconds = Int64(options.timeout.components.seconds * 1000 + options.timeout.components.attoseconds / 1_000_000_000_000_000)
+        timeoutMilliseconds = options.timeout.milliseconds
         var opts: OpaquePointer?
         try check(natsOptions_Create(&opts), "natsOptions_Create")
         defer { natsOptions_Destroy(opts) }
@@ -48,7 +48,7 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsOptions_SetTimeout(opts, timeoutMilliseconds), "natsOptions_SetTimeout")
         try check(natsOptions_SetName(opts, options.name), "natsOptions_SetName")
         try check(natsOptions_SetMaxReconnect(opts, options.maxReconnects), "natsOptions_SetMaxReconnect")
-        let wait = Int64(options.reconnectWait.components.seconds * 1000 + options.reconnectWait.components.attoseconds / 1_000_000_000_000_000)
+        let wait = options.reconnectWait.milliseconds
         try check(natsOptions_SetReconnectWait(opts, wait), "natsOptions_SetReconnectWait")
         var nc: OpaquePointer?
         try check(natsConnection_Connect(&nc, opts), "connect to \(servers.joined(separator: ","))")
@@ -179,36 +179,15 @@ public final class NATSConnection: @unchecked Sendable {
     ///   at that seq (0: none yet) — one writer per subject, in order.
     public func publish(subject: String, data: [UInt8], headers: [(String, String)] = [], messageID: String? = nil,
                         expectedLastSubjectSeq: UInt64? = nil, expectedLastSeq: UInt64? = nil) throws(NATSError) -> PublishAck {
-        var message: OpaquePointer?
-        let status = data.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
-                natsMsg_Create(&message, subject, nil, data.isEmpty ? nil : $0, Int32(buffer.count))
-            }
+        try withMessage(subject: subject, data: data, headers: headers, messageID: messageID,
+                        expectedLastSubjectSeq: expectedLastSubjectSeq, expectedLastSeq: expectedLastSeq) { (message: inout OpaquePointer?, options: inout jsPubOptions) throws(NATSError) -> PublishAck in
+            options.MaxWait = timeoutMilliseconds
+            var ack: UnsafeMutablePointer<jsPubAck>?
+            var code = jsErrCode(rawValue: 0)
+            try check(js_PublishMsg(&ack, jetStream, message, &options, &code), "publish on \(subject)", jetStream: code)
+            defer { jsPubAck_Destroy(ack) }
+            return PublishAck(stream: String(cString: ack!.pointee.Stream), seq: ack!.pointee.Sequence, duplicate: ack!.pointee.Duplicate)
         }
-        try check(status, "create a message on \(subject)")
-        defer { natsMsg_Destroy(message) }
-        for (name, value) in headers {
-            try check(natsMsgHeader_Set(message, name, value), "set header \(name)")
-        }
-        var options = jsPubOptions()
-        jsPubOptions_Init(&options)
-        options.MaxWait = timeoutMilliseconds
-        let cID = messageID.map { strdup($0) }
-        defer { cID.map { free($0) } }
-        options.MsgId = UnsafePointer(cID ?? nil)
-        if let expectedLastSubjectSeq {
-            if expectedLastSubjectSeq == 0 { options.ExpectNoMessage = true } else { options.ExpectLastSubjectSeq = expectedLastSubjectSeq }
-        }
-        // `Nats-Expected-Last-Sequence`: the whole stream must end at that seq (0: be empty).
-        if let expectedLastSeq {
-            if expectedLastSeq == 0 { try check(natsMsgHeader_Set(message, "Nats-Expected-Last-Sequence", "0"), "set header Nats-Expected-Last-Sequence") }
-            else { options.ExpectLastSeq = expectedLastSeq }
-        }
-        var ack: UnsafeMutablePointer<jsPubAck>?
-        var code = jsErrCode(rawValue: 0)
-        try check(js_PublishMsg(&ack, jetStream, message, &options, &code), "publish on \(subject)", jetStream: code)
-        defer { jsPubAck_Destroy(ack) }
-        return PublishAck(stream: String(cString: ack!.pointee.Stream), seq: ack!.pointee.Sequence, duplicate: ack!.pointee.Duplicate)
     }
 
     /// Publishes without waiting for the ack (up to 4,096 in flight); `completeAsyncPublishes`
@@ -216,28 +195,42 @@ public final class NATSConnection: @unchecked Sendable {
     /// refused message makes every later one refused too, so what the stream holds is a prefix.
     public func publishAsync(subject: String, data: [UInt8], headers: [(String, String)] = [], messageID: String? = nil,
                              expectedLastSeq: UInt64? = nil) throws(NATSError) {
+        try withMessage(subject: subject, data: data, headers: headers, messageID: messageID,
+                        expectedLastSubjectSeq: nil, expectedLastSeq: expectedLastSeq) { (message: inout OpaquePointer?, options: inout jsPubOptions) throws(NATSError) in
+            // On success nats.c takes the message (and sets `message` to nil).
+            try check(js_PublishMsgAsync(jetStream, &message, &options), "publish on \(subject)")
+        }
+        if let failure = asyncFailures.first { throw failure }
+    }
+
+    /// The message and publish options both publishes share: data, headers, `Nats-Msg-Id` and
+    /// the expected sequences. The message is destroyed after `body` unless nats.c took it.
+    ///
+    /// - `expectedLastSeq`: `Nats-Expected-Last-Sequence`: the whole stream must end at that
+    ///   seq (0: be empty; nats.c's option cannot say 0, so it is set as a header).
+    private func withMessage<R>(subject: String, data: [UInt8], headers: [(String, String)], messageID: String?,
+                                expectedLastSubjectSeq: UInt64?, expectedLastSeq: UInt64?,
+                                _ body: (inout OpaquePointer?, inout jsPubOptions) throws(NATSError) -> R) throws(NATSError) -> R {
         var message: OpaquePointer?
-        let status = data.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
-                natsMsg_Create(&message, subject, nil, data.isEmpty ? nil : $0, Int32(buffer.count))
-            }
+        let status = data.withUnsafeBytes { raw in
+            natsMsg_Create(&message, subject, nil, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
         }
         try check(status, "create a message on \(subject)")
+        defer { if message != nil { natsMsg_Destroy(message) } }
         for (name, value) in headers { try check(natsMsgHeader_Set(message, name, value), "set header \(name)") }
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         let cID = messageID.map { strdup($0) }
         defer { cID.map { free($0) } }
         options.MsgId = UnsafePointer(cID ?? nil)
+        if let expectedLastSubjectSeq {
+            if expectedLastSubjectSeq == 0 { options.ExpectNoMessage = true } else { options.ExpectLastSubjectSeq = expectedLastSubjectSeq }
+        }
         if let expectedLastSeq {
             if expectedLastSeq == 0 { try check(natsMsgHeader_Set(message, "Nats-Expected-Last-Sequence", "0"), "set header Nats-Expected-Last-Sequence") }
             else { options.ExpectLastSeq = expectedLastSeq }
         }
-        // On success nats.c owns the message (and sets `message` to nil).
-        let published = js_PublishMsgAsync(jetStream, &message, &options)
-        if message != nil { natsMsg_Destroy(message) }
-        try check(published, "publish on \(subject)")
-        if let failure = asyncFailures.first { throw failure }
+        return try body(&message, &options)
     }
 
     /// Waits until every asynchronous publish is acknowledged (or `timeout` passes) and
@@ -245,7 +238,7 @@ public final class NATSConnection: @unchecked Sendable {
     public func completeAsyncPublishes(timeout: Duration = .seconds(60)) throws(NATSError) {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
-        options.MaxWait = Int64(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        options.MaxWait = timeout.milliseconds
         try check(js_PublishAsyncComplete(jetStream, &options), "wait for the stream's acks")
         if let failure = asyncFailures.take() { throw failure }
     }
@@ -334,7 +327,7 @@ public final class StreamReader: @unchecked Sendable {
     public func next(batch: Int, wait: Duration = .seconds(1)) throws(NATSError) -> [NATSConnection.StoredMessage] {
         var list = natsMsgList()
         var code = jsErrCode(rawValue: 0)
-        let milliseconds = Int64(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = wait.milliseconds
         let status = natsSubscription_Fetch(&list, subscription, Int32(batch), max(milliseconds, 1), &code)
         if status == NATS_TIMEOUT { return [] }
         try check(status, "fetch from the stream", jetStream: code)
@@ -374,4 +367,9 @@ final class AsyncFailures: @unchecked Sendable {
             return failure
         }
     }
+}
+
+extension Duration {
+    /// Whole milliseconds, as nats.c takes its timeouts.
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

@@ -92,24 +92,21 @@ extension EventLog {
                         summary.alreadyHeld += 1
                         return
                     }
-                    let key = OriginKey.bytes(origin)
-                    if try key.withUnsafeBytes({ try txn.get(databases.origins, key: $0) }) != nil {
+                    if try OriginKey.bytes(origin).withUnsafeBytes({ try txn.get(databases.origins, key: $0) }) != nil {
                         summary.alreadyHeld += 1
                         return
                     }
-                    try key.withUnsafeBytes { k in
-                        try SequenceKey.with(next) { try txn.put(databases.origins, key: k, value: $0) }
-                    }
                 } else {
                     if event.origin?.store == ownStore { event.origin = nil }
-                    if let origin = event.origin {
-                        try OriginKey.bytes(origin).withUnsafeBytes { k in
-                            try SequenceKey.with(next) { try txn.put(databases.origins, key: k, value: $0) }
-                        }
-                    }
                     // The file may have changed since it was checked: the seqs are checked again.
                     guard event.seq == next else {
                         throw ImportError(line: number, reason: "seq \(event.seq) where \(next) was expected (the file changed during the import)")
+                    }
+                }
+                // Every event from another store is found by its origin from now on.
+                if let origin = event.origin {
+                    try OriginKey.bytes(origin).withUnsafeBytes { k in
+                        try SequenceKey.with(next) { try txn.put(databases.origins, key: k, value: $0) }
                     }
                 }
                 event.seq = next
