@@ -167,7 +167,9 @@ extension FetchHarness {
     static func servedBytes(base: String, path: String) async throws -> [UInt8] {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            let response = try await client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(5))
+            // Generous: this reads the reference bytes, it bounds nothing; the upstream's
+            // handler shares the suite's busy cooperative pool (a 5 s timeout was seen to pass).
+            let response = try await client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(60))
             let body = try await response.body.collect(upTo: 16 << 20)
             try await client.shutdown()
             return Array(body.readableBytesView)

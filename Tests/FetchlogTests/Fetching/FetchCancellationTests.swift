@@ -22,14 +22,18 @@ import Testing
 
     /// Runs `body` with a harness and always stops it (a fetcher left running traps in a
     /// debug build), also when an expectation ends the test early.
+    /// The body runs ahead of the rest of the suite (`aheadOfTheSuite`): these tests bound
+    /// how soon a cancellation ends a fetch.
     static func withHarness(faults: [Fault] = [], readTimeout: Duration = .seconds(30),
-                            _ body: (FetchHarness) async throws -> Void) async throws {
-        let h = try await FetchHarness.start(faults: faults, readTimeout: readTimeout)
-        do { try await body(h) } catch {
+                            _ body: @escaping @Sendable (FetchHarness) async throws -> Void) async throws {
+        try await aheadOfTheSuite {
+            let h = try await FetchHarness.start(faults: faults, readTimeout: readTimeout)
+            do { try await body(h) } catch {
+                await h.stop()
+                throw error
+            }
             await h.stop()
-            throw error
         }
-        await h.stop()
     }
 
     static func cancelled<T>(_ task: Task<T, any Error>) async -> FetchCancelled? {
