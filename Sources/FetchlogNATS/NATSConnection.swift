@@ -266,6 +266,20 @@ public final class NATSConnection: @unchecked Sendable {
         return Self.stored(message!, seq: seq)
     }
 
+    /// The last message on `subject` in `stream` (its seq is the stream's); nil when the
+    /// subject has none.
+    public func lastMessage(stream: String, subject: String) throws(NATSError) -> StoredMessage? {
+        var message: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        do {
+            try check(js_GetLastMsg(&message, jetStream, stream, subject, nil, &code), "get the last message on \(subject) of \(stream)", jetStream: code)
+        } catch where error.isNotFound {
+            return nil
+        }
+        defer { natsMsg_Destroy(message) }
+        return Self.stored(message!, seq: natsMsg_GetSequence(message))
+    }
+
     static func stored(_ message: OpaquePointer, seq: UInt64) -> StoredMessage {
         let count = Int(natsMsg_GetDataLength(message))
         let data: [UInt8] = count == 0 ? [] : natsMsg_GetData(message)!.withMemoryRebound(to: UInt8.self, capacity: count) {

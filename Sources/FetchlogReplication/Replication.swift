@@ -11,9 +11,10 @@ import Foundation
 /// as the store that first recorded it did. Headers say whose it is (`Fetchlog-Store`,
 /// `Fetchlog-Origin-Seq`) and `Nats-Msg-Id` makes a retried publish land once.
 ///
-/// This is the first part of replication: attaching a store (seeding an empty stream from
-/// its log, or becoming a replica of a stream) and following the stream. Publishing new
-/// fetches through the stream, the offline outbox and bodies over `max_payload` come next.
+/// Attaching a store (seeding an empty stream from its log, or becoming a replica of a
+/// stream), following the stream, and writing through it (`StreamAppends`: an attached
+/// store's appends are published and applied when they come back). The offline outbox and
+/// bodies over `max_payload` come next.
 public enum Replication {
     public static let defaultStream = "FETCHLOG"
     /// Every store publishes on a subject of its own under this prefix.
@@ -104,18 +105,31 @@ public enum Replication {
         return attached
     }
 
-    /// Appends what the stream holds past the store's last seq, in order, up to the
-    /// stream's last seq when this started; returns how many events were applied.
-    /// Refuses a message that is not a Fetchlog event, or a gap (a seq the stream no
-    /// longer holds), naming the seq.
+    /// Applies what the stream holds past the store's last seq, in order, up to `through`
+    /// (default: the stream's last seq when this started); returns how many events this
+    /// call applied. Another process of this store applying the same messages at the same
+    /// time is harmless (`EventLog.applyOrdered` skips what is held). Refuses a message that
+    /// is not a Fetchlog event, or a gap (a seq the stream no longer holds), naming the seq.
     @discardableResult
-    public static func catchUp(_ log: EventLog, nats: NATSConnection, stream: String, batch: Int = 256,
+    public static func catchUp(_ log: EventLog, nats: NATSConnection, stream: String, through: UInt64? = nil, batch: Int = 256,
                                progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Int {
-        let target = try nats.streamInfo(stream).lastSeq
+        let target = try through ?? nats.streamInfo(stream).lastSeq
         var next = try log.lastSeq() + 1
         guard next <= target else { return 0 }
-        let reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
         var applied = 0
+        // A few messages (a writer taking its own event back): fetched one by one, which
+        // costs less than setting up a consumer.
+        if target - next < 8 {
+            var events: [Event] = []
+            for seq in next ... target {
+                guard let message = try nats.message(stream: stream, seq: seq) else { throw gap(stream, at: seq) }
+                events.append(try event(from: message, stream: stream))
+            }
+            applied = try apply(events, to: log, stream: stream)
+            progress(target, target)
+            return applied
+        }
+        let reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
         var idle = 0
         while next <= target {
             let messages = try reader.next(batch: batch, wait: .seconds(2))
@@ -128,21 +142,28 @@ public enum Replication {
             var events: [Event] = []
             events.reserveCapacity(messages.count)
             for message in messages where message.seq >= next && message.seq <= target {
-                guard message.seq == next + UInt64(events.count) else {
-                    throw ReplicationError("stream \(stream) has no seq \(next + UInt64(events.count)) (it went from \(next + UInt64(events.count) - 1) to \(message.seq)): messages were removed from it, and a replica cannot be gap-free; attach a new store")
-                }
+                guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
                 events.append(try event(from: message, stream: stream))
             }
-            guard !events.isEmpty else { continue }
-            let range = try log.appendBlocking(contentsOf: events)
-            guard range.lowerBound == next else {
-                throw ReplicationError("the store's log moved while it followed \(stream) (events appended at \(range.lowerBound), expected \(next)): a replica takes its events from the stream only")
-            }
-            next = range.upperBound
-            applied += events.count
+            guard let last = events.last else { continue }
+            applied += try apply(events, to: log, stream: stream)
+            next = last.seq + 1
             progress(next - 1, target)
         }
         return applied
+    }
+
+    private static func gap(_ stream: String, at seq: UInt64) -> ReplicationError {
+        ReplicationError("stream \(stream) has no seq \(seq): messages were removed from it, and a replica cannot be gap-free; attach a new store")
+    }
+
+    /// Applies events at their stream seqs (skipping those another process applied first).
+    private static func apply(_ events: [Event], to log: EventLog, stream: String) throws -> Int {
+        do {
+            return try log.applyOrdered(events)
+        } catch let error as OrderedApplyError {
+            throw ReplicationError("the store's log is not a copy of stream \(stream) (\(error)): events were appended to it outside the stream; attach a new store")
+        }
     }
 
     /// The message for `event`: its record with its origin, headers naming it, and its

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogReplication
 import FetchlogSources
 import Foundation
 import Logging
@@ -174,9 +175,11 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { StoreLocation.resolve(explicit: store) }
 
+    /// Opens the store; one attached to a stream (`replicate init`) appends through it.
     func open() throws -> EventLog {
         let log = try EventLog.open(at: path)
         for note in log.notes { printError("note: \(note)") }
+        try Replication.routeAppendsIfAttached(log)
         return log
     }
 }

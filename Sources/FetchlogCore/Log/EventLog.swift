@@ -35,6 +35,8 @@ public final class EventLog: Sendable {
     /// Merged events by origin (format 3).
     let origins: Database
     private let writer: LogWriter
+    /// Where `append` goes instead of the writer, when the log is a replica (`LogRoute.swift`).
+    let routing = AppendRouting()
 
     /// Opens (creating when new) the store at `path`. A directory that is not a
     /// Fetchlog store, or one this build cannot read, is refused unchanged.
@@ -173,6 +175,7 @@ public final class EventLog: Sendable {
     @discardableResult
     public func append(contentsOf events: [Event]) async throws -> Range<UInt64> {
         try validate(events)
+        if let route = routing.route { return try await route.append(events, to: self) }
         return try await withCheckedThrowingContinuation { continuation in
             writer.submit(events) { continuation.resume(with: $0) }
         }
@@ -186,8 +189,8 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// The blocking form of `append(contentsOf:)`, for callers outside async code.
-    /// Never call it from the writer thread.
+    /// The blocking form of `append(contentsOf:)`, for callers outside async code (always
+    /// to this log's own writer, also when appends are routed). Never call it from the writer thread.
     @discardableResult
     public func appendBlocking(contentsOf events: [Event]) throws -> Range<UInt64> {
         try validate(events)
@@ -211,7 +214,7 @@ public final class EventLog: Sendable {
         return try outcome.get()
     }
 
-    private func validate(_ events: [Event]) throws {
+    func validate(_ events: [Event]) throws {
         for event in events {
             do { try EnvelopeCodec.validate(event) } catch { throw StoreError.invalidEvent(reason: error) }
         }

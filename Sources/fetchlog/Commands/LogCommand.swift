@@ -338,6 +338,10 @@ struct LogCommand: AsyncParsableCommand {
             if file == "-" && context.session != nil {
                 throw CommandError.usage("in the shell, give the file: log import FILE (the shell's own input is its commands)")
             }
+            // A replica's log is a copy of its stream: events enter through the stream only.
+            if context.log.isRouted {
+                throw CommandError.failed("this store is attached to a stream: its events come from the stream only. Import into the store that seeds the stream before `replicate init`, or into a store of its own")
+            }
             // The import reads its input twice (check, then write): anything but a regular
             // file (stdin, a pipe, <(…)) is first copied into a private file of its own.
             var info = stat()
