@@ -144,6 +144,15 @@ public final class NATSConnection: @unchecked Sendable {
         return Self.streamInfo(info!)
     }
 
+    /// Removes the message at `seq` of `stream` (tests use it to tear a sequence).
+    public func deleteMessage(stream: String, seq: UInt64) throws(NATSError) {
+        var code = jsErrCode(rawValue: 0)
+        try check(js_DeleteMsg(jetStream, stream, seq, nil, &code), "delete message \(seq) of \(stream)", jetStream: code)
+    }
+
+    /// The most one message may carry on this connection (the server's `max_payload`).
+    public var maxPayload: Int { Int(natsConnection_GetMaxPayload(connection)) }
+
     public func deleteStream(_ name: String) throws(NATSError) {
         var code = jsErrCode(rawValue: 0)
         try check(js_DeleteStream(jetStream, name, nil, &code), "delete stream \(name)", jetStream: code)

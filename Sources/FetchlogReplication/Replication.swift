@@ -13,8 +13,8 @@ import Foundation
 ///
 /// Attaching a store (seeding an empty stream from its log, or becoming a replica of a
 /// stream), following the stream, and writing through it (`StreamAppends`: an attached
-/// store's appends are published and applied when they come back). The offline outbox and
-/// bodies over `max_payload` come next.
+/// store's appends are published and applied when they come back). Records over the
+/// server's `max_payload` travel in chunks (`Chunks`). The offline outbox comes next.
 public enum Replication {
     public static let defaultStream = "FETCHLOG"
     /// Every store publishes on a subject of its own under this prefix.
@@ -72,7 +72,8 @@ public enum Replication {
         if info.lastSeq == 0 {
             seedFrom = 1
         } else if last >= info.lastSeq, let tail = try nats.message(stream: stream, seq: info.lastSeq),
-                  let mine = try log.event(at: info.lastSeq), message(for: mine, store: log.metadata.storeID).data == tail.data {
+                  let mine = try log.event(at: info.lastSeq),
+                  try Chunks.record(of: tail, events: stream, nats: nats) == message(for: mine, store: log.metadata.storeID).data {
             seedFrom = info.lastSeq + 1
         }
         if let seedFrom {
@@ -81,8 +82,9 @@ public enum Replication {
             // Pipelined: each publish expects the stream to end just before it, so a refusal
             // stops everything after it too, and what the stream holds is always a prefix.
             try log.scan(from: seedFrom) { event in
-                let (data, headers, id) = message(for: event, store: log.metadata.storeID)
-                try nats.publishAsync(subject: subject, data: data, headers: headers, messageID: id, expectedLastSeq: event.seq - 1)
+                let (record, headers, id) = message(for: event, store: log.metadata.storeID)
+                let (data, chunked) = try Chunks.prepare(record: record, id: id, events: stream, nats: nats)
+                try nats.publishAsync(subject: subject, data: data, headers: headers + chunked, messageID: id, expectedLastSeq: event.seq - 1)
                 published += 1
                 if published % 256 == 0 { progress(published, Int(last)) }
                 return true
@@ -98,7 +100,7 @@ public enum Replication {
                 throw ReplicationError("stream \(stream) already holds \(info.lastSeq) events and this store holds \(last) of its own: only an empty store becomes a replica (merge this store's events with `log export` and `log import` into a replica instead)")
             }
             // The first message must be Fetchlog's before the store is tied to the stream.
-            if let first = try nats.message(stream: stream, seq: info.firstSeq) { _ = try event(from: first, stream: stream) }
+            if let first = try nats.message(stream: stream, seq: info.firstSeq) { _ = try event(from: first, stream: stream, nats: nats) }
             attached = .replica(behind: info.lastSeq)
         }
         try log.setMetaValues([(MetaKey.stream, stream), (MetaKey.servers, nats.servers.joined(separator: ","))])
@@ -121,9 +123,15 @@ public enum Replication {
         // costs less than setting up a consumer.
         if target - next < 8 {
             var events: [Event] = []
-            for seq in next ... target {
-                guard let message = try nats.message(stream: stream, seq: seq) else { throw gap(stream, at: seq) }
-                events.append(try event(from: message, stream: stream))
+            do {
+                for seq in next ... target {
+                    guard let message = try nats.message(stream: stream, seq: seq) else { throw gap(stream, at: seq) }
+                    events.append(try event(from: message, stream: stream, nats: nats))
+                }
+            } catch {
+                // What came before the message that cannot be applied is applied.
+                _ = try apply(events, to: log, stream: stream)
+                throw error
             }
             applied = try apply(events, to: log, stream: stream)
             progress(target, target)
@@ -141,9 +149,14 @@ public enum Replication {
             idle = 0
             var events: [Event] = []
             events.reserveCapacity(messages.count)
-            for message in messages where message.seq >= next && message.seq <= target {
-                guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
-                events.append(try event(from: message, stream: stream))
+            do {
+                for message in messages where message.seq >= next && message.seq <= target {
+                    guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
+                    events.append(try event(from: message, stream: stream, nats: nats))
+                }
+            } catch {
+                _ = try apply(events, to: log, stream: stream)
+                throw error
             }
             guard let last = events.last else { continue }
             applied += try apply(events, to: log, stream: stream)
@@ -176,10 +189,12 @@ public enum Replication {
                 "\(origin.store):\(origin.seq)")
     }
 
-    /// The event a message carries, checked (magic, CRC-32C, fields); its seq is the stream's.
-    static func event(from message: NATSConnection.StoredMessage, stream: String) throws -> Event {
+    /// The event a message carries (its record, or its chunks reassembled), checked (magic,
+    /// CRC-32C, fields); its seq is the stream's.
+    static func event(from message: NATSConnection.StoredMessage, stream: String, nats: NATSConnection) throws -> Event {
+        let record = try Chunks.record(of: message, events: stream, nats: nats)
         do {
-            var event = try message.data.withUnsafeBytes { try EnvelopeCodec.decode($0) }
+            var event = try record.withUnsafeBytes { try EnvelopeCodec.decode($0) }
             event.seq = message.seq
             return event
         } catch {

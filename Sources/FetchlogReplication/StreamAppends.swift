@@ -65,18 +65,20 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
             let (lastSubjectSeq, own) = try position ?? resume(nats)
             var copy = event
             copy.origin = Event.Origin(store: storeID, seq: own)
-            let data = EnvelopeCodec.encode(copy)
+            let record = EnvelopeCodec.encode(copy)
+            let id = "\(storeID):\(own)"
+            let (data, chunked) = try Chunks.prepare(record: record, id: id, events: attachment.stream, nats: nats)
             // (A Result, not a do/catch: the typed-throws catch with a condition crashed Swift 6.3's SIL verifier.)
             let published = Result { () throws(NATSError) -> NATSConnection.PublishAck in
                 try nats.publish(subject: subject, data: data,
-                                 headers: [("Fetchlog-Store", storeID), ("Fetchlog-Origin-Seq", String(own))],
-                                 messageID: "\(storeID):\(own)", expectedLastSubjectSeq: lastSubjectSeq)
+                                 headers: [("Fetchlog-Store", storeID), ("Fetchlog-Origin-Seq", String(own))] + chunked,
+                                 messageID: id, expectedLastSubjectSeq: lastSubjectSeq)
             }
             switch published {
             case .success(let ack):
                 // A duplicate id is ours only if the stream holds these very bytes (a retry
                 // after a lost ack); else another process of this store used the count.
-                if ack.duplicate, try nats.message(stream: attachment.stream, seq: ack.seq)?.data != data {
+                if ack.duplicate, try nats.message(stream: attachment.stream, seq: ack.seq).map({ try Chunks.record(of: $0, events: attachment.stream, nats: nats) }) != record {
                     position = nil
                 } else {
                     position = (ack.seq, own + 1)
@@ -100,7 +102,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
         // After an own publish the last message is this store's own; before any, it is the
         // seeding's last, whose stream seq bounds every own count the seeding used (an own
         // event seeded from local seq k has count k, and local seq = stream seq).
-        let origin = try Replication.event(from: last, stream: attachment.stream).origin
+        let origin = try Replication.event(from: last, stream: attachment.stream, nats: nats).origin
         let own = origin?.store == storeID ? origin!.seq : last.seq
         return (last.seq, own + 1)
     }
