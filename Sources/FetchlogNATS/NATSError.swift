@@ -20,6 +20,12 @@ public struct NATSError: Error, Equatable, CustomStringConvertible, Sendable {
 
     public var isTimeout: Bool { status == Int32(NATS_TIMEOUT.rawValue) }
     public var isNoResponders: Bool { status == Int32(NATS_NO_RESPONDERS.rawValue) }
+    /// A failure that passes: no answer in time, no responder while a stream elects its
+    /// leader, the connection lost and being remade, JetStream briefly unavailable.
+    public var isTransient: Bool {
+        let transient: [natsStatus] = [NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_CONNECTION_DISCONNECTED, NATS_STALE_CONNECTION, NATS_NOT_YET_CONNECTED]
+        return transient.contains { Int32($0.rawValue) == status } || jetStreamCode == 10008
+    }
     public var isNotFound: Bool { status == Int32(NATS_NOT_FOUND.rawValue) || jetStreamCode == Self.noMessageFound || jetStreamCode == Self.streamNotFound }
 
     public var description: String {

@@ -53,13 +53,37 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
         }
         connection = nats
         var seqs: [UInt64] = []
-        for event in events { seqs.append(try publish(event, nats: nats)) }
+        for event in events { seqs.append(try patiently { try publishOnce(event, nats: nats) }) }
         // Everything up to this store's last event, other writers' events before it included.
-        try Replication.catchUp(log, nats: nats, stream: attachment.stream, through: seqs.max()!)
+        try patiently { try Replication.catchUp(log, nats: nats, stream: attachment.stream, through: seqs.max()!) }
         return seqs.min()! ..< seqs.max()! + 1
     }
 
-    private func publish(_ event: Event, nats: NATSConnection) throws -> UInt64 {
+    /// How long a publish or the apply after it keeps retrying through a leader election
+    /// or a lost connection. Set before the first append.
+    public var patience: Duration = .seconds(60)
+    /// Said once per outage: what failed and that it is retried. Set before the first append.
+    public var onRetry: @Sendable (String) -> Void = { _ in }
+
+    /// Runs `body`, retrying what passes (a leader election, a reconnection) with backoff for
+    /// up to `patience`. A publish is retried with the same message id and expected position,
+    /// so one whose ack was lost lands once.
+    private func patiently<T>(_ body: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + patience
+        var delay = Duration.milliseconds(100)
+        var said = false
+        while true {
+            do {
+                return try body()
+            } catch let error as NATSError where error.isTransient && ContinuousClock.now + delay < deadline {
+                if !said { onRetry("stream \(attachment.stream): \(error.description); retrying"); said = true }
+                Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    private func publishOnce(_ event: Event, nats: NATSConnection) throws -> UInt64 {
         var refusals = 0
         while true {
             let (lastSubjectSeq, own) = try position ?? resume(nats)
@@ -112,12 +136,12 @@ extension Replication {
     /// Routes `log`'s appends through its stream when the store is attached to one (the
     /// connection is made on the first append); returns whether it is.
     @discardableResult
-    public static func routeAppendsIfAttached(_ log: EventLog) throws -> Bool {
+    public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in }) throws -> Bool {
         guard let attachment = try attachment(of: log) else { return false }
         let servers = attachment.servers
-        log.routeAppends(through: StreamAppends(attachment: attachment, storeID: log.metadata.storeID) {
-            try NATSConnection(servers: servers)
-        })
+        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) { try NATSConnection(servers: servers) }
+        route.onRetry = onRetry
+        log.routeAppends(through: route)
         return true
     }
 }

@@ -14,13 +14,20 @@ final class NATSServerProcess: @unchecked Sendable {
     private let process = Process()
     var url: String { "nats://127.0.0.1:\(port)" }
 
-    /// Starts a server and waits until it answers (10 s at most).
-    init(name: String = "n1") async throws {
+    /// Starts a server and waits until it answers. In a cluster (`cluster`: this node's
+    /// route port and its peers'), JetStream answers only once the nodes have elected a
+    /// meta leader: see `NATSCluster`.
+    init(name: String = "n1", port: Int? = nil, cluster: (port: Int, peers: [Int])? = nil) async throws {
         directory = TemporaryDirectory("nats-\(name)")
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        port = Self.freePort()
+        self.port = port ?? Self.freePort()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", directory.sub("js"), "--server_name", name]
+        var arguments = ["-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.sub("js"), "--server_name", name]
+        if let cluster {
+            arguments += ["--cluster_name", "fetchlog-test", "--cluster", "nats://127.0.0.1:\(cluster.port)",
+                          "--routes", cluster.peers.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")]
+        }
+        process.arguments = arguments
         let logFile = directory.sub("server.log")
         FileManager.default.createFile(atPath: logFile, contents: nil)
         process.standardOutput = FileHandle.nullDevice
@@ -30,13 +37,13 @@ final class NATSServerProcess: @unchecked Sendable {
         // seen to take over 30 s to start.
         let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
-            if Self.accepts(port) { return }
+            if Self.accepts(self.port) { return }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         stop()
         let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
-        throw NATSTestError("nats-server did not start on port \(port) (\(Self.executable) \(process.arguments!.joined(separator: " "))): \(log.suffix(800))")
+        throw NATSTestError("nats-server did not start on port \(self.port) (\(Self.executable) \(process.arguments!.joined(separator: " "))): \(log.suffix(800))")
     }
 
     static var executable: String {
@@ -57,6 +64,8 @@ final class NATSServerProcess: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    var isRunning: Bool { process.isRunning }
 
     /// A port the kernel just gave out (bound to 0, then released).
     static func freePort() -> Int {
@@ -88,4 +97,37 @@ final class NATSServerProcess: @unchecked Sendable {
 struct NATSTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Three `nats-server` nodes on loopback routed into one JetStream cluster.
+struct NATSCluster {
+    let nodes: [(name: String, server: NATSServerProcess)]
+    var urls: [String] { nodes.map(\.server.url) }
+
+    static func start() async throws -> NATSCluster {
+        let names = ["n1", "n2", "n3"]
+        let routes = names.map { _ in NATSServerProcess.freePort() }
+        var nodes: [(String, NATSServerProcess)] = []
+        for (index, name) in names.enumerated() {
+            let peers = routes.enumerated().filter { $0.offset != index }.map(\.element)
+            nodes.append((name, try await NATSServerProcess(name: name, cluster: (routes[index], peers))))
+        }
+        return NATSCluster(nodes: nodes)
+    }
+
+    func node(named name: String) -> NATSServerProcess? { nodes.first { $0.name == name }?.server }
+
+    func stop() { nodes.forEach { $0.server.stop() } }
+}
+
+/// Runs `body` until it stops throwing or `timeout` passes (then throws its last error):
+/// for what a cluster answers only once it has elected its leaders.
+func retrying<T>(for timeout: Duration, _ body: () throws -> T) throws -> T {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        do { return try body() } catch {
+            if ContinuousClock.now >= deadline { throw error }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
 }
