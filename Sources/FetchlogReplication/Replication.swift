@@ -94,6 +94,9 @@ public enum Replication {
             guard after == last else {
                 throw ReplicationError("stream \(stream) ends at seq \(after) after seeding, where this store's log ends at \(last): another writer published into it meanwhile; choose another --stream")
             }
+            // Own counts up to the last seeded seq are the seeded events' (their origin seq is
+            // their seq): the outbox's counts start past them.
+            try log.outboxReserve(through: last)
             attached = .seeded(events: published)
         } else {
             guard last == 0 else {

@@ -2,23 +2,31 @@ import FetchlogCore
 import FetchlogNATS
 import Foundation
 
-/// The appends of a store attached to a stream: each event is published on the store's own
-/// subject (the stream's ack commits it) and applied when it comes back, so the local seq
-/// is the stream's and the caller gets it only once the event is in the local log
-/// (read-your-writes: the next snapshot holds it).
+/// The appends of a store attached to a stream. Each event goes to the store's outbox
+/// first (durable, under the store's next own count `n`, before any network), then is
+/// published on the store's own subject with message id `store:n`, and applied when the
+/// stream gives it back, leaving the outbox in the same transaction. The caller gets the
+/// stream seq once the event is in the local log (read-your-writes).
 ///
-/// One writer per subject: each publish expects the subject's last message to be this
-/// store's previous one (`Nats-Expected-Last-Subject-Sequence`). Another process of the
-/// same store publishing in between makes the stream refuse; the position is then read
-/// again from the stream and the publish retried. Every message of a store has a
-/// `Nats-Msg-Id` of `store:n` (n counts the store's own events), so a publish retried after
-/// a lost ack lands once; a duplicate ack is checked against the bytes the stream holds.
+/// Offline first: with the stream unreachable (no server answers, or the stream elects no
+/// leader within `patience`) the events stay in the outbox, the append returns without a
+/// seq (the store shows them on top of the log, pending sync) and `onPending` says so.
+/// The next append, or `publishOutbox` (`fetchlog follow`), publishes them in order.
+///
+/// Exactly once, whatever the outage: one writer per subject — each publish expects the
+/// subject's last message to be this store's previous one
+/// (`Nats-Expected-Last-Subject-Sequence`) — and a flush resumes after the last own count
+/// the stream holds on the subject, so an entry whose publish landed but whose ack was
+/// lost is never sent again, even after the stream's duplicate window has passed. Another
+/// process of the same store publishing in between makes the stream refuse; the position
+/// is read again and the flush goes on after it.
 ///
 /// The connection is made on the first append, so commands that only read never wait on
-/// the network. Publishing and applying run on one serial queue of this object, off the
-/// cooperative pool (nats.c's calls block).
+/// the network. Publishing and applying run on one serial queue, off the cooperative pool
+/// (nats.c's calls block).
 ///
-/// `@unchecked Sendable`: `connection` and `position` are touched only on `queue`.
+/// `@unchecked Sendable`: `connection` and `position` are touched only on `queue`;
+/// `patience`, `onRetry` and `onPending` are set before the first append.
 public final class StreamAppends: AppendRoute, @unchecked Sendable {
     public let attachment: Replication.Attachment
     public let storeID: String
@@ -26,8 +34,16 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
     private let queue = DispatchQueue(label: "fetchlog.stream-appends")
     private let connect: @Sendable () throws -> NATSConnection
     private var connection: NATSConnection?
-    /// The stream seq of this store's last message on its subject, and the next own count.
-    private var position: (lastSubjectSeq: UInt64, nextOwn: UInt64)?
+    /// The stream seq of this store's last message on its subject, and its own count.
+    private var position: (lastSubjectSeq: UInt64, published: UInt64)?
+
+    /// How long a publish or the apply after it keeps retrying through a leader election
+    /// or a lost connection before the events are left pending in the outbox.
+    public var patience: Duration = .seconds(60)
+    /// Said once per outage: what failed and that it is retried.
+    public var onRetry: @Sendable (String) -> Void = { _ in }
+    /// Said when events are left in the outbox, pending sync.
+    public var onPending: @Sendable (String) -> Void = { _ in }
 
     public init(attachment: Replication.Attachment, storeID: String,
                 connect: @escaping @Sendable () throws -> NATSConnection) {
@@ -43,27 +59,56 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
         }
     }
 
+    /// Publishes what waits in the outbox and applies it; returns how many entries were
+    /// published by this call. Throws when the stream is unreachable (the entries stay).
+    public func publishOutbox(_ log: EventLog) throws -> Int {
+        try queue.sync {
+            let nats = try connected()
+            return try patiently { try flush(log, nats: nats) }.count
+        }
+    }
+
+    private func connected() throws -> NATSConnection {
+        if let connection { return connection }
+        let made = try connect()
+        connection = made
+        return made
+    }
+
     private func commit(_ events: [Event], to log: EventLog) throws -> Range<UInt64> {
         guard !events.isEmpty else { let next = try log.lastSeq() + 1; return next ..< next }
-        let nats: NATSConnection
+        // Durable before any network: a crash, a full outage or a refusal loses nothing.
+        let owns = try log.outboxAdd(events)
+        let acks: [UInt64: UInt64]
         do {
-            nats = try connection ?? connect()
+            let nats = try connected()
+            acks = try patiently { try flush(log, nats: nats) }
         } catch let error as NATSError {
-            throw ReplicationError("stream \(attachment.stream) is unreachable (\(error.description)): nothing was recorded; check the servers (\(attachment.servers.joined(separator: ","))) and try again")
+            let waiting = (try? log.outboxEntries().count) ?? owns.count
+            onPending("stream \(attachment.stream) is unreachable (\(error.description)): \(waiting) event\(waiting == 1 ? "" : "s") pending sync in this store's outbox; `fetchlog follow --once` publishes \(waiting == 1 ? "it" : "them") once the stream is back")
+            return 0 ..< 0
         }
-        connection = nats
         var seqs: [UInt64] = []
-        for event in events { seqs.append(try patiently { try publishOnce(event, nats: nats) }) }
-        // Everything up to this store's last event, other writers' events before it included.
-        try patiently { try Replication.catchUp(log, nats: nats, stream: attachment.stream, through: seqs.max()!) }
+        for own in owns {
+            // Published by another process of this store (same outbox): found in the log.
+            guard let seq = try acks[own] ?? seq(ofOwn: own, in: log) else {
+                throw ReplicationError("event \(storeID):\(own) left the outbox but is not in the log: another process of this store is applying it; run `fetchlog follow --once`")
+            }
+            seqs.append(seq)
+        }
         return seqs.min()! ..< seqs.max()! + 1
     }
 
-    /// How long a publish or the apply after it keeps retrying through a leader election
-    /// or a lost connection. Set before the first append.
-    public var patience: Duration = .seconds(60)
-    /// Said once per outage: what failed and that it is retried. Set before the first append.
-    public var onRetry: @Sendable (String) -> Void = { _ in }
+    /// The local seq of this store's own event `own`, looked for in the newest events.
+    private func seq(ofOwn own: UInt64, in log: EventLog) throws -> UInt64? {
+        let last = try log.lastSeq()
+        var found: UInt64?
+        try log.scan(from: last > 4096 ? last - 4096 : 1) { event in
+            if event.origin == Event.Origin(store: storeID, seq: own) { found = event.seq }
+            return found == nil
+        }
+        return found
+    }
 
     /// Runs `body`, retrying what passes (a leader election, a reconnection) with backoff for
     /// up to `patience`. A publish is retried with the same message id and expected position,
@@ -83,65 +128,80 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
         }
     }
 
-    private func publishOnce(_ event: Event, nats: NATSConnection) throws -> UInt64 {
+    /// Publishes every outbox entry past what the stream holds, in own-count order, then
+    /// applies through this store's last message (its entries leave the outbox as they are
+    /// applied). Returns the stream seq of each entry this call published.
+    private func flush(_ log: EventLog, nats: NATSConnection) throws -> [UInt64: UInt64] {
+        var acks: [UInt64: UInt64] = [:]
         var refusals = 0
         while true {
-            let (lastSubjectSeq, own) = try position ?? resume(nats)
-            var copy = event
-            copy.origin = Event.Origin(store: storeID, seq: own)
-            let record = EnvelopeCodec.encode(copy)
-            let id = "\(storeID):\(own)"
-            let (data, chunked) = try Chunks.prepare(record: record, id: id, events: attachment.stream, nats: nats)
-            // (A Result, not a do/catch: the typed-throws catch with a condition crashed Swift 6.3's SIL verifier.)
-            let published = Result { () throws(NATSError) -> NATSConnection.PublishAck in
-                try nats.publish(subject: subject, data: data,
-                                 headers: [("Fetchlog-Store", storeID), ("Fetchlog-Origin-Seq", String(own))] + chunked,
-                                 messageID: id, expectedLastSubjectSeq: lastSubjectSeq)
-            }
-            switch published {
-            case .success(let ack):
-                // A duplicate id is ours only if the stream holds these very bytes (a retry
-                // after a lost ack); else another process of this store used the count.
-                if ack.duplicate, try nats.message(stream: attachment.stream, seq: ack.seq).map({ try Chunks.record(of: $0, events: attachment.stream, nats: nats) }) != record {
-                    position = nil
-                } else {
-                    position = (ack.seq, own + 1)
-                    return ack.seq
+            let entries = try log.outboxEntries()
+            guard !entries.isEmpty else { return acks }
+            var (lastSubjectSeq, published) = try position ?? resume(nats)
+            var refused = false
+            for (own, event) in entries where own > published {
+                let record = EnvelopeCodec.encode(event)
+                let id = "\(storeID):\(own)"
+                let (data, chunked) = try Chunks.prepare(record: record, id: id, events: attachment.stream, nats: nats)
+                // (A Result, not a do/catch: the typed-throws catch with a condition crashed Swift 6.3's SIL verifier.)
+                let sent = Result { () throws(NATSError) -> NATSConnection.PublishAck in
+                    try nats.publish(subject: subject, data: data,
+                                     headers: [("Fetchlog-Store", storeID), ("Fetchlog-Origin-Seq", String(own))] + chunked,
+                                     messageID: id, expectedLastSubjectSeq: lastSubjectSeq)
                 }
-            case .failure(let error):
-                // Another process of this store published in between: go on after it.
-                guard error.jetStreamCode == NATSError.wrongLastSequence else { throw error }
-                position = nil
+                switch sent {
+                case .success(let ack):
+                    // A duplicate id is ours only if the stream holds these very bytes (a retry
+                    // after a lost ack); else the count was used by a copy of this store.
+                    if ack.duplicate, try nats.message(stream: attachment.stream, seq: ack.seq).map({ try Chunks.record(of: $0, events: attachment.stream, nats: nats) }) != record {
+                        throw ReplicationError("stream \(attachment.stream) holds another event under id \(id): a copy of this store's directory published with the same store id; attach a new store")
+                    }
+                    (lastSubjectSeq, published) = (ack.seq, own)
+                    position = (ack.seq, own)
+                    acks[own] = ack.seq
+                case .failure(let error):
+                    // Another process of this store published in between: go on after it.
+                    guard error.jetStreamCode == NATSError.wrongLastSequence else { throw error }
+                    position = nil
+                    refused = true
+                }
+                if refused { break }
             }
-            refusals += 1
-            guard refusals < 20 else {
-                throw ReplicationError("stream \(attachment.stream) refused 20 publishes on \(subject) in a row: another process of this store keeps publishing; try again")
+            if refused {
+                refusals += 1
+                guard refusals < 20 else {
+                    throw ReplicationError("stream \(attachment.stream) refused 20 publishes on \(subject) in a row: another process of this store keeps publishing; try again")
+                }
+                continue
             }
+            // Everything up to this store's last message, other writers' events before it included.
+            try Replication.catchUp(log, nats: nats, stream: attachment.stream, through: lastSubjectSeq)
+            // Entries left are ones another thread or process added meanwhile: another round.
+            if try log.outboxEntries().allSatisfy({ $0.own <= published }) { return acks }
         }
     }
 
-    /// Where this store's subject stands in the stream: its last message and the own count in it.
-    private func resume(_ nats: NATSConnection) throws -> (lastSubjectSeq: UInt64, nextOwn: UInt64) {
-        guard let last = try nats.lastMessage(stream: attachment.stream, subject: subject) else { return (0, 1) }
-        // After an own publish the last message is this store's own; before any, it is the
-        // seeding's last, whose stream seq bounds every own count the seeding used (an own
-        // event seeded from local seq k has count k, and local seq = stream seq).
+    /// Where this store's subject stands in the stream: its last message, and the own count
+    /// in it (0 when it is the seeding's: own counts start past the seeded seqs).
+    private func resume(_ nats: NATSConnection) throws -> (lastSubjectSeq: UInt64, published: UInt64) {
+        guard let last = try nats.lastMessage(stream: attachment.stream, subject: subject) else { return (0, 0) }
         let origin = try Replication.event(from: last, stream: attachment.stream, nats: nats).origin
-        let own = origin?.store == storeID ? origin!.seq : last.seq
-        return (last.seq, own + 1)
+        return (last.seq, origin?.store == storeID ? origin!.seq : 0)
     }
 }
 
 extension Replication {
     /// Routes `log`'s appends through its stream when the store is attached to one (the
-    /// connection is made on the first append); returns whether it is.
+    /// connection is made on the first append); returns the route, nil when not attached.
     @discardableResult
-    public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in }) throws -> Bool {
-        guard let attachment = try attachment(of: log) else { return false }
+    public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in },
+                                              onPending: @escaping @Sendable (String) -> Void = { _ in }) throws -> StreamAppends? {
+        guard let attachment = try attachment(of: log) else { return nil }
         let servers = attachment.servers
         let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) { try NATSConnection(servers: servers) }
         route.onRetry = onRetry
+        route.onPending = onPending
         log.routeAppends(through: route)
-        return true
+        return route
     }
 }

@@ -179,7 +179,7 @@ struct StoreOptions: ParsableArguments {
     func open() throws -> EventLog {
         let log = try EventLog.open(at: path)
         for note in log.notes { printError("note: \(note)") }
-        try Replication.routeAppendsIfAttached(log) { printError("warning: \($0)") }
+        try Replication.routeAppendsIfAttached(log, onRetry: { printError("warning: \($0)") }, onPending: { printError("warning: \($0)") })
         return log
     }
 }

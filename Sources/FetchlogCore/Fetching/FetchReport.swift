@@ -8,6 +8,9 @@ public struct FetchReport: Sendable {
         public let bodyBytes: Int
         /// The wait before the next attempt, when there was one.
         public let retryAfter: Duration?
+        /// Recorded durably in a replicated store's outbox, not yet in its stream or log
+        /// (the stream was unreachable): seq 0 until it syncs.
+        public var pendingSync = false
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -35,6 +38,8 @@ public struct FetchReport: Sendable {
         case durable
         /// In this session's memory only (the durable window's far side): gone at restart.
         case sessionOnly
+        /// In a replicated store's outbox, pending sync (its stream was unreachable).
+        case pendingSync
         /// Nowhere: no attempt was made (`offline`).
         case nothing
     }
@@ -44,6 +49,7 @@ public struct FetchReport: Sendable {
     /// can report one thing and record another.
     public var recorded: Recorded {
         guard let first = attempts.first else { return .nothing }
+        if first.pendingSync { return .pendingSync }
         return first.seq == 0 ? .sessionOnly : .durable
     }
 

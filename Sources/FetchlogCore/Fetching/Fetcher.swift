@@ -225,8 +225,11 @@ public final class Fetcher: Sendable {
                     "reason": "\(event.failure.map { "\($0.failureClass.name): \($0.message)" } ?? "status \(event.response?.status ?? 0)")",
                 ])
             }
-            attempts.append(FetchReport.Attempt(seq: seq, kind: event.kind, status: event.response?.status,
-                                                failure: event.failure, bodyBytes: event.body?.count ?? 0, retryAfter: wait))
+            var made = FetchReport.Attempt(seq: seq, kind: event.kind, status: event.response?.status,
+                                           failure: event.failure, bodyBytes: event.body?.count ?? 0, retryAfter: wait)
+            // A durable append that came back without a seq went to a replicated store's outbox.
+            if case .durable = recording, seq == 0 { made.pendingSync = true }
+            attempts.append(made)
             guard let wait else {
                 let outcome: FetchReport.Outcome = switch event.kind {
                 case .fetched: .fetched

@@ -37,6 +37,8 @@ public final class EventLog: Sendable {
     private let writer: LogWriter
     /// Where `append` goes instead of the writer, when the log is a replica (`LogRoute.swift`).
     let routing = AppendRouting()
+    /// The outbox database, once opened (`Outbox.swift`).
+    let outboxHandle = OutboxHandle()
 
     /// Opens (creating when new) the store at `path`. A directory that is not a
     /// Fetchlog store, or one this build cannot read, is refused unchanged.

@@ -36,15 +36,19 @@ extension EventLog {
     /// one transaction, events this log already holds (another process of this store
     /// applied them first) are skipped, the rest appended at exactly their seqs. A seq past
     /// the next one is refused (nothing is applied): the log stays gap-free. Returns how
-    /// many were appended. Blocking; never from the writer thread.
+    /// many were appended. This store's own events leave the outbox in the same
+    /// transaction. Blocking; never from the writer thread.
     package func applyOrdered(_ events: [Event]) throws -> Int {
         try validate(events)
+        let store = metadata.storeID
         let range = try writeExclusive { txn, databases, tally in
             let last = try txn.withCursor(databases.events) { cursor in try cursor.get(.last).flatMap { SequenceKey.decode($0.key) } } ?? 0
             var next = last + 1
             for event in events where event.seq >= next {
                 guard event.seq == next else { throw OrderedApplyError(expected: next, got: event.seq) }
                 tally.bytes += try databases.append(event, in: &txn)
+                // This store's own event back from the stream: it leaves the outbox now.
+                if let origin = event.origin, origin.store == store { try self.outboxRemove(origin.seq, in: &txn) }
                 tally.events += 1
                 next += 1
             }

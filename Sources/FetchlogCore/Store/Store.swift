@@ -8,6 +8,9 @@ public struct Snapshot: Sendable {
     public var seq: UInt64 { state.seq }
     /// True when, at the time this snapshot was taken, no later event was in the log.
     public let caughtUp: Bool
+    /// Events of a replicated store waiting in its outbox for the stream (shown in `state`
+    /// on top of the log, without seqs): pending sync.
+    public var pendingSync: Int = 0
 }
 
 /// The redux-like store: one `LogState` for every view, changed only by actions through
@@ -91,6 +94,8 @@ public final class Store: @unchecked Sendable {
         self.origin = origin
         durable = state
         current = Snapshot(state: state, caughtUp: true)
+        let pending = log.isRouted ? ((try? log.outboxEntries()) ?? []) : []
+        if !pending.isEmpty { current = Snapshot(state: Self.fold(pending.map(\.event), on: state), caughtUp: true, pendingSync: pending.count) }
         appliedSinceCheckpoint = applied
         session.observe { [weak self] in self?.sessionChanged() }
     }
@@ -99,13 +104,19 @@ public final class Store: @unchecked Sendable {
     public var durableState: LogState { lock.withLock { durable } }
 
     private func sessionChanged() {
-        lock.withLock { publish(Snapshot(state: overlay(durable), caughtUp: current.caughtUp)) }
+        lock.withLock { publish(snapshot(of: durable, caughtUp: current.caughtUp)) }
     }
 
-    /// `state` with this session's session-only events folded on top.
-    private func overlay(_ state: LogState) -> LogState {
+    /// The snapshot of `state`: a replicated store's outbox (pending sync) and this
+    /// session's session-only events folded on top, neither with a seq.
+    private func snapshot(of state: LogState, caughtUp: Bool) -> Snapshot {
+        let pending = log.isRouted ? ((try? log.outboxEntries()) ?? []) : []
+        return Snapshot(state: Self.fold(pending.map(\.event) + session.events, on: state), caughtUp: caughtUp, pendingSync: pending.count)
+    }
+
+    private static func fold(_ events: [Event], on state: LogState) -> LogState {
         var result = state
-        for event in session.events { LogReducer.apply(event, to: &result) }
+        for event in events { LogReducer.apply(event, to: &result) }
         return result
     }
 
@@ -137,7 +148,7 @@ public final class Store: @unchecked Sendable {
             let effects = AppReducer.reduce(&state, action)
             if state != durable {
                 durable = state
-                publish(Snapshot(state: overlay(state), caughtUp: current.caughtUp))
+                publish(snapshot(of: state, caughtUp: current.caughtUp))
             }
             return effects
         }
@@ -217,9 +228,11 @@ public final class Store: @unchecked Sendable {
                 LogReducer.apply(event, to: &state, decoded: predecoded.removeValue(forKey: event.seq))
             }
             let caughtUp = state.seq >= last
-            if state != durable || caughtUp != current.caughtUp {
+            // A write left in the outbox changes no seq: the pending count tells.
+            let pending = log.isRouted ? ((try? log.outboxEntries().count) ?? 0) : 0
+            if state != durable || caughtUp != current.caughtUp || pending != current.pendingSync {
                 durable = state
-                publish(Snapshot(state: overlay(state), caughtUp: caughtUp))
+                publish(snapshot(of: state, caughtUp: caughtUp))
             }
             appliedSinceCheckpoint += count
             return appliedSinceCheckpoint >= checkpointInterval

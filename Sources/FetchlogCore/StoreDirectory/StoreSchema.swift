@@ -29,6 +29,9 @@ public enum StoreSchema {
     /// Origin store id (UTF-8), a 0 byte, origin seq (8-byte big-endian) → local seq: each
     /// event merged from another store's log, so merging it again adds nothing.
     public static let originsName = "origins"
+    /// A replicated store's own count (8-byte big-endian) → its event's record, origin set:
+    /// what it wrote and its stream has not given back yet (made on first use).
+    public static let outboxName = "outbox"
 
     enum Key {
         static let format = StaticKey("format")

@@ -310,29 +310,34 @@ final class FetchPrinter: @unchecked Sendable {
     }
 
     static func line(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> String {
-        var line = (attempt.seq == 0 ? "  session" : "  seq \(attempt.seq)") + "  GET \(report.url)  → "
+        var line = (attempt.pendingSync ? "  pending" : attempt.seq == 0 ? "  session" : "  seq \(attempt.seq)") + "  GET \(report.url)  → "
         if let status = attempt.status { line += "\(status) " }
         line += attempt.kind.name
         if let failure = attempt.failure { line += " (\(failure.failureClass.name): \(failure.message))" }
         if attempt.bodyBytes > 0 { line += ", \(Format.bytes(attempt.bodyBytes))" }
         if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Format.seconds(wait))) s" }
-        if attempt.seq == 0 {
+        if attempt.pendingSync {
+            line += " — pending sync: in the outbox until the stream takes it"
+        } else if attempt.seq == 0 {
             let from = report.firstItemIndex.map { "items from \($0) are" } ?? "its first item's index is unknown (earlier pages not held), so it is taken as"
             line += " — kept for this session only: \(from) past the durable window"
         }
         return line
     }
 
+    /// An attempt as a row; `pendingSync: true` is added for one in a replicated store's outbox.
     static func record(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> JSONValue {
-        .object([
-            ("seq", attempt.seq == 0 ? .null : .number(Int(attempt.seq))), ("sessionOnly", .bool(attempt.seq == 0)),
+        var pairs: [(String, JSONValue)] = [
+            ("seq", attempt.seq == 0 ? .null : .number(Int(attempt.seq))), ("sessionOnly", .bool(attempt.seq == 0 && !attempt.pendingSync)),
             ("source", .string(report.resource.source.rawValue)), ("path", .string(report.resource.path)), ("url", .string(report.url)),
             ("status", attempt.status.map { .number(Int($0)) } ?? .null), ("kind", .string(attempt.kind.name)),
             ("failureClass", attempt.failure.map { .string($0.failureClass.name) } ?? .null),
             ("failure", attempt.failure.map { .string($0.message) } ?? .null),
             ("bodyBytes", .number(attempt.bodyBytes)),
             ("retryAfterSeconds", attempt.retryAfter.map { .number(CanonicalNumber.text(Format.seconds($0))) } ?? .null),
-        ])
+        ]
+        if attempt.pendingSync { pairs.append(("pendingSync", .bool(true))) }
+        return .object(pairs)
     }
 
     /// Only the progress bar (the demo's quiet loading).

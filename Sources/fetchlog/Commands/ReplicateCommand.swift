@@ -66,7 +66,7 @@ struct ReplicateCommand: AsyncParsableCommand {
     }
 
     struct Status: SharedCommand {
-        static let configuration = CommandConfiguration(abstract: "The stream, its replicas and leader, its last seq, this store's, and the lag.")
+        static let configuration = CommandConfiguration(abstract: "The stream, its replicas and leader, its last seq, this store's, the lag, and the outbox.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
         @Option(help: ArgumentHelp("NATS server URLs, comma-separated (default: the ones the store remembers).", valueName: "urls")) var nats: String?
@@ -80,15 +80,18 @@ struct ReplicateCommand: AsyncParsableCommand {
             do { info = try connection.streamInfo(attachment.stream) } catch { throw CommandError.failed(error.description) }
             let applied = try context.log.lastSeq()
             let lag = info.lastSeq > applied ? info.lastSeq - applied : 0
+            let outbox = try context.log.outboxEntries().count
             let pairs: [(String, String)] = [
                 ("stream", attachment.stream), ("servers", attachment.servers.joined(separator: ",")),
                 ("replicas", String(info.replicas)), ("leader", info.leader ?? "(not clustered)"),
                 ("stream seq", String(info.lastSeq)), ("applied seq", String(applied)), ("lag", String(lag)),
+                ("outbox", outbox == 0 ? "empty" : "\(outbox) pending sync"),
             ]
             let json = JSONValue.object([
                 ("stream", .string(attachment.stream)), ("servers", .array(attachment.servers.map { .string($0) })),
                 ("replicas", .number(info.replicas)), ("leader", info.leader.map { .string($0) } ?? .null),
                 ("streamSeq", .number(Int(info.lastSeq))), ("appliedSeq", .number(Int(applied))), ("lag", .number(Int(lag))),
+                ("outbox", .number(outbox)),
             ])
             return .record(pairs: pairs, json: json)
         }
@@ -111,9 +114,14 @@ struct FollowCommand: SharedCommand {
         let (connection, attachment) = try ReplicateCommand.connect(nats, log: context.log)
         guard let attachment else { throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first") }
         var total = 0
+        var published = 0
         var delay = Duration.milliseconds(500)
+        // What this store wrote while the stream was unreachable goes first, in order.
+        let outbox = StreamAppends(attachment: attachment, storeID: context.log.metadata.storeID) { connection }
+        outbox.patience = .seconds(5)
         while true {
             do {
+                published += try outbox.publishOutbox(context.log)
                 total += try Replication.catchUp(context.log, nats: connection, stream: attachment.stream)
                 delay = .milliseconds(500)
             } catch let error as ReplicationError {
@@ -128,7 +136,11 @@ struct FollowCommand: SharedCommand {
             do { try await Task.sleep(for: delay) } catch { break }
         }
         let applied = try context.log.lastSeq()
-        return .message("applied \(total) events from stream \(attachment.stream); this store is at seq \(applied)",
-                        json: .object([("stream", .string(attachment.stream)), ("applied", .number(total)), ("seq", .number(Int(applied)))]))
+        let pending = try context.log.outboxEntries().count
+        var text = published > 0 ? "published \(published) pending event\(published == 1 ? "" : "s") from the outbox; " : ""
+        text += "applied \(total) events from stream \(attachment.stream); this store is at seq \(applied)"
+        if pending > 0 { text += "; \(pending) event\(pending == 1 ? "" : "s") still pending sync" }
+        return .message(text, json: .object([("stream", .string(attachment.stream)), ("published", .number(published)), ("applied", .number(total)),
+                                             ("seq", .number(Int(applied))), ("pending", .number(pending))]))
     }
 }

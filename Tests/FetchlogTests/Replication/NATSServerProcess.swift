@@ -11,7 +11,11 @@ import Testing
 final class NATSServerProcess: @unchecked Sendable {
     let port: Int
     let directory: TemporaryDirectory
-    private let process = Process()
+    private let lock = NSLock()
+    private var current = Process()
+    private var process: Process { lock.withLock { current } }
+    private let arguments: [String]
+    private var logFile: String { directory.sub("server.log") }
     var url: String { "nats://127.0.0.1:\(port)" }
 
     /// Starts a server and waits until it answers. In a cluster (`cluster`: this node's
@@ -21,17 +25,31 @@ final class NATSServerProcess: @unchecked Sendable {
         directory = TemporaryDirectory("nats-\(name)")
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         self.port = port ?? Self.freePort()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
         var arguments = ["-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.sub("js"), "--server_name", name]
         if let cluster {
             arguments += ["--cluster_name", "fetchlog-test", "--cluster", "nats://127.0.0.1:\(cluster.port)",
                           "--routes", cluster.peers.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")]
         }
+        self.arguments = arguments
+        FileManager.default.createFile(atPath: directory.sub("server.log"), contents: nil)
+        try await run()
+    }
+
+    /// Starts the server again after `stop()`: same port, same JetStream store.
+    func restart() async throws {
+        stop()
+        try await run()
+    }
+
+    private func run() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = arguments
-        let logFile = directory.sub("server.log")
-        FileManager.default.createFile(atPath: logFile, contents: nil)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: logFile)
+        let log = FileHandle(forWritingAtPath: logFile)
+        log?.seekToEndOfFile()
+        process.standardError = log
+        lock.withLock { current = process }
         try process.run()
         // Generous: under the full suite on two cores (fsync-heavy tests beside it) JetStream was
         // seen to take over 30 s to start.
@@ -42,8 +60,8 @@ final class NATSServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         stop()
-        let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
-        throw NATSTestError("nats-server did not start on port \(self.port) (\(Self.executable) \(process.arguments!.joined(separator: " "))): \(log.suffix(800))")
+        let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+        throw NATSTestError("nats-server did not start on port \(self.port) (\(Self.executable) \(arguments.joined(separator: " "))): \(text.suffix(800))")
     }
 
     static var executable: String {
@@ -58,6 +76,7 @@ final class NATSServerProcess: @unchecked Sendable {
     /// it would hold up every other test's tasks (seen: a 5 s bound elsewhere missed).
     /// The store is a temporary directory; nothing is kept.
     func stop() {
+        let process = self.process
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -118,6 +137,11 @@ struct NATSCluster {
     func node(named name: String) -> NATSServerProcess? { nodes.first { $0.name == name }?.server }
 
     func stop() { nodes.forEach { $0.server.stop() } }
+
+    /// Starts every node again (same ports and stores) after a stop.
+    func restart() async throws {
+        for node in nodes { try await node.server.restart() }
+    }
 }
 
 /// Runs `body` until it stops throwing or `timeout` passes (then throws its last error):
