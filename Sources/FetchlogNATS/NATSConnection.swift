@@ -18,6 +18,9 @@ public final class NATSConnection: @unchecked Sendable {
         public var reconnectWait: Duration = .milliseconds(250)
         /// Shown to the server (`nats server report connections`).
         public var name = "fetchlog"
+        /// The JetStream domain to address (`$JS.<domain>.API`): a client of a leaf node
+        /// reaches the hub cluster's JetStream through the hub's domain.
+        public var domain: String?
         public init() {}
     }
 
@@ -26,6 +29,8 @@ public final class NATSConnection: @unchecked Sendable {
     /// Refusals of asynchronous publishes, reported by nats.c's callback.
     private let asyncFailures = AsyncFailures()
     public let servers: [String]
+    /// The JetStream domain addressed, when one was given.
+    public let domain: String?
     let timeoutMilliseconds: Int64
 
     public init(servers: [String], options: Options = Options()) throws(NATSError) {
@@ -33,6 +38,7 @@ public final class NATSConnection: @unchecked Sendable {
             throw NATSError(operation: "connect", status: Int32(NATS_INVALID_ARG.rawValue), jetStreamCode: 0, message: "no server URL given")
         }
         self.servers = servers
+        self.domain = options.domain
         timeoutMilliseconds = options.timeout.milliseconds
         var opts: OpaquePointer?
         try check(natsOptions_Create(&opts), "natsOptions_Create")
@@ -63,6 +69,10 @@ public final class NATSConnection: @unchecked Sendable {
                             text: failure.pointee.ErrText.map { String(cString: $0) } ?? "")
         }
         jsOptions.PublishAsync.ErrHandlerClosure = Unmanaged.passUnretained(asyncFailures).toOpaque()
+        // nats.c builds its API prefix from the domain during the call; the copy lives until then.
+        let cDomain = options.domain.map { strdup($0) }
+        defer { cDomain.map { free($0) } }
+        if let cDomain { jsOptions.Domain = UnsafePointer(cDomain) }
         var js: OpaquePointer?
         do {
             try check(natsConnection_JetStream(&js, nc, &jsOptions), "natsConnection_JetStream")

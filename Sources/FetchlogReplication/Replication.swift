@@ -23,17 +23,28 @@ public enum Replication {
     enum MetaKey {
         static let stream = "replication-stream"
         static let servers = "replication-servers"
+        static let domain = "replication-domain"
     }
 
     /// What a store remembers of its stream (`meta`), so later commands need no flag.
     public struct Attachment: Sendable, Equatable {
         public let stream: String
         public let servers: [String]
+        /// The JetStream domain (a store on a leaf node addresses the hub's).
+        public var domain: String? = nil
+
+        /// A connection to the servers, in the domain.
+        public func connect() throws(NATSError) -> NATSConnection {
+            var options = NATSConnection.Options()
+            options.domain = domain
+            return try NATSConnection(servers: servers, options: options)
+        }
     }
 
     public static func attachment(of log: EventLog) throws -> Attachment? {
         guard let stream = try log.metaValue(MetaKey.stream), let servers = try log.metaValue(MetaKey.servers) else { return nil }
-        return Attachment(stream: stream, servers: servers.split(separator: ",").map(String.init))
+        let domain = try log.metaValue(MetaKey.domain).flatMap { $0.isEmpty ? nil : $0 }
+        return Attachment(stream: stream, servers: servers.split(separator: ",").map(String.init), domain: domain)
     }
 
     /// What attaching did.
@@ -106,7 +117,7 @@ public enum Replication {
             if let first = try nats.message(stream: stream, seq: info.firstSeq) { _ = try event(from: first, stream: stream, nats: nats) }
             attached = .replica(behind: info.lastSeq)
         }
-        try log.setMetaValues([(MetaKey.stream, stream), (MetaKey.servers, nats.servers.joined(separator: ","))])
+        try log.setMetaValues([(MetaKey.stream, stream), (MetaKey.servers, nats.servers.joined(separator: ",")), (MetaKey.domain, nats.domain ?? "")])
         return attached
     }
 

@@ -197,8 +197,7 @@ extension Replication {
     public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in },
                                               onPending: @escaping @Sendable (String) -> Void = { _ in }) throws -> StreamAppends? {
         guard let attachment = try attachment(of: log) else { return nil }
-        let servers = attachment.servers
-        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) { try NATSConnection(servers: servers) }
+        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) { try attachment.connect() }
         route.onRetry = onRetry
         route.onPending = onPending
         log.routeAppends(through: route)

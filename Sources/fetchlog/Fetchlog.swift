@@ -179,7 +179,10 @@ struct StoreOptions: ParsableArguments {
     func open() throws -> EventLog {
         let log = try EventLog.open(at: path)
         for note in log.notes { printError("note: \(note)") }
-        try Replication.routeAppendsIfAttached(log, onRetry: { printError("warning: \($0)") }, onPending: { printError("warning: \($0)") })
+        // A command waits out a leader election (seconds), not an outage: after 10 s its
+        // writes wait in the outbox, and it goes on.
+        try Replication.routeAppendsIfAttached(log, onRetry: { printError("warning: \($0)") }, onPending: { printError("warning: \($0)") })?
+            .patience = .seconds(10)
         return log
     }
 }

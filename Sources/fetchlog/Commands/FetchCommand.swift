@@ -372,9 +372,11 @@ final class FetchPrinter: @unchecked Sendable {
         let range = seqs.isEmpty ? "" : seqs.count == 1 ? " (seq \(seqs[0]))" : " (seq \(seqs.min()!)…\(seqs.max()!))"
         let bytes = attempts.reduce(0) { $0 + $1.1.bodyBytes }
         let refused = attempts.filter { isRefused($0.1) }.count
-        let n = attempts.count - refused, e = seqs.count, session = attempts.count - e
+        let pending = attempts.filter(\.1.pendingSync).count
+        let n = attempts.count - refused, e = seqs.count, session = attempts.count - e - pending
         write("\(n) request\(n == 1 ? "" : "s")" + (statusText.isEmpty ? "" : " (\(statusText))") + (refused > 0 ? ", \(refused) refused" : "")
               + "; \(e) event\(e == 1 ? "" : "s") appended\(range)"
+              + (pending > 0 ? ", \(pending) pending sync in the outbox" : "")
               + (session > 0 ? ", \(session) kept for this session only" : "") + "; \(Format.bytes(bytes)) of bodies")
         return nil
     }

@@ -12,14 +12,17 @@ struct ReplicateCommand: AsyncParsableCommand {
         subcommands: [Init.self, Status.self]
     )
 
-    /// Servers from `--nats` (comma-separated), else the ones the store remembers.
-    static func connect(_ nats: String?, log: EventLog) throws -> (NATSConnection, Replication.Attachment?) {
+    /// Servers from `--nats` (comma-separated), else the ones the store remembers; the
+    /// JetStream domain from `--domain`, else the remembered one.
+    static func connect(_ nats: String?, domain: String? = nil, log: EventLog) throws -> (NATSConnection, Replication.Attachment?) {
         let attachment = try Replication.attachment(of: log)
         guard let servers = nats.map({ $0.split(separator: ",").map(String.init) }) ?? attachment?.servers else {
             throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first")
         }
+        var options = NATSConnection.Options()
+        options.domain = domain ?? attachment?.domain
         do {
-            return (try NATSConnection(servers: servers), attachment)
+            return (try NATSConnection(servers: servers, options: options), attachment)
         } catch {
             throw CommandError.failed("\(error.description); check that nats-server runs there (with -js) and the URL is right")
         }
@@ -34,11 +37,13 @@ struct ReplicateCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("NATS server URLs, comma-separated.", valueName: "urls")) var nats: String
         @Option(help: "The stream.") var stream = Replication.defaultStream
         @Option(help: "Replicas of a stream created now (3 survives the loss of a node).") var replicas = 1
+        @Option(help: ArgumentHelp("The JetStream domain of the stream's cluster, for a store whose server is a leaf node.", valueName: "name"))
+        var domain: String?
 
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            let (connection, _) = try ReplicateCommand.connect(nats, log: context.log)
+            let (connection, _) = try ReplicateCommand.connect(nats, domain: domain, log: context.log)
             let bar = ProgressBar()
             let started = ContinuousClock.now
             defer { bar.clear() }
@@ -74,13 +79,31 @@ struct ReplicateCommand: AsyncParsableCommand {
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            let (connection, attachment) = try ReplicateCommand.connect(nats, log: context.log)
-            guard let attachment else { throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first") }
-            let info: NATSConnection.StreamInfo
-            do { info = try connection.streamInfo(attachment.stream) } catch { throw CommandError.failed(error.description) }
+            guard let attachment = try Replication.attachment(of: context.log) else {
+                throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first")
+            }
             let applied = try context.log.lastSeq()
-            let lag = info.lastSeq > applied ? info.lastSeq - applied : 0
             let outbox = try context.log.outboxEntries().count
+            // The stream unreachable: what this store knows, and a warning (offline first).
+            let info: NATSConnection.StreamInfo
+            do {
+                let (connection, _) = try ReplicateCommand.connect(nats, log: context.log)
+                info = try connection.streamInfo(attachment.stream)
+            } catch {
+                let reason = (error as? CommandError)?.message ?? (error as? NATSError)?.description ?? "\(error)"
+                printError("warning: stream \(attachment.stream) is unreachable: \(reason)")
+                let pairs: [(String, String)] = [
+                    ("stream", "\(attachment.stream) (unreachable)"), ("servers", attachment.servers.joined(separator: ",")),
+                    ("applied seq", String(applied)), ("outbox", outbox == 0 ? "empty" : "\(outbox) pending sync"),
+                ]
+                let json = JSONValue.object([
+                    ("stream", .string(attachment.stream)), ("servers", .array(attachment.servers.map { .string($0) })), ("reachable", .bool(false)),
+                    ("replicas", .null), ("leader", .null), ("streamSeq", .null), ("appliedSeq", .number(Int(applied))), ("lag", .null),
+                    ("outbox", .number(outbox)),
+                ])
+                return .record(pairs: pairs, json: json)
+            }
+            let lag = info.lastSeq > applied ? info.lastSeq - applied : 0
             let pairs: [(String, String)] = [
                 ("stream", attachment.stream), ("servers", attachment.servers.joined(separator: ",")),
                 ("replicas", String(info.replicas)), ("leader", info.leader ?? "(not clustered)"),
@@ -88,7 +111,7 @@ struct ReplicateCommand: AsyncParsableCommand {
                 ("outbox", outbox == 0 ? "empty" : "\(outbox) pending sync"),
             ]
             let json = JSONValue.object([
-                ("stream", .string(attachment.stream)), ("servers", .array(attachment.servers.map { .string($0) })),
+                ("stream", .string(attachment.stream)), ("servers", .array(attachment.servers.map { .string($0) })), ("reachable", .bool(true)),
                 ("replicas", .number(info.replicas)), ("leader", info.leader.map { .string($0) } ?? .null),
                 ("streamSeq", .number(Int(info.lastSeq))), ("appliedSeq", .number(Int(applied))), ("lag", .number(Int(lag))),
                 ("outbox", .number(outbox)),

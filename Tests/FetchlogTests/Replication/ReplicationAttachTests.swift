@@ -123,7 +123,7 @@ extension NATSSuites { @Suite struct ReplicateCommandTests {
         let follow = try await runFetchlog(["--store", b, "follow", "--once"])
         #expect(follow.stdout == "applied 13 events from stream FETCHLOG; this store is at seq 13\n", "\(follow.stderr)")
         let status = try await runFetchlog(["--store", b, "--format", "json", "replicate", "status"])
-        #expect(status.stdout == #"{"appliedSeq":13,"lag":0,"leader":null,"outbox":0,"replicas":1,"servers":["\#(server.url)"],"stream":"FETCHLOG","streamSeq":13}"# + "\n", "\(status.stderr)")
+        #expect(status.stdout == #"{"appliedSeq":13,"lag":0,"leader":null,"outbox":0,"reachable":true,"replicas":1,"servers":["\#(server.url)"],"stream":"FETCHLOG","streamSeq":13}"# + "\n", "\(status.stderr)")
         let exportA = try await runFetchlog(["--store", a, "export", "all"])
         #expect(try await runFetchlog(["--store", b, "export", "all"]).stdout == exportA.stdout)
         #expect(try await runFetchlog(["--store", b, "replay", "--verify"]).status == 0)
