@@ -68,6 +68,39 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
         }
     }
 
+    /// Publishes the outbox and applies everything the stream holds now: (published, applied).
+    public func sync(_ log: EventLog) throws -> (published: Int, applied: Int) {
+        try queue.sync {
+            let nats = try connected()
+            let published = try patiently { try flush(log, nats: nats) }.count
+            let applied = try patiently { try Replication.catchUp(log, nats: nats, stream: attachment.stream) }
+            return (published, applied)
+        }
+    }
+
+    /// Keeps `log` current in the background (the shell): every `interval`, `sync`. A
+    /// failure is said once (`onProblem`) and retried at the next tick; `onBack` says when it
+    /// passes. Returns the stop function.
+    public func follow(_ log: EventLog, every interval: Duration = .seconds(1), onProblem: @escaping @Sendable (String) -> Void,
+                       onBack: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        let stopped = StopFlag()
+        let thread = Thread { [self] in
+            var failing = false
+            while !stopped.isSet {
+                do {
+                    _ = try sync(log)
+                    if failing { onBack(); failing = false }
+                } catch {
+                    if !failing { onProblem("stream \(attachment.stream): \((error as? NATSError)?.description ?? "\(error)"); retrying every \(interval)") }
+                    failing = true
+                }
+                Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+            }
+        }
+        thread.start()
+        return { stopped.set() }
+    }
+
     private func connected() throws -> NATSConnection {
         if let connection { return connection }
         let made = try connect()
@@ -203,4 +236,14 @@ extension Replication {
         log.routeAppends(through: route)
         return route
     }
+}
+
+/// A flag one thread sets and another reads.
+///
+/// `@unchecked Sendable`: `value` is guarded by `lock`.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

@@ -32,6 +32,9 @@ extension EventLog {
     /// Whether appends go through a route (a replicated store).
     public var isRouted: Bool { routing.route != nil }
 
+    /// The route appends go through, nil for this log's own writer.
+    public var appendRoute: (any AppendRoute)? { routing.route }
+
     /// Applies events that already have their seqs in the one total order (a stream's): in
     /// one transaction, events this log already holds (another process of this store
     /// applied them first) are skipped, the rest appended at exactly their seqs. A seq past

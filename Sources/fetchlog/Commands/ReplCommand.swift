@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogReplication
 import FetchlogSources
 import Foundation
 import SampleUpstream
@@ -175,6 +176,11 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
                                 completer: { Completion.candidates(for: $0, session: session) })
         let interrupts = ShellInterrupts(editor: editor)
         session.notify = { editor.printAbove($0) }
+        // A replicated store follows its stream by itself while the shell is open (the
+        // watch shows what arrives); a script does not, so its answers stay reproducible.
+        let stopFollowing = (log.appendRoute as? StreamAppends)?.follow(log, onProblem: { editor.printAbove("warning: \($0)") },
+                                                                          onBack: { editor.printAbove("stream reachable again: in sync") })
+        defer { stopFollowing?() }
         session.policy.onBackgroundReport = { report in
             let outcome: String = switch report.outcome {
             case .fetched: "updated"

@@ -21,12 +21,19 @@ final class NATSServerProcess: @unchecked Sendable {
     /// Starts a server and waits until it answers. In a cluster (`cluster`: this node's
     /// route port and its peers'), JetStream answers only once the nodes have elected a
     /// meta leader: see `NATSCluster`.
-    init(name: String = "n1", port: Int? = nil, cluster: (port: Int, peers: [Int])? = nil) async throws {
+    ///
+    /// `config`: a configuration file's text instead (given the directory for its store);
+    /// it must listen on `port`.
+    init(name: String = "n1", port: Int? = nil, cluster: (port: Int, peers: [Int])? = nil,
+         config: ((_ directory: String) -> String)? = nil) async throws {
         directory = TemporaryDirectory("nats-\(name)")
         try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
         self.port = port ?? Self.freePort()
         var arguments = ["-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.sub("js"), "--server_name", name]
-        if let cluster {
+        if let config {
+            try config(directory.sub("js")).write(toFile: directory.sub("server.conf"), atomically: true, encoding: .utf8)
+            arguments = ["-c", directory.sub("server.conf")]
+        } else if let cluster {
             arguments += ["--cluster_name", "fetchlog-test", "--cluster", "nats://127.0.0.1:\(cluster.port)",
                           "--routes", cluster.peers.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",")]
         }

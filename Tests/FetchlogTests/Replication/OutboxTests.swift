@@ -146,3 +146,61 @@ extension NATSSuites { @Suite struct OutboxTests {
         await upstream.stop()
     }
 }}
+
+/// The README's edge: a laptop's own `nats-server` as a leaf node (no JetStream of its own)
+/// of a hub whose JetStream has the domain `hub`. A store attached through the leaf with
+/// `--domain hub` follows the hub's stream; with the hub gone it writes into its outbox, and
+/// when the hub is back `follow --once` publishes and the seeding store gets the event.
+extension NATSSuites { @Suite struct LeafNodeTests {
+    @Test func aStoreOnALeafNodeFollowsTheHubAndSyncsItsOutboxWhenTheHubIsBack() async throws {
+        let hubPort = NATSServerProcess.freePort(), leafPort = NATSServerProcess.freePort()
+        let hub = try await NATSServerProcess(name: "hub", port: hubPort) { store in
+            "server_name: hub\nlisten: 127.0.0.1:\(hubPort)\njetstream { store_dir: \"\(store)\", domain: hub }\nleafnodes { listen: 127.0.0.1:\(leafPort) }\n"
+        }
+        defer { hub.stop() }
+        let edgePort = NATSServerProcess.freePort()
+        let edge = try await NATSServerProcess(name: "edge", port: edgePort) { _ in
+            "server_name: edge\nlisten: 127.0.0.1:\(edgePort)\nleafnodes { remotes: [ { urls: [\"nats-leaf://127.0.0.1:\(leafPort)\"] } ] }\n"
+        }
+        defer { edge.stop() }
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("leaf-node")
+        let a = dir.sub("a"), e = dir.sub("e")
+        #expect(try await runFetchlog(["--store", a, "log", "import", Repo.sampleLog]).status == 0)
+        #expect(try await runFetchlog(["--store", a, "replicate", "init", "--nats", hub.url]).status == 0)
+        // The leaf connects to the hub on its own schedule: init is retried until it answers.
+        let replica = try await offPool { try retrying(for: .seconds(60)) { () throws -> CommandResult in
+            let run = try runFetchlogBlocking(["--store", e, "replicate", "init", "--nats", edge.url, "--domain", "hub"])
+            guard run.status == 0 else { throw NATSTestError(run.stderr) }
+            return run
+        } }
+        #expect(replica.stdout == "this store is a replica of stream FETCHLOG, 13 events behind: `fetchlog follow --once` catches up\n")
+        // Without the domain, the leaf's clients cannot reach the hub's JetStream.
+        let plain = try await runFetchlog(["--store", dir.sub("x"), "replicate", "init", "--nats", edge.url])
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("No responders available for request"), "\(plain.stderr)")
+        let follow = try await runFetchlog(["--store", e, "follow", "--once"])
+        #expect(follow.stdout == "applied 13 events from stream FETCHLOG; this store is at seq 13\n", "\(follow.stderr)")
+
+        hub.stop()
+        let show = try await runFetchlog(["--store", e, "--upstream", base, "fetch", "tvmaze", "show", "2"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.hasSuffix("1 request (200×1); 0 events appended, 1 pending sync in the outbox; 1.6 KiB of bodies\n"), "\(show.stdout)")
+        let status = try await runFetchlog(["--store", e, "replicate", "status"])
+        #expect(status.status == 0)
+        #expect(status.stdout == "stream       FETCHLOG (unreachable)\nservers      \(edge.url)\napplied seq  13\noutbox       1 pending sync\n", "\(status.stdout)")
+
+        try await hub.restart()
+        let synced = try await offPool { try retrying(for: .seconds(60)) { () throws -> CommandResult in
+            let run = try runFetchlogBlocking(["--store", e, "follow", "--once"])
+            guard run.status == 0 else { throw NATSTestError(run.stderr) }
+            return run
+        } }
+        #expect(synced.stdout == "published 1 pending event from the outbox; applied 0 events from stream FETCHLOG; this store is at seq 14\n")
+        let back = try await runFetchlog(["--store", a, "follow", "--once"])
+        #expect(back.stdout == "applied 1 events from stream FETCHLOG; this store is at seq 14\n", "\(back.stderr)")
+        #expect(try await runFetchlog(["--store", a, "export", "all"]).stdout == (try await runFetchlog(["--store", e, "export", "all"])).stdout)
+        await upstream.stop()
+    }
+}}
