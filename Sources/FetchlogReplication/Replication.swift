@@ -152,30 +152,49 @@ public enum Replication {
             return applied
         }
         let reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
-        var idle = 0
-        while next <= target {
-            let messages = try reader.next(batch: batch, wait: .seconds(2))
-            if messages.isEmpty {
-                idle += 1
-                if idle >= 5 { throw ReplicationError("stream \(stream) sent nothing past seq \(next - 1) for 10 s while its last seq is \(target)") }
-                continue
-            }
-            idle = 0
-            var events: [Event] = []
-            events.reserveCapacity(messages.count)
+        // Fetching and checking the next batch (a thread of its own) overlaps applying this
+        // one (an LMDB commit each): two batches at most wait between them.
+        let handoff = Handoff<[Event]>(capacity: 2)
+        let first = next
+        let fetcher = Thread {
+            var next = first
+            var idle = 0
             do {
-                for message in messages where message.seq >= next && message.seq <= target {
-                    guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
-                    events.append(try event(from: message, stream: stream, nats: nats))
+                while next <= target, !handoff.isClosed {
+                    let messages = try reader.next(batch: batch, wait: .seconds(2))
+                    if messages.isEmpty {
+                        idle += 1
+                        if idle >= 5 { throw ReplicationError("stream \(stream) sent nothing past seq \(next - 1) for 10 s while its last seq is \(target)") }
+                        continue
+                    }
+                    idle = 0
+                    var events: [Event] = []
+                    events.reserveCapacity(messages.count)
+                    do {
+                        for message in messages where message.seq >= next && message.seq <= target {
+                            guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
+                            events.append(try event(from: message, stream: stream, nats: nats))
+                        }
+                    } catch {
+                        // What came before the message that cannot be applied is applied.
+                        handoff.put(events)
+                        throw error
+                    }
+                    guard let last = events.last else { continue }
+                    handoff.put(events)
+                    next = last.seq + 1
                 }
+                handoff.finish(nil)
             } catch {
-                _ = try apply(events, to: log, stream: stream)
-                throw error
+                handoff.finish(error)
             }
+        }
+        fetcher.start()
+        defer { handoff.close() }
+        while let events = try handoff.take() {
             guard let last = events.last else { continue }
             applied += try apply(events, to: log, stream: stream)
-            next = last.seq + 1
-            progress(next - 1, target)
+            progress(last.seq, target)
         }
         return applied
     }
@@ -226,4 +245,61 @@ public enum Replication {
 public struct ReplicationError: Error, CustomStringConvertible, Equatable, Sendable {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// Batches handed from one thread to another, at most `capacity` waiting; the producer ends
+/// it with `finish` (an error or nil), the consumer stops it early with `close`.
+///
+/// `@unchecked Sendable`: every field is guarded by `condition`.
+final class Handoff<Item>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var finished = false
+    private var failure: (any Error)?
+    private var closed = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    var isClosed: Bool { condition.withLock { closed } }
+
+    /// Waits for room (not after `close`).
+    func put(_ item: Item) {
+        condition.withLock {
+            while items.count >= capacity && !closed { condition.wait() }
+            guard !closed else { return }
+            items.append(item)
+            condition.broadcast()
+        }
+    }
+
+    func finish(_ error: (any Error)?) {
+        condition.withLock {
+            finished = true
+            failure = error
+            condition.broadcast()
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            items.removeAll()
+            condition.broadcast()
+        }
+    }
+
+    /// The next item; nil once finished and drained; throws the producer's error after the
+    /// items before it.
+    func take() throws -> Item? {
+        try condition.withLock {
+            while items.isEmpty && !finished { condition.wait() }
+            if !items.isEmpty {
+                condition.broadcast()
+                return items.removeFirst()
+            }
+            if let failure { throw failure }
+            return nil
+        }
+    }
 }
