@@ -179,7 +179,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
                 // (A Result, not a do/catch: the typed-throws catch with a condition crashed Swift 6.3's SIL verifier.)
                 let sent = Result { () throws(NATSError) -> NATSConnection.PublishAck in
                     try nats.publish(subject: subject, data: data,
-                                     headers: [("Fetchlog-Store", storeID), ("Fetchlog-Origin-Seq", String(own))] + chunked,
+                                     headers: chunked,
                                      messageID: id, expectedLastSubjectSeq: lastSubjectSeq)
                 }
                 switch sent {

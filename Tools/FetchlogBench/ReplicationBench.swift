@@ -74,6 +74,17 @@ func runReplicationBenchmark(quick: Bool) {
     let same = try! ViewCatalog.export("all", state: try! Store.replay(replica, sources: SeedSources.registry).state).canonicalText()
         == (try! ViewCatalog.export("all", state: try! Store.replay(log, sources: SeedSources.registry).state).canonicalText())
 
+    // Fetchlog: writes through the stream, one at a time as a fetch makes them (outbox put,
+    // publish with the expected subject seq, take it back, apply): read-your-writes.
+    let writes = quick ? 500 : 2_000
+    try! Replication.routeAppendsIfAttached(replica)
+    let written = (0 ..< writes).map { benchEvent(count + $0, body: body) }
+    let writeTime = seconds {
+        for event in written { _ = waitFor { try await replica.append(event) } }
+    }
+    // Raw: `js_PublishMsg` of records of the same size, each waiting for its ack.
+    let rawWriteTime = seconds { rawPublishSync(url: url, subject: "raw.writes", records: Array(records.prefix(writes))) }
+
     func rate(_ n: Int, _ t: Double) -> String { String(format: "%.0f events/s, %.1f MB/s", Double(n) / t, Double(bytes) / t / 1e6) }
     print("## Replication through JetStream: \(count) events of ~\(bytes / count) B (1 KiB bodies), one local nats-server -js (file storage)")
     print("")
@@ -81,6 +92,8 @@ func runReplicationBenchmark(quick: Bool) {
     print("|---|---:|---:|---:|")
     print("| publish (seed a stream) | \(rate(seeded, seedTime)) | \(rate(rawPublished, rawPublishTime)) (`js_PublishMsgAsync`) | \(String(format: "%.2f", rawPublishTime / seedTime)) |")
     print("| read (replica catch-up) | \(rate(applied, followTime)) | \(rate(rawRead, rawReadTime)) (pull consumer, batches of 256) | \(String(format: "%.2f", rawReadTime / followTime)) |")
+    func each(_ n: Int, _ t: Double) -> String { String(format: "%.0f writes/s, %.2f ms each", Double(n) / t, t / Double(n) * 1000) }
+    print("| write through the stream, one at a time | \(each(writes, writeTime)) | \(each(writes, rawWriteTime)) (`js_PublishMsg`, ack awaited) | \(String(format: "%.2f", rawWriteTime / writeTime)) |")
     print("")
     print("- replica's `export all` identical to the source's: \(same ? "yes" : "NO")")
     log.close()
@@ -112,4 +125,36 @@ private func rawPublishAsync(url: String, subject: String, records: [[UInt8]]) -
     jsCtx_Destroy(js)
     natsConnection_Destroy(nc)
     return records.count
+}
+
+/// Publishes every record synchronously, each waiting for its ack.
+private func rawPublishSync(url: String, subject: String, records: [[UInt8]]) {
+    var nc: OpaquePointer?
+    precondition(natsConnection_ConnectTo(&nc, url) == NATS_OK)
+    var js: OpaquePointer?
+    precondition(natsConnection_JetStream(&js, nc, nil) == NATS_OK)
+    for record in records {
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        let status = record.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                js_Publish(&ack, js, subject, $0, Int32(buffer.count), nil, nil)
+            }
+        }
+        precondition(status == NATS_OK)
+        jsPubAck_Destroy(ack)
+    }
+    jsCtx_Destroy(js)
+    natsConnection_Destroy(nc)
+}
+
+/// Runs async work to its end from synchronous code.
+private func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: Result<T, any Error>!
+    Task {
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try! result.get()
 }

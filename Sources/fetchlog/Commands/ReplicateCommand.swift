@@ -75,8 +75,11 @@ struct ReplicateCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
         @Option(help: ArgumentHelp("NATS server URLs, comma-separated (default: the ones the store remembers).", valueName: "urls")) var nats: String?
+        /// `--json`, as the issue names it: `--format json`.
+        @Flag(name: .long, help: "The same as --format json.") var json = false
+        var legacyJSON: Bool { json }
 
-        func run() async throws { try await runOnCommandLine() }
+        func run() async throws { try await runOnCommandLine(legacyJSON: json) }
 
         func output(_ context: CommandContext) async throws -> Output? {
             guard let attachment = try Replication.attachment(of: context.log) else {

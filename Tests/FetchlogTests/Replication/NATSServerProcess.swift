@@ -162,3 +162,18 @@ func retrying<T>(for timeout: Duration, _ body: () throws -> T) throws -> T {
         }
     }
 }
+
+/// The convergence every replication test ends with: `export all` of each store is
+/// byte-identical to the first's, which is at `seq`, and `replay --verify` passes on each.
+func expectConverged(_ stores: [String], at seq: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let first = try await runFetchlog(["--store", stores[0], "export", "all"])
+    #expect(first.status == 0, "\(first.stderr)", sourceLocation: sourceLocation)
+    #expect(first.stdout.hasPrefix(#"{"asOf":\#(seq),"view":"all","#), sourceLocation: sourceLocation)
+    for store in stores.dropFirst() {
+        #expect(try await runFetchlog(["--store", store, "export", "all"]).stdout == first.stdout, "\(store)", sourceLocation: sourceLocation)
+    }
+    for store in stores {
+        let verify = try await runFetchlog(["--store", store, "replay", "--verify"])
+        #expect(verify.status == 0, "\(verify.stderr)", sourceLocation: sourceLocation)
+    }
+}
