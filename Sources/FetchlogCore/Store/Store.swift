@@ -94,9 +94,8 @@ public final class Store: @unchecked Sendable {
         self.origin = origin
         durable = state
         current = Snapshot(state: state, caughtUp: true)
-        let pending = log.isRouted ? ((try? log.outboxEntries()) ?? []) : []
-        if !pending.isEmpty { current = Snapshot(state: Self.fold(pending.map(\.event), on: state), caughtUp: true, pendingSync: pending.count) }
         appliedSinceCheckpoint = applied
+        current = snapshot(of: state, caughtUp: true)
         session.observe { [weak self] in self?.sessionChanged() }
     }
 
