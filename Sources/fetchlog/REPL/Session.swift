@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogReplication
 import FetchlogSources
 import Foundation
 
@@ -95,6 +96,8 @@ final class Session: ShellContext, @unchecked Sendable {
             // finish the revalidation it started, so the line says how that ended.
             if finishBackgroundWork { await policy.waitForBackgroundWork() }
             for (resource, name) in pendingWarnings { printFreshness(resource, name) }
+            // Under every answer but help's while writes wait for the stream.
+            if name != "help", output != nil || !pendingWarnings.isEmpty { printPendingSync() }
             pendingWarnings = []
             if timer {
                 let elapsed = ContinuousClock.now - started
@@ -133,6 +136,17 @@ final class Session: ShellContext, @unchecked Sendable {
         // Inside `at SEQ` the answer is the past's: the live freshness is not its news.
         guard !isPinned else { return }
         pendingWarnings.append((resource, name))
+    }
+
+    /// Under a view's result in a replicated store with writes waiting for the stream:
+    /// `⚠ pending sync: 1 event in this store's outbox, not yet in stream FETCHLOG — …`.
+    private func printPendingSync() {
+        let pending = store.snapshot.pendingSync
+        guard !isPinned, pending > 0 else { return }
+        let stream = (log.appendRoute as? StreamAppends)?.attachment.stream ?? "its stream"
+        let line = "⚠ pending sync: \(pending) event\(pending == 1 ? "" : "s") in this store's outbox, not yet in stream \(stream) "
+            + "(shown here; `fetchlog follow --once` publishes \(pending == 1 ? "it" : "them") when the stream is reachable)"
+        if renderer.mode.isMachine || outputHandle != nil { notify(line) } else { emit(line + "\n") }
     }
 
     private func printFreshness(_ resource: Resource, _ name: String) {

@@ -180,6 +180,12 @@ extension NATSSuites { @Suite struct LeafNodeTests {
         let show = try await runFetchlog(["--store", e, "--upstream", base, "fetch", "tvmaze", "show", "2"])
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.hasSuffix("1 request (200×1); 0 events appended, 1 pending sync in the outbox; 1.6 KiB of bodies\n"), "\(show.stdout)")
+        // The shell shows the pending show, and says it is pending.
+        let shell = try await runFetchlog(["--store", e, "--offline", "repl"], stdin: "show 2\n")
+        #expect(shell.status == 0, "\(shell.stderr)")
+        #expect(shell.stdout.hasPrefix("id         2\nname       Person of Interest\n"), "\(shell.stdout)")
+        // Under the answer, as the freshness line is (on stderr under --format json).
+        #expect(shell.stdout.hasSuffix("we'll find you.\n⚠ pending sync: 1 event in this store's outbox, not yet in stream FETCHLOG (shown here; `fetchlog follow --once` publishes it when the stream is reachable)\n"), "\(shell.stdout)")
         let status = try await runFetchlog(["--store", e, "replicate", "status"])
         #expect(status.status == 0)
         #expect(status.stdout == "stream       FETCHLOG (unreachable)\nservers      \(edge.url)\napplied seq  13\noutbox       1 pending sync\n", "\(status.stdout)")
