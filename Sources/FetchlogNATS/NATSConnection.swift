@@ -274,24 +274,24 @@ public final class NATSConnection: @unchecked Sendable {
 
     /// The message at `seq` of `stream`; nil when there is none (deleted, or past the end).
     public func message(stream: String, seq: UInt64) throws(NATSError) -> StoredMessage? {
-        var message: OpaquePointer?
-        var code = jsErrCode(rawValue: 0)
-        do {
-            try check(js_GetMsg(&message, jetStream, stream, seq, nil, &code), "get message \(seq) of \(stream)", jetStream: code)
-        } catch where error.isNotFound {
-            return nil
-        }
-        defer { natsMsg_Destroy(message) }
-        return Self.stored(message!, seq: seq)
+        try getMessage("get message \(seq) of \(stream)") { message, code in js_GetMsg(&message, jetStream, stream, seq, nil, &code) }
     }
 
     /// The last message on `subject` in `stream` (its seq is the stream's); nil when the
     /// subject has none.
     public func lastMessage(stream: String, subject: String) throws(NATSError) -> StoredMessage? {
+        try getMessage("get the last message on \(subject) of \(stream)") { message, code in
+            js_GetLastMsg(&message, jetStream, stream, subject, nil, &code)
+        }
+    }
+
+    /// One direct get: nil when the stream has no such message.
+    private func getMessage(_ operation: @autoclosure () -> String,
+                            _ call: (inout OpaquePointer?, inout jsErrCode) -> natsStatus) throws(NATSError) -> StoredMessage? {
         var message: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
         do {
-            try check(js_GetLastMsg(&message, jetStream, stream, subject, nil, &code), "get the last message on \(subject) of \(stream)", jetStream: code)
+            try check(call(&message, &code), operation(), jetStream: code)
         } catch where error.isNotFound {
             return nil
         }

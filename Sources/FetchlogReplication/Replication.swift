@@ -97,39 +97,30 @@ public enum Replication {
             // stops everything after it too, and what the stream holds is always a prefix.
             // Reading and encoding the log (a thread of its own) overlaps publishing.
             let store = log.metadata.storeID
-            let handoff = Handoff<[(seq: UInt64, record: [UInt8], id: String)]>(capacity: 4)
-            let reader = Thread {
+            try Handoff<[(seq: UInt64, record: [UInt8], id: String)]>.pipeline(capacity: 4, produce: { handoff in
                 var batch: [(seq: UInt64, record: [UInt8], id: String)] = []
-                do {
-                    try log.scan(from: seedFrom) { event in
-                        let (record, id) = message(for: event, store: store)
-                        batch.append((event.seq, record, id))
-                        if batch.count == 256 {
-                            handoff.put(batch)
-                            batch.removeAll(keepingCapacity: true)
-                        }
-                        return !handoff.isClosed
+                try log.scan(from: seedFrom) { event in
+                    let (record, id) = message(for: event, store: store)
+                    batch.append((event.seq, record, id))
+                    if batch.count == 256 {
+                        handoff.put(batch)
+                        batch.removeAll(keepingCapacity: true)
                     }
-                    if !batch.isEmpty { handoff.put(batch) }
-                    handoff.finish(nil)
-                } catch {
-                    handoff.finish(error)
+                    return !handoff.isClosed
                 }
-            }
-            reader.start()
-            defer { handoff.close() }
-            while let messages = try handoff.take() {
+                if !batch.isEmpty { handoff.put(batch) }
+            }, consume: { messages in
                 for message in messages {
                     let (data, chunked) = try Chunks.prepare(record: message.record, id: message.id, events: stream, nats: nats)
                     // No `Nats-Msg-Id` here: the expected last seq already makes a repeated
                     // publish fail rather than land twice, and the server skips its duplicate
-                    // table (seeding ran at 0.45–0.63 of raw with it).
+                    // table (seeding ran at 0.45–0.64 of raw with it).
                     try nats.publishAsync(subject: subject, data: data, headers: chunked, messageID: nil,
                                           expectedLastSeq: message.seq - 1)
                 }
                 published += messages.count
                 progress(published, Int(last))
-            }
+            })
             try nats.completeAsyncPublishes()
             let after = try nats.streamInfo(stream).lastSeq
             guard after == last else {
@@ -184,48 +175,39 @@ public enum Replication {
         let reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
         // Fetching and checking the next batch (a thread of its own) overlaps applying this
         // one (an LMDB commit each): two batches at most wait between them.
-        let handoff = Handoff<[Event]>(capacity: 2)
         let first = next
-        let fetcher = Thread {
+        try Handoff<[Event]>.pipeline(capacity: 2, produce: { handoff in
             var next = first
             var idle = 0
-            do {
-                while next <= target, !handoff.isClosed {
-                    let messages = try reader.next(batch: batch, wait: .seconds(2))
-                    if messages.isEmpty {
-                        idle += 1
-                        if idle >= 5 { throw ReplicationError("stream \(stream) sent nothing past seq \(next - 1) for 10 s while its last seq is \(target)") }
-                        continue
-                    }
-                    idle = 0
-                    var events: [Event] = []
-                    events.reserveCapacity(messages.count)
-                    do {
-                        for message in messages where message.seq >= next && message.seq <= target {
-                            guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
-                            events.append(try event(from: message, stream: stream, nats: nats))
-                        }
-                    } catch {
-                        // What came before the message that cannot be applied is applied.
-                        handoff.put(events)
-                        throw error
-                    }
-                    guard let last = events.last else { continue }
-                    handoff.put(events)
-                    next = last.seq + 1
+            while next <= target, !handoff.isClosed {
+                let messages = try reader.next(batch: batch, wait: .seconds(2))
+                if messages.isEmpty {
+                    idle += 1
+                    if idle >= 5 { throw ReplicationError("stream \(stream) sent nothing past seq \(next - 1) for 10 s while its last seq is \(target)") }
+                    continue
                 }
-                handoff.finish(nil)
-            } catch {
-                handoff.finish(error)
+                idle = 0
+                var events: [Event] = []
+                events.reserveCapacity(messages.count)
+                do {
+                    for message in messages where message.seq >= next && message.seq <= target {
+                        guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
+                        events.append(try event(from: message, stream: stream, nats: nats))
+                    }
+                } catch {
+                    // What came before the message that cannot be applied is applied.
+                    handoff.put(events)
+                    throw error
+                }
+                guard let last = events.last else { continue }
+                handoff.put(events)
+                next = last.seq + 1
             }
-        }
-        fetcher.start()
-        defer { handoff.close() }
-        while let events = try handoff.take() {
-            guard let last = events.last else { continue }
+        }, consume: { events in
+            guard let last = events.last else { return }
             applied += try apply(events, to: log, stream: stream)
             progress(last.seq, target)
-        }
+        })
         return applied
     }
 
@@ -289,6 +271,25 @@ final class Handoff<Item>: @unchecked Sendable {
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
+
+    /// Runs `produce` on a thread of its own, its batches handed to `consume` on this one
+    /// as they come (at most `capacity` waiting): reading overlaps writing. An error of
+    /// either ends both; the producer's comes after the batches it handed over first.
+    static func pipeline(capacity: Int, produce: @escaping @Sendable (Handoff<Item>) throws -> Void,
+                         consume: (Item) throws -> Void) throws {
+        let handoff = Handoff<Item>(capacity: capacity)
+        let thread = Thread {
+            do {
+                try produce(handoff)
+                handoff.finish(nil)
+            } catch {
+                handoff.finish(error)
+            }
+        }
+        thread.start()
+        defer { handoff.close() }
+        while let item = try handoff.take() { try consume(item) }
+    }
 
     var isClosed: Bool { condition.withLock { closed } }
 
