@@ -117,7 +117,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
             let nats = try connected()
             acks = try patiently { try flush(log, nats: nats) }
         } catch let error as NATSError {
-            let waiting = (try? log.outboxEntries().count) ?? owns.count
+            let waiting = (try? log.outboxCount()) ?? owns.count
             onPending("stream \(attachment.stream) is unreachable (\(error.description)): \(waiting) event\(waiting == 1 ? "" : "s") pending sync in this store's outbox; `fetchlog follow --once` publishes \(waiting == 1 ? "it" : "them") once the stream is back")
             return 0 ..< 0
         }

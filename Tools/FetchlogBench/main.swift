@@ -34,16 +34,12 @@ if CommandLine.arguments.contains("--decode") {
 }
 if CommandLine.arguments.contains("--manifests") {
     await runManifestBenchmarks(quick: quick)
-    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-        .filter { $0.hasPrefix("fetchlog-bench-") }
-        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+    removeBenchTemporaries()
     exit(0)
 }
 if CommandLine.arguments.contains("--replication") {
     runReplicationBenchmark(quick: quick)
-    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-        .filter { $0.hasPrefix("fetchlog-bench-") }
-        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+    removeBenchTemporaries()
     exit(0)
 }
 if CommandLine.arguments.contains("--year") {
@@ -52,9 +48,7 @@ if CommandLine.arguments.contains("--year") {
 }
 if CommandLine.arguments.contains("--views") {
     runViewBenchmarks(quick: quick)
-    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-        .filter { $0.hasPrefix("fetchlog-bench-") }
-        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+    removeBenchTemporaries()
     exit(0)
 }
 let bodySize = 4096
@@ -81,11 +75,16 @@ func paired(_ raw: () -> Double, _ ours: () -> Double) -> (raw: Double, ours: Do
     var r: [Double] = [], o: [Double] = []
     for round in 0 ..< rounds {
         if round % 2 == 0 { r.append(raw()); o.append(ours()) } else { o.append(ours()); r.append(raw()) }
-        try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-            .filter { $0.hasPrefix("fetchlog-bench-") }
-            .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
+        removeBenchTemporaries()
     }
     return (r.sorted()[r.count / 2], o.sorted()[o.count / 2])
+}
+
+/// Removes every temporary store and file the benchmarks made (`fetchlog-bench-…`).
+func removeBenchTemporaries() {
+    try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+        .filter { $0.hasPrefix("fetchlog-bench-") }
+        .forEach { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + $0) }
 }
 
 /// Event `i` with `body` stamped with `i` in its first 8 bytes: every body differs, so the

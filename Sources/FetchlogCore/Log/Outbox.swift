@@ -84,6 +84,13 @@ extension EventLog {
         }
     }
 
+    /// How many entries wait in the outbox (no record decoded).
+    public func outboxCount() throws -> Int {
+        guard isRouted || outboxHandle.database != nil else { return 0 }
+        let outbox = try outbox()
+        return try read { txn in try txn.count(outbox) }
+    }
+
     /// Removes the entry of own count `own` in a write transaction (inside `applyOrdered`).
     func outboxRemove(_ own: UInt64, in txn: inout WriteTransaction) throws {
         guard let outbox = outboxHandle.database else { return }

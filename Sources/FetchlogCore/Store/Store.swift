@@ -109,7 +109,8 @@ public final class Store: @unchecked Sendable {
     /// The snapshot of `state`: a replicated store's outbox (pending sync) and this
     /// session's session-only events folded on top, neither with a seq.
     private func snapshot(of state: LogState, caughtUp: Bool) -> Snapshot {
-        let pending = log.isRouted ? ((try? log.outboxEntries()) ?? []) : []
+        // Decoded only when something waits: an empty outbox is the usual case.
+        let pending = log.isRouted && ((try? log.outboxCount()) ?? 0) > 0 ? ((try? log.outboxEntries()) ?? []) : []
         return Snapshot(state: Self.fold(pending.map(\.event) + session.events, on: state), caughtUp: caughtUp, pendingSync: pending.count)
     }
 
@@ -228,7 +229,7 @@ public final class Store: @unchecked Sendable {
             }
             let caughtUp = state.seq >= last
             // A write left in the outbox changes no seq: the pending count tells.
-            let pending = log.isRouted ? ((try? log.outboxEntries().count) ?? 0) : 0
+            let pending = log.isRouted ? ((try? log.outboxCount()) ?? 0) : 0
             if state != durable || caughtUp != current.caughtUp || pending != current.pendingSync {
                 durable = state
                 publish(snapshot(of: state, caughtUp: caughtUp))

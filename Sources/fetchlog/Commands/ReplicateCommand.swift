@@ -86,7 +86,7 @@ struct ReplicateCommand: AsyncParsableCommand {
                 throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first")
             }
             let applied = try context.log.lastSeq()
-            let outbox = try context.log.outboxEntries().count
+            let outbox = try context.log.outboxCount()
             // The stream unreachable: what this store knows, and a warning (offline first).
             let info: NATSConnection.StreamInfo
             do {
@@ -162,7 +162,7 @@ struct FollowCommand: SharedCommand {
             do { try await Task.sleep(for: delay) } catch { break }
         }
         let applied = try context.log.lastSeq()
-        let pending = try context.log.outboxEntries().count
+        let pending = try context.log.outboxCount()
         var text = published > 0 ? "published \(published) pending event\(published == 1 ? "" : "s") from the outbox; " : ""
         text += "applied \(total) events from stream \(attachment.stream); this store is at seq \(applied)"
         if pending > 0 { text += "; \(pending) event\(pending == 1 ? "" : "s") still pending sync" }
