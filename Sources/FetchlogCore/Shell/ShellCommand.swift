@@ -103,7 +103,7 @@ public enum Shell {
 
     /// The slice of `list` on page `page` of `size`; a page past the end is an error
     /// naming how many there are (an empty list has one, empty, page).
-    public static func page<T>(_ list: [T], _ page: Int, size: Int, noun: String) throws -> (slice: [T], pages: Int) {
+    public static func page<C: RandomAccessCollection>(_ list: C, _ page: Int, size: Int, noun: String) throws -> (slice: [C.Element], pages: Int) {
         // Written so that any size and page a user can type (up to Int.max) cannot overflow.
         let pages = list.isEmpty ? 1 : (list.count - 1) / size + 1
         guard page <= pages else {

@@ -17,7 +17,7 @@ enum BrastlewarkCommands {
         session.freshnessLine(.brastlewarkCensus, "census")
         let view = FiltersView(state: session.state)
         let text = arguments.positionals.joined(separator: " ")
-        let list = view.filtered(search: text.isEmpty ? nil : text)
+        let list = view.selection(search: text.isEmpty ? nil : text)
         let (shown, pages) = try Shell.page(list, page, size: limit, noun: "gnomes")
         let rows = shown.map { [String($0.id), $0.name, String($0.age), $0.hairColor, $0.professions.joined(separator: ", "), String($0.friendCount)] }
         let filter = view.active.isEmpty ? "" : " (filter: \(filterText(view.active)))"
@@ -175,17 +175,18 @@ enum BrastlewarkCommands {
         try await session.open(.brastlewarkCensus, "census")
         let g = try findGnome(session, args.joined(separator: " "))
         let view = FriendsView(state: session.state)
-        let names = Dictionary(uniqueKeysWithValues: GnomesView(state: session.state).gnomes.map { ($0.id, $0.name) })
+        let gnomes = GnomesView(state: session.state)
+        let names = { (id: Int) in gnomes.gnome(id: id)?.name }
         guard let entry = view.entry(id: g.id) else { throw ShellError.failed("gnome \(g.id) has no friends entry") }
         var rows: [[String]] = []
         var records: [JSONValue] = []
         for id in entry.friends {
-            rows.append([String(id), names[id] ?? "?", "listed by \(g.name)"])
-            records.append(.object([("id", .number(id)), ("name", .string(names[id] ?? "")), ("relation", .string("friend"))]))
+            rows.append([String(id), names(id) ?? "?", "listed by \(g.name)"])
+            records.append(.object([("id", .number(id)), ("name", .string(names(id) ?? "")), ("relation", .string("friend"))]))
         }
         for id in entry.listedBy {
-            rows.append([String(id), names[id] ?? "?", "lists \(g.name)"])
-            records.append(.object([("id", .number(id)), ("name", .string(names[id] ?? "")), ("relation", .string("listed-by"))]))
+            rows.append([String(id), names(id) ?? "?", "lists \(g.name)"])
+            records.append(.object([("id", .number(id)), ("name", .string(names(id) ?? "")), ("relation", .string("listed-by"))]))
         }
         for name in entry.unknownFriends {
             rows.append(["-", name, "matches no gnome"])
@@ -198,12 +199,12 @@ enum BrastlewarkCommands {
         guard args.count == 2 else { throw ShellError.usage("usage: path A B (names with spaces in quotes: path \"Tobus Quickwhistle\" 237)") }
         try await session.open(.brastlewarkCensus, "census")
         let a = try findGnome(session, args[0]), b = try findGnome(session, args[1])
-        let names = Dictionary(uniqueKeysWithValues: GnomesView(state: session.state).gnomes.map { ($0.id, $0.name) })
+        let gnomes = GnomesView(state: session.state)
         guard let chain = FriendsView(state: session.state).path(from: a.id, to: b.id) else {
             throw ShellError.failed("\(a.name) and \(b.name) are not connected by any chain of friends")
         }
         let steps = chain.count - 1
-        let text = chain.map { "\(names[$0] ?? "?") (\($0))" }.joined(separator: " → ")
+        let text = chain.map { "\(gnomes.gnome(id: $0)?.name ?? "?") (\($0))" }.joined(separator: " → ")
         return .record(pairs: [("path", text), ("steps", String(steps))],
                        json: .object([("path", .array(chain.map { .number($0) })), ("steps", .number(steps))]))
     }

@@ -11,7 +11,8 @@ extension DocumentKind {
 
 /// A Brastlewark body, decoded.
 public enum BrastlewarkDocument: SourceDocument, Equatable {
-    case brastlewarkCensus([Gnome])
+    /// The census with its rows and view indexes, built here once (see `GnomeCensusData`).
+    case brastlewarkCensus(GnomeCensusData)
 }
 
 extension HeldDocument {
@@ -31,7 +32,7 @@ public struct BrastlewarkSource: SourcePlugin {
 
     public func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard kind == .brastlewarkCensus else { throw DecodeError(path: "$", reason: "Brastlewark has no document kind '\(kind)'") }
-        return try DocumentDecoder.decodeJSON(body) { (root) throws(DecodeError) in BrastlewarkDocument.brastlewarkCensus(try Gnome.decodeCensus(root)) }
+        return try DocumentDecoder.decodeJSON(body) { (root) throws(DecodeError) in BrastlewarkDocument.brastlewarkCensus(GnomeCensusData(try Gnome.decodeCensus(root))) }
     }
 }
 

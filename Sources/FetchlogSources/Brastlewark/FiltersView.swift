@@ -10,9 +10,9 @@ public struct FiltersView: ExportableView, Equatable {
     public struct Bounds<T: Comparable & Sendable>: Sendable, Equatable {
         public var min: T?
         public var max: T?
-        init(_ values: [T]) {
-            min = values.min()
-            max = values.max()
+        init(min: T?, max: T?) {
+            self.min = min
+            self.max = max
         }
     }
 
@@ -27,39 +27,36 @@ public struct FiltersView: ExportableView, Equatable {
         public var professions: [String]
     }
 
-    public let available: Available
+    public var available: Available { census.available }
     public let active: GnomeFilter
     /// Seq of the intent that set `active` (0: never set).
     public let activeSetAtSeq: UInt64
-    private let gnomes: [GnomeRow]
+    /// The held census with its indexes (what is available was derived when it was decoded).
+    private let census: GnomeCensusData
 
     public init(state: LogState) {
-        let rows = GnomeCensus.rows(in: state)
-        gnomes = rows
-        available = Self.availableMemo.value(for: rows) {
-            Available(
-                age: Bounds(rows.map(\.age)), weight: Bounds(rows.map(\.weight)),
-                height: Bounds(rows.map(\.height)), friends: Bounds(rows.map(\.friendCount)),
-                hairColors: Set(rows.map(\.hairColor)).sorted(),
-                professions: Set(rows.flatMap(\.professions)).sorted())
-        }
+        census = GnomeCensus.data(in: state)
         active = state.gnomeFilter
         activeSetAtSeq = state.gnomeFilterSeq
     }
 
-    /// What is available depends only on the held census; snapshots share its rows.
-    private static let availableMemo = LastValueMemo<[GnomeRow], Available>()
-
     /// Gnomes matching the active filter and, when given, the search text (same
     /// rules as `GnomesView.search`), in id order.
-    public func filtered(search: String? = nil) -> [GnomeRow] {
-        let matcher = GnomeFilter.Matcher(active)
-        let passing = gnomes.filter(matcher.matches)
-        return search.map { GnomeCensus.search(passing, $0) } ?? passing
+    public func filtered(search: String? = nil) -> [GnomeRow] { Array(selection(search: search)) }
+
+    /// As `filtered`, without copying rows: the filter's facet, range and name sets
+    /// intersected (and the search's), as positions into the census.
+    public func selection(search: String? = nil) -> GnomeSelection {
+        var set = census.filterMatches(GnomeFilter.Matcher(active))
+        if let search {
+            let key = FoldedText(GnomeText.key(search))
+            if !key.isEmpty { set.formIntersection(census.searchMatches(key)) }
+        }
+        return GnomeSelection(rows: census.rows, positions: set.positions)
     }
 
     /// Ids of the gnomes matching the active filter, in id order.
-    public var matching: [Int] { filtered().map(\.id) }
+    public var matching: [Int] { selection().map(\.id) }
 
     public func exportMembers() -> [(String, JSONValue)] {
         func range<T>(_ r: Bounds<T>, _ number: (T) -> JSONValue) -> JSONValue {

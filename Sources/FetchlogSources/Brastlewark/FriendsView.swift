@@ -18,66 +18,30 @@ public struct FriendsView: ExportableView, Equatable {
     }
 
     /// One per gnome, in id order.
-    public let entries: [Entry]
+    public var entries: [Entry] { census.friends.entries }
     /// Resolved listings (A lists B), counted once per pair in that direction.
-    public let listingCount: Int
+    public var listingCount: Int { census.friends.listingCount }
     /// Undirected links: pairs {A, B}, A ≠ B, where either lists the other.
-    public let linkCount: Int
+    public var linkCount: Int { census.friends.linkCount }
     /// Distinct friend names, as listed, that match no gnome.
-    public let unknownNames: [String]
+    public var unknownNames: [String] { census.friends.unknownNames }
 
-    private let indexByID: [Int: Int]
-    /// Undirected neighbours of each entry by index, ascending by id (ids ascend with index).
-    private let neighbours: [[Int]]
+    /// The held census; its friend graph is resolved once, when it was decoded.
+    private let census: GnomeCensusData
 
     public init(state: LogState) {
-        let rows = GnomeCensus.rows(in: state)
-        var indexByID: [Int: Int] = [:]
-        for (i, row) in rows.enumerated() where indexByID[row.id] == nil { indexByID[row.id] = i }
-        // Friend names resolve as `GnomesView.lookup` does: the exact (trimmed,
-        // case-sensitive) name first, else a unique case-insensitive match; a name that
-        // several gnomes share up to case, none exactly, is unknown rather than guessed.
-        let names = GnomeNameIndex(rows)
-        var friendIndices = [[Int]](repeating: [], count: rows.count)
-        var listedBy = [[Int]](repeating: [], count: rows.count)
-        var unknown = [[String]](repeating: [], count: rows.count)
-        var neighbourSets = [Set<Int>](repeating: [], count: rows.count)
-        for (i, row) in rows.enumerated() {
-            for name in row.friends {
-                guard case .one(let j) = names.resolve(name) else {
-                    unknown[i].append(name)
-                    continue
-                }
-                if friendIndices[i].contains(j) { continue }
-                friendIndices[i].append(j)
-                listedBy[j].append(i)
-                if i != j {
-                    neighbourSets[i].insert(j)
-                    neighbourSets[j].insert(i)
-                }
-            }
-        }
-        // Ids ascend with the index (rows are in id order), so sorting indices sorts ids.
-        entries = rows.indices.map { i in
-            Entry(id: rows[i].id, friends: friendIndices[i].map { rows[$0].id },
-                  listedBy: listedBy[i].sorted().map { rows[$0].id }, unknownFriends: unknown[i])
-        }
-        neighbours = neighbourSets.map { $0.sorted() }
-        listingCount = friendIndices.reduce(0) { $0 + $1.count }
-        linkCount = neighbourSets.reduce(0) { $0 + $1.count } / 2
-        unknownNames = Set(unknown.joined()).sorted()
-        self.indexByID = indexByID
+        census = GnomeCensus.data(in: state)
     }
 
-    public func entry(id: Int) -> Entry? { indexByID[id].map { entries[$0] } }
+    public func entry(id: Int) -> Entry? { census.positionByID[id].map { entries[$0] } }
 
     /// A shortest chain of gnome ids from `from` to `to` over friendships counted both
     /// ways; among equally short chains the lexicographically smallest (`shortestChain`:
     /// neighbours ascend by id). `[from]` when they are the same gnome, nil when either is
     /// unknown or they are not connected.
     public func path(from: Int, to: Int) -> [Int]? {
-        guard let source = indexByID[from], let target = indexByID[to] else { return nil }
-        return shortestChain(neighbours: neighbours, from: source, to: target)?.map { entries[$0].id }
+        guard let source = census.positionByID[from], let target = census.positionByID[to] else { return nil }
+        return shortestChain(neighbours: census.friends.neighbours, from: source, to: target)?.map { entries[$0].id }
     }
 
     public func exportMembers() -> [(String, JSONValue)] {

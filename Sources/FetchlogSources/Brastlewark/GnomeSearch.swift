@@ -99,25 +99,19 @@ struct FoldedText: Sendable, Equatable {
     }
 }
 
-/// The census held in the state, as rows in id order.
+/// The census held in the state.
 public enum GnomeCensus {
-    /// Rows depend only on the held census. Snapshots share its storage, so comparing
-    /// the key is a pointer check until the census changes.
-    private static let memo = LastValueMemo<[Gnome], [GnomeRow]>()
-
-    public static func rows(in state: LogState) -> [GnomeRow] {
-        guard case .brastlewarkCensus(let gnomes)? = state.document(.brastlewarkCensus)?.brastlewark else { return [] }
-        return memo.value(for: gnomes) { rows(gnomes) }
+    /// The held census with its rows and indexes; an empty one when none is held.
+    public static func data(in state: LogState) -> GnomeCensusData {
+        guard case .brastlewarkCensus(let census)? = state.document(.brastlewarkCensus)?.brastlewark else { return .empty }
+        return census
     }
 
-    private static func rows(_ gnomes: [Gnome]) -> [GnomeRow] {
-        // Stable sort by id: the census is already in id order, but the views promise it.
-        return gnomes.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }
-            .map { GnomeRow($0.element) }
-    }
+    public static func rows(in state: LogState) -> [GnomeRow] { data(in: state).rows }
 
     /// Rows whose name, hair colour or a profession contains `text` (trimmed,
-    /// case-insensitive). Blank text matches every row.
+    /// case-insensitive), by testing every row: the reference the indexed answers
+    /// (`GnomesView.search`, `FiltersView.filtered`) are held to. Blank text matches every row.
     public static func search(_ rows: [GnomeRow], _ text: String) -> [GnomeRow] {
         let key = FoldedText(GnomeText.key(text))
         if key.isEmpty { return rows }

@@ -5,30 +5,28 @@ public struct GnomesView: ExportableView, Equatable {
     public static let viewName = "gnomes"
 
     /// In id order; empty when no census has been fetched.
-    public let gnomes: [GnomeRow]
-    private let indexByID: [Int: Int]
-    private let names: GnomeNameIndex
+    public var gnomes: [GnomeRow] { census.rows }
+    /// The held census with its indexes (built when it was decoded; shared by snapshots).
+    private let census: GnomeCensusData
 
     public init(state: LogState) {
-        let rows = GnomeCensus.rows(in: state)
-        gnomes = rows
-        (indexByID, names) = Self.indexMemo.value(for: rows) {
-            var byID: [Int: Int] = [:]
-            // Rows are in id order, so on a repeated id the smallest id wins.
-            for (i, row) in rows.enumerated() where byID[row.id] == nil { byID[row.id] = i }
-            return (byID, GnomeNameIndex(rows))
-        }
+        census = GnomeCensus.data(in: state)
     }
 
-    private static let indexMemo = LastValueMemo<[GnomeRow], ([Int: Int], GnomeNameIndex)>()
-
-    public var count: Int { gnomes.count }
+    public var count: Int { census.rows.count }
 
     /// Gnomes whose name, hair colour or a profession contains `text` (trimmed,
     /// case-insensitive), in id order. Blank text gives every gnome.
-    public func search(_ text: String) -> [GnomeRow] { GnomeCensus.search(gnomes, text) }
+    public func search(_ text: String) -> [GnomeRow] { Array(matches(text)) }
 
-    public func gnome(id: Int) -> GnomeRow? { indexByID[id].map { gnomes[$0] } }
+    /// As `search`, without copying rows: positions into the census, for counting and paging.
+    public func matches(_ text: String) -> GnomeSelection {
+        let key = FoldedText(GnomeText.key(text))
+        if key.isEmpty { return GnomeSelection(rows: census.rows, positions: Array(0 ..< Int32(census.rows.count))) }
+        return GnomeSelection(rows: census.rows, positions: census.searchMatches(key).positions)
+    }
+
+    public func gnome(id: Int) -> GnomeRow? { census.positionByID[id].map { census.rows[$0] } }
 
     /// The gnome named `name` when the name picks exactly one (see `lookup`): the exact
     /// (trimmed, case-sensitive) name, else the only case-insensitive match; nil when none
@@ -42,9 +40,9 @@ public struct GnomesView: ExportableView, Equatable {
     /// otherwise a unique case-insensitive match; several case-insensitive matches and no
     /// exact one are `.ambiguous`, with the candidates in id order.
     public func lookup(_ text: String) -> GnomeLookup {
-        switch names.resolve(text) {
-        case .one(let i): return .found(gnomes[i])
-        case .several(let indices): return .ambiguous(indices.map { gnomes[$0] })
+        switch census.names.resolve(text) {
+        case .one(let i): return .found(census.rows[i])
+        case .several(let indices): return .ambiguous(indices.map { census.rows[$0] })
         case .none: return .notFound
         }
     }

@@ -8,7 +8,7 @@ import Testing
             Issue.record("wrong case")
             return []
         }
-        return gnomes
+        return gnomes.gnomes
     }
 
     @Test func wholeCensus() throws {

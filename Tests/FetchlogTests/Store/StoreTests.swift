@@ -122,7 +122,7 @@ import Testing
         let snapshot = store.snapshot
         #expect(snapshot.caughtUp)
         if case .brastlewarkCensus(let gnomes)? = snapshot.state.document(.brastlewarkCensus)?.brastlewark {
-            #expect(gnomes.count == 1337)
+            #expect(gnomes.gnomes.count == 1337 && gnomes.rows.count == 1337)
         } else {
             Issue.record("no census held")
         }
