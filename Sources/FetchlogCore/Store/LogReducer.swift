@@ -8,6 +8,7 @@ public enum LogReducer {
     public static func apply(_ event: Event, to state: inout LogState, decoded: (any SourceDocument)? = nil) {
         // Session-only events (seq 0, never in the log) do not move the state's seq.
         if event.seq > 0 { state.seq = event.seq }
+        state.changes.bump(event.source)
         if event.kind == .intent {
             applyIntent(event, to: &state)
             applyToSlice(event, in: &state)

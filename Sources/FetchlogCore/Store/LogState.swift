@@ -84,6 +84,8 @@ public struct LogState: Sendable, Equatable {
     /// it), by the seq of that event. Empty at the head of the log; only a state before
     /// the compaction horizon (`--at`) has any, and views that read them say so.
     public internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
+    /// Which sources moved since when, for observers; not part of the value (`==` ignores it).
+    public internal(set) var changes = ChangeTokens()
 
     public init(sources: SourceRegistry) {
         self.sources = sources

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Observing one value of the state (as GRDB's ValueObservation): the stream yields the
 /// value now, then again only when a new snapshot changes it. A filter intent does not
 /// wake an observer of `shows`; a new census does not wake one of `pages`.
@@ -25,11 +27,40 @@ extension Store {
 
     /// One view's export, without its `asOf` (which moves with every event): yields only
     /// when what the view shows changed. `name` is a view of `ViewCatalog.exportNames`.
+    ///
+    /// Cost follows change: a view whose inputs are known (`ViewCatalog.inputs`) is not even
+    /// computed for a snapshot in which none of its sources moved (`ChangeTokens`), so a
+    /// filter intent costs an observer of `shows` one comparison of a few numbers.
     public func observe(view name: String) throws(ViewNameError) -> AsyncStream<JSONValue> {
+        try observe(view: name, memo: ObservedView())
+    }
+
+    /// As `observe(view:)`, with the memo given (a test reads its `computations`).
+    package func observe(view name: String, memo: ObservedView) throws(ViewNameError) -> AsyncStream<JSONValue> {
         _ = try ViewCatalog.export(name, state: LogState(sources: sources))
+        let inputs = ViewCatalog.inputs(of: name, in: sources)
         return observe { state in
-            guard case .object(let members)? = try? ViewCatalog.export(name, state: state) else { return .null }
-            return .object(members.filter { $0.0 != "asOf" })
+            if let inputs, let (key, value) = memo.last, key == state.changes.key(for: inputs) { return value }
+            memo.computations.add(1, ordering: .relaxed)
+            let value: JSONValue
+            if case .object(let members)? = try? ViewCatalog.export(name, state: state) {
+                value = .object(members.filter { $0.0 != "asOf" })
+            } else {
+                value = .null
+            }
+            if let inputs { memo.last = (state.changes.key(for: inputs), value) }
+            return value
         }
     }
+}
+
+/// The last value an observation of a view computed, with the change key it was computed
+/// at. `@unchecked Sendable`: `last` is used by one observation task only, one snapshot at
+/// a time.
+package final class ObservedView: @unchecked Sendable {
+    var last: ([UInt64], JSONValue)?
+    /// How many times the view was computed.
+    package let computations = Atomic<Int>(0)
+
+    package init() {}
 }

@@ -9,6 +9,21 @@ public enum ViewCatalog {
         Dictionary(uniqueKeysWithValues: registry.views.map { ($0.name, $0.sources) })
     }
 
+    /// The sources whose events can change view `name`: its declared sources, plus asset
+    /// downloads (a view may show an image as failing) and manifest definitions (which
+    /// re-read held pages). For `items/SOURCE/…` and `facets/SOURCE/…`, that source. Nil
+    /// when not known (the status view, parameterized views): then observers compute the
+    /// view for every snapshot.
+    public static func inputs(of name: String, in registry: SourceRegistry) -> Set<String>? {
+        let always: Set<String> = [Source.assets.rawValue, ManifestDefinition.source]
+        if name != StatusView.viewName, let view = registry.views.first(where: { $0.name == name }) { return view.sources.union(always) }
+        for prefix in ["items/", "facets/"] where name.hasPrefix(prefix) {
+            let source = name.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
+            if let source, !registry.parameterizedViews.contains(where: { name.hasPrefix($0.prefix) }) { return always.union([source]) }
+        }
+        return nil
+    }
+
     /// The canonical export of `name` (a parameterized view such as `show/ID`, or `all`
     /// for every fixed view).
     public static func export(_ name: String, state: LogState) throws(ViewNameError) -> JSONValue {

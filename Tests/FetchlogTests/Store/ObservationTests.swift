@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FetchlogCore
 @testable import FetchlogSources
@@ -13,27 +14,38 @@ import Testing
         let store = try Store(log: harness.log, fetcher: harness.fetcher, clock: FixedClock(fixedTime))
         let shows = LockedBox<[JSONValue]>([])
         let filters = LockedBox<[JSONValue]>([])
-        let showsTask = Task { for await value in try store.observe(view: "shows") { shows.set(shows.get() + [value]) } }
+        let showsMemo = ObservedView()
+        let showsTask = Task { for await value in try store.observe(view: "shows", memo: showsMemo) { shows.set(shows.get() + [value]) } }
         let filtersTask = Task { for await value in try store.observe(view: "filters") { filters.set(filters.get() + [value]) } }
         defer { showsTask.cancel(); filtersTask.cancel() }
         #expect(try await waitUntil(timeout: .seconds(5)) { shows.get().count == 1 && filters.get().count == 1 })
         #expect(shows.get()[0]["count"] == .number(240))
 
+        #expect(showsMemo.computations.load(ordering: .relaxed) == 1)
+
+        // Twenty filter intents, the last with Pink: the filters observer sees the last; the
+        // shows observer neither wakes nor computes the shows view (its sources did not move).
+        for age in 1 ... 19 {
+            var filter = GnomeFilter()
+            filter.ageMin = age
+            try await store.setGnomeFilter(filter)
+        }
         var filter = GnomeFilter()
         filter.hairColor = "Pink"
         try await store.setGnomeFilter(filter)
-        // The filters observer saw the intent; the shows observer did not wake for it.
-        #expect(try await waitUntil(timeout: .seconds(5)) { filters.get().count == 2 })
-        #expect(filters.get()[1]["active"]?["hairColor"] == .string("Pink"))
+        #expect(try await waitUntil(timeout: .seconds(5)) { filters.get().last?["active"]?["hairColor"] == .string("Pink") })
         try await Task.sleep(for: .milliseconds(300))
         #expect(shows.get().count == 1)
+        #expect(showsMemo.computations.load(ordering: .relaxed) == 1)
+        let filterValues = filters.get().count
 
         // A new page changes the shows view: one more value, with the second page's shows.
         _ = try await harness.fetcher.fetch(.tvmazeShowsPage(1))
         try await store.catchUp()
         #expect(try await waitUntil(timeout: .seconds(5)) { shows.get().count == 2 })
         #expect(shows.get()[1]["pagesHeld"]?.canonicalText() == "[0,1]")
-        #expect(filters.get().count == 2)
+        #expect(showsMemo.computations.load(ordering: .relaxed) == 2)
+        #expect(filters.get().count == filterValues)
         await harness.stop()
     }
 
