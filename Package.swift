@@ -107,7 +107,7 @@ let package = Package(
             name: "fetchlog-bench",
             dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication"],
             path: "Tools/FetchlogBench",
-            exclude: ["sqlite-search.py"]
+            exclude: ["sqlite-search.py", "scale-peers.py"]
         ),
         // ordo-one/benchmark suites (`swift package benchmark`): percentiles, malloc counts,
         // baselines to compare against. The plugin finds targets in a folder named Benchmarks.

@@ -4,7 +4,8 @@
 //     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets;
 //                                                     --manifests: a manifest vs dlt, search vs SQLite;
 //                                                     --year: a year of revalidations, compaction;
-//                                                     --replication: JetStream seeding and catch-up vs raw nats.c)
+//                                                     --replication: JetStream seeding and catch-up vs raw nats.c;
+//                                                     --scale: censuses of 1.3k to 1.3M gnomes vs SQLite and jq, logs to 1M events)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -39,6 +40,11 @@ if CommandLine.arguments.contains("--manifests") {
 }
 if CommandLine.arguments.contains("--replication") {
     runReplicationBenchmark(quick: quick)
+    removeBenchTemporaries()
+    exit(0)
+}
+if CommandLine.arguments.contains("--scale") {
+    await runScaleBenchmark(quick: quick)
     removeBenchTemporaries()
     exit(0)
 }

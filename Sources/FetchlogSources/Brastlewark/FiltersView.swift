@@ -46,14 +46,7 @@ public struct FiltersView: ExportableView, Equatable {
 
     /// As `filtered`, without copying rows: the filter's facet, range and name sets
     /// intersected (and the search's), as positions into the census.
-    public func selection(search: String? = nil) -> GnomeSelection {
-        var set = census.filterMatches(GnomeFilter.Matcher(active))
-        if let search {
-            let key = FoldedText(GnomeText.key(search))
-            if !key.isEmpty { set.formIntersection(census.searchMatches(key)) }
-        }
-        return GnomeSelection(rows: census.rows, positions: set.positions)
-    }
+    public func selection(search: String? = nil) -> GnomeSelection { census.selection(filter: active, search: search) }
 
     /// Ids of the gnomes matching the active filter, in id order.
     public var matching: [Int] { selection().map(\.id) }

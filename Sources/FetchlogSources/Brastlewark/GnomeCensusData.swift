@@ -94,6 +94,16 @@ public final class GnomeCensusData: Sendable, Equatable {
         return set
     }
 
+    /// Rows passing `filter` whose search keys contain `search` (when given and not blank).
+    func selection(filter: GnomeFilter, search: String?) -> GnomeSelection {
+        var set = filterMatches(GnomeFilter.Matcher(filter))
+        if let search {
+            let key = FoldedText(GnomeText.key(search))
+            if !key.isEmpty { set.formIntersection(searchMatches(key)) }
+        }
+        return GnomeSelection(rows: rows, positions: set.positions)
+    }
+
     /// Rows passing `filter` (see `GnomeFilter.matches`), intersected member by member.
     func filterMatches(_ filter: GnomeFilter.Matcher) -> RowSet {
         var set = RowSet(count: rows.count, full: true)

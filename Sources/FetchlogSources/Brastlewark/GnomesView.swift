@@ -26,6 +26,10 @@ public struct GnomesView: ExportableView, Equatable {
         return GnomeSelection(rows: census.rows, positions: census.searchMatches(key).positions)
     }
 
+    /// Gnomes passing `filter` (as if it were the active one; see `GnomeFilter.matches`)
+    /// and, when given, containing `search` — without an intent: a what-if query.
+    public func matching(_ filter: GnomeFilter, search: String? = nil) -> GnomeSelection { census.selection(filter: filter, search: search) }
+
     public func gnome(id: Int) -> GnomeRow? { census.positionByID[id].map { census.rows[$0] } }
 
     /// The gnome named `name` when the name picks exactly one (see `lookup`): the exact

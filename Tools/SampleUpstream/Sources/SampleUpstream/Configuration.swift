@@ -22,6 +22,10 @@ public struct SampleUpstreamConfiguration: Sendable {
     public var logRequestsToStderr: Bool
     /// How long `stop()` waits for a graceful shutdown before cancelling the server.
     public var stopTimeout: Duration = .seconds(5)
+    /// The brastlewark census served this many times over (1: as recorded): copy k > 0
+    /// has ids shifted by k × 1337 and " k" after every name and friend name, so each copy
+    /// is a town of its own with the recorded friendships (`fetchlog-bench --scale`).
+    public var censusCopies = 1
 
     public init(
         host: String = "127.0.0.1",

@@ -104,7 +104,7 @@ struct UpstreamResponder: HTTPResponder {
         case "tvmaze":
             result = TVMazeRoutes.respond(path: rest, query: query, version: versions.tvmaze, pages: configuration.tvmazePages, pageSize: configuration.tvmazePageSize, fullPath: fullPath)
         case "brastlewark", "census": // `census`: the census as a manifest source (docs/manifests/census.json) names it
-            result = BrastlewarkRoutes.respond(path: rest, version: versions.brastlewark, fullPath: fullPath)
+            result = BrastlewarkRoutes.respond(path: rest, version: versions.brastlewark, copies: configuration.censusCopies, fullPath: fullPath)
         case "viaplay":
             result = ViaplayRoutes.respond(path: rest, version: versions.viaplay, fullPath: fullPath)
         case "thmanyah":

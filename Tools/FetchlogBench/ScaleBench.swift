@@ -1,0 +1,291 @@
+import FetchlogCore
+import FetchlogSources
+import Foundation
+import SampleUpstream
+
+/// `fetchlog-bench --scale`: the gnome census at 1×, 10×, 100× and 1000× the recording
+/// (1,337 to 1,337,000 gnomes) fetched from the sample upstream into a new store; per size
+/// the fetch, the open with and without a checkpoint, 400 of each query as the shell
+/// answers them (`gnomes TEXT`, a filter, `friends ID`, `path A B`), resident memory; the
+/// same questions answered in the same run by SQLite with indexed tables
+/// (Tools/FetchlogBench/scale-peers.py) and by `jq` over the raw body. Then logs of 10k,
+/// 100k and 1M events: replay and open times beside the counts of bodies and of final
+/// bodies. Run from the repository root; `--quick` stops at 100×.
+func runScaleBenchmark(quick: Bool) async {
+    print("## Scale (\(ProcessInfo.processInfo.activeProcessorCount) cores, load \(loadAverage()))\n")
+    var lines: [String] = []
+    for copies in quick ? [1, 10, 100] : [1, 10, 100, 1000] {
+        lines.append(await scaleCensus(copies: copies))
+    }
+    print("| gnomes | body | fetch | open, checkpoint | open, no checkpoint | RSS held ÷ body | search p50/p99 µs (SQLite) | filter p50/p99 µs (SQLite) | friends p50/p99 µs (SQLite) | path p50/p99 µs (SQLite) | jq search / filter / friends ms | answers agree |")
+    print("|---:|---:|---:|---:|---:|---:|---|---|---|---|---|---|")
+    for line in lines { print(line) }
+    scaleEvents(quick: quick)
+}
+
+private func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+
+/// Resident bytes now (from /proc/self/statm).
+private func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+private func elapsed(_ start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+
+private func percentiles(_ micros: [Double]) -> (Double, Double) {
+    let sorted = micros.sorted()
+    return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+}
+
+/// The questions, drawn from the census (deterministic): search texts, filters, gnome ids,
+/// pairs of gnomes.
+private func scaleQueries(_ rows: [GnomeRow], count: Int) -> (searches: [String], filters: [GnomeFilter], friends: [Int], paths: [(Int, Int)]) {
+    var random = TestPattern.Generator(seed: 18)
+    func any() -> GnomeRow { rows[Int.random(in: 0 ..< rows.count, using: &random)] }
+    func piece(_ text: String, _ length: ClosedRange<Int>) -> String {
+        let characters = Array(text)
+        guard !characters.isEmpty else { return "" }
+        let n = min(characters.count, Int.random(in: length, using: &random))
+        let start = Int.random(in: 0 ... characters.count - n, using: &random)
+        return String(characters[start ..< start + n])
+    }
+    var searches: [String] = [], filters: [GnomeFilter] = [], friends: [Int] = [], paths: [(Int, Int)] = []
+    for n in 0 ..< count {
+        // Mostly pieces of names (3 to 8 letters, the common search), some of professions
+        // and hair colours, some one or two letters (dense answers), some that match nothing.
+        switch n % 10 {
+        case 0 ... 4: searches.append(piece(any().name, 3 ... 8))
+        case 5, 6: searches.append(piece(([any().hairColor] + any().professions).randomElement(using: &random)!, 3 ... 6))
+        case 7: searches.append(piece(any().name, 1 ... 2))
+        case 8: searches.append(piece(any().name, 4 ... 6) + "q")
+        default: searches.append(piece(any().name, 2 ... 4).uppercased())
+        }
+        var f = GnomeFilter()
+        let a = any(), b = any()
+        switch n % 4 {
+        case 0:
+            f.hairColor = a.hairColor.lowercased()
+            f.ageMin = min(a.age, b.age)
+            f.ageMax = max(a.age, b.age)
+        case 1:
+            f.profession = a.professions.first.map { String($0.prefix(5)) }
+            f.weightMin = min(a.weight, b.weight)
+        case 2:
+            f.name = piece(a.name, 3 ... 5)
+            f.friendsMin = 1
+        default:
+            f.hairColor = a.hairColor
+            f.profession = b.professions.first
+            f.heightMax = max(a.height, b.height)
+        }
+        filters.append(f)
+        friends.append(any().id)
+        // A pair from one town (copies are separate towns), now and then from two.
+        let from = any()
+        let town = from.id / 1337
+        let other = n % 20 == 0 ? any().id : town * 1337 + Int.random(in: 0 ..< 1337, using: &random)
+        paths.append((from.id, other))
+    }
+    return (searches, filters, friends, paths)
+}
+
+private func scaleCensus(copies: Int) async -> String {
+    let gnomes = 1337 * copies
+    var configuration = SampleUpstreamConfiguration()
+    configuration.censusCopies = copies
+    let body = SampleUpstream.scaledCensus(copies: copies)
+    let upstream = try! SampleUpstream(configuration: configuration)
+    let base = try! await upstream.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    let directory = tempDir("scale-\(copies)")
+    let baseline = residentBytes()
+
+    // Fetch: a new store, one fetch, the census held and indexed in the snapshot.
+    var start = DispatchTime.now().uptimeNanoseconds
+    var log = try! EventLog.open(at: directory)
+    var fetchConfiguration = FetchConfiguration()
+    fetchConfiguration.upstream = Upstream(base: base)
+    let fetcher = Fetcher(log: log, configuration: fetchConfiguration)
+    var store = try! Store(log: log, fetcher: fetcher)
+    _ = try! await store.fetch(.brastlewarkCensus)
+    precondition(GnomesView(state: store.snapshot.state).count == gnomes)
+    let fetch = elapsed(start)
+    await fetcher.shutdown()
+    await upstream.stop()
+
+    // Open without a checkpoint (replay), then with one.
+    log.close()
+    log = try! EventLog.open(at: directory)
+    start = DispatchTime.now().uptimeNanoseconds
+    store = try! Store(log: log)
+    let openReplay = elapsed(start)
+    try! await store.saveCheckpoint()
+    log.close()
+    log = try! EventLog.open(at: directory)
+    start = DispatchTime.now().uptimeNanoseconds
+    store = try! Store(log: log)
+    let openCheckpoint = elapsed(start)
+    precondition(GnomesView(state: store.snapshot.state).count == gnomes)
+
+    // 400 of each question, as the shell answers them: the view from the snapshot, then
+    // the first page of 20 and the count; the friends with names; the chain.
+    let rows = GnomesView(state: store.snapshot.state).gnomes
+    let queries = scaleQueries(rows, count: 400)
+    var times: [String: [Double]] = [:], answers: [String: [Int]] = [:]
+    func measure(_ kind: String, _ answer: () -> Int) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let value = answer()
+        times[kind, default: []].append(elapsed(start) * 1e6)
+        answers[kind, default: []].append(value)
+    }
+    for text in queries.searches {
+        measure("search") {
+            let list = FiltersView(state: store.snapshot.state).selection(search: text)
+            return list.prefix(20).map(\.name).count >= 0 ? list.count : -1
+        }
+    }
+    for filter in queries.filters {
+        measure("filter") {
+            let list = GnomesView(state: store.snapshot.state).matching(filter)
+            return list.prefix(20).map(\.name).count >= 0 ? list.count : -1
+        }
+    }
+    for id in queries.friends {
+        measure("friends") {
+            let state = store.snapshot.state
+            let gnomes = GnomesView(state: state)
+            guard let entry = FriendsView(state: state).entry(id: id) else { return -1 }
+            let names = (entry.friends + entry.listedBy).map { gnomes.gnome(id: $0)?.name ?? "?" }
+            return names.count
+        }
+    }
+    for (a, b) in queries.paths {
+        measure("path") {
+            let state = store.snapshot.state
+            guard let chain = FriendsView(state: state).path(from: a, to: b) else { return -1 }
+            let gnomes = GnomesView(state: state)
+            return chain.map { gnomes.gnome(id: $0)?.name ?? "?" }.count - 1
+        }
+    }
+    let held = residentBytes() - baseline
+
+    // The peers: SQLite (indexed tables, in memory) and jq over the body.
+    let censusFile = NSTemporaryDirectory() + "fetchlog-bench-scale-census.json"
+    let queriesFile = NSTemporaryDirectory() + "fetchlog-bench-scale-queries.json"
+    try! body.write(to: URL(fileURLWithPath: censusFile))
+    let queriesJSON: JSONValue = .object([
+        ("searches", .array(queries.searches.map(JSONValue.string))),
+        ("filters", .array(queries.filters.map(\.json))),
+        ("friends", .array(queries.friends.map { .number($0) })),
+        ("paths", .array(queries.paths.map { .array([.number($0.0), .number($0.1)]) })),
+    ])
+    try! Data(queriesJSON.canonicalText().utf8).write(to: URL(fileURLWithPath: queriesFile))
+    let peer = runTool(["python3", "Tools/FetchlogBench/scale-peers.py", censusFile, queriesFile])
+    let sqlite = (try? JSONValue.parse(bytes: Array(peer.out.utf8))) ?? .null
+    if sqlite == .null { print("scale-peers.py failed: \(peer.err)") }
+    var cells: [String] = []
+    var agree: [String] = []
+    for kind in ["search", "filter", "friends", "path"] {
+        let (p50, p99) = percentiles(times[kind]!)
+        let s50 = sqlite[kind]?["p50_us"]?.doubleValue ?? .nan, s99 = sqlite[kind]?["p99_us"]?.doubleValue ?? .nan
+        cells.append(String(format: "%.0f / %.0f (%.0f / %.0f)", p50, p99, s50, s99))
+        let theirs = sqlite[kind]?["answers"]?.arrayValue?.compactMap(\.intValue) ?? []
+        let differing = zip(theirs, answers[kind]!).filter { $0 != $1 }.count + abs(theirs.count - answers[kind]!.count)
+        if differing > 0 { agree.append("\(kind): \(differing) differ") }
+    }
+    // jq answers one question per process over the whole body: three of each kind, median.
+    let jqRuns = copies >= 1000 ? 1 : 3
+    func jq(_ arguments: [String]) -> Double {
+        var spent: [Double] = []
+        for _ in 0 ..< jqRuns {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result = runTool(["jq"] + arguments + [censusFile])
+            precondition(result.status == 0, result.err)
+            spent.append(elapsed(start) * 1000)
+        }
+        return spent.sorted()[spent.count / 2]
+    }
+    let text = queries.searches[0].lowercased()
+    let jqSearch = jq(["--arg", "t", text, "[.Brastlewark[] | select((.name|ascii_downcase|contains($t)) or (.hair_color|ascii_downcase|contains($t)) or any(.professions[]; ascii_downcase|contains($t)))] | length"])
+    let jqFilter = jq(["--arg", "h", "pink", "--argjson", "lo", "100", "--argjson", "hi", "200",
+                       "[.Brastlewark[] | select((.hair_color|ascii_downcase|contains($h)) and .age >= $lo and .age <= $hi)] | length"])
+    let jqFriends = jq(["--argjson", "id", String(queries.friends[0]), ".Brastlewark[] | select(.id == $id) | .friends | length"])
+    log.close()
+    removeBenchTemporaries()
+    try? FileManager.default.removeItem(atPath: censusFile)
+    let mb = Double(body.count) / 1e6
+    return "| \(gnomes) | \(String(format: "%.1f", mb)) MB | \(String(format: "%.2f", fetch)) s | \(String(format: "%.2f", openCheckpoint)) s | \(String(format: "%.2f", openReplay)) s "
+        + "| \(String(format: "%.0f MB ÷ %.1f MB = %.1f", Double(held) / 1e6, mb, Double(held) / 1e6 / mb)) | " + cells.joined(separator: " | ")
+        + " | \(String(format: "%.0f / %.0f / %.0f", jqSearch, jqFilter, jqFriends)) | \(agree.isEmpty ? "yes (1,600 answers)" : agree.joined(separator: ", ")) |"
+}
+
+/// Logs of 10k, 100k and 1M events: each a new body of one of 100 resources (so all but
+/// 100 bodies are superseded). Replay decodes only the final ones; open with a checkpoint
+/// reads the checkpoint and an empty tail.
+private func scaleEvents(quick: Bool) {
+    print("\n### Replay and open as the log grows (100 resources, every event a new body)\n")
+    print("| events | bodies in the log | final bodies | log on disk | replay (no checkpoint) | open with a checkpoint |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    let directory = tempDir("scale-events")
+    var options = EventLog.Options()
+    options.initialMapSize = 1 << 30
+    let log = try! EventLog.open(at: directory, options: options)
+    var appended = 0
+    for target in quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000] {
+        while appended < target {
+            let n = min(5_000, target - appended)
+            try! log.appendBlocking(contentsOf: (0 ..< n).map { j in
+                let i = appended + j
+                let body = #"{"data":{"id":\#(i % 100),"title":"Agent \#(i % 100), version \#(i / 100)","birth_date":null,"death_date":null,"description":null}}"#
+                return Event(recordedAt: Timestamp(milliseconds: Int64(i)), kind: .fetched, source: "artic",
+                             label: "/api/v1/agents/\(i % 100)", response: Event.Response(status: 200), body: Array(body.utf8))
+            })
+            appended += n
+        }
+        var start = DispatchTime.now().uptimeNanoseconds
+        let replayed = try! Store.replay(log)
+        let replay = elapsed(start)
+        precondition(replayed.state.documents.count == 100)
+        let store = try! Store(log: log)
+        let saved = DispatchSemaphore(value: 0)
+        Task { try! await store.saveCheckpoint(); saved.signal() }
+        saved.wait()
+        start = DispatchTime.now().uptimeNanoseconds
+        _ = try! Store(log: log)
+        let open = elapsed(start)
+        let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")[.size] as? Int) ?? 0
+        print("| \(target) | \(target) | 100 | \(size / 1_000_000) MB | \(String(format: "%.0f", replay * 1000)) ms | \(String(format: "%.1f", open * 1000)) ms |")
+    }
+    log.close()
+    removeBenchTemporaries()
+}
+
+/// Runs a tool to the end: exit status, standard output, standard error.
+func runTool(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try! process.run()
+    // Standard error read on the side, so neither pipe fills while the other is read.
+    let errors = LockedData()
+    let reader = Thread { errors.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errors.done { usleep(1000) }
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors.data, as: UTF8.self))
+}
+
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Data?
+    func set(_ data: Data) { lock.withLock { value = data } }
+    var done: Bool { lock.withLock { value != nil } }
+    var data: Data { lock.withLock { value ?? Data() } }
+}
