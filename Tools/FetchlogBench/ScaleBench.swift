@@ -1,3 +1,4 @@
+import CFetchlogSupport
 import FetchlogCore
 import FetchlogSources
 import Foundation
@@ -14,24 +15,32 @@ import SampleUpstream
 func runScaleBenchmark(quick: Bool) async {
     print("## Scale (\(ProcessInfo.processInfo.activeProcessorCount) cores, load \(loadAverage()))\n")
     var lines: [String] = []
-    for copies in quick ? [1, 10, 100] : [1, 10, 100, 1000] {
+    // `--copies N`: that size alone (for profiling).
+    let only = CommandLine.arguments.firstIndex(of: "--copies").flatMap { Int(CommandLine.arguments[$0 + 1]) }
+    for copies in only.map { [$0] } ?? (quick ? [1, 10, 100] : [1, 10, 100, 1000]) {
         lines.append(await scaleCensus(copies: copies))
     }
-    print("| gnomes | body | fetch | open, checkpoint | open, no checkpoint | RSS held ÷ body | search p50/p99 µs (SQLite) | filter p50/p99 µs (SQLite) | friends p50/p99 µs (SQLite) | path p50/p99 µs (SQLite) | jq search / filter / friends ms | answers agree |")
+    print("| gnomes | body | fetch | open, checkpoint | open, no checkpoint | heap held ÷ body | search p50/p99 µs (SQLite) | filter p50/p99 µs (SQLite) | friends p50/p99 µs (SQLite) | path p50/p99 µs (SQLite) | jq search / filter / friends ms | answers agree |")
     print("|---:|---:|---:|---:|---:|---:|---|---|---|---|---|---|")
     for line in lines { print(line) }
-    scaleEvents(quick: quick)
+    if only == nil { scaleEvents(quick: quick) }
 }
 
 private func loadAverage() -> String {
     (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
 }
 
-/// Resident bytes now (from /proc/self/statm).
-private func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+/// Resident bytes now, anonymous (the heap) and file-backed (LMDB's map, the binary), from
+/// /proc/self/status, after returning the allocator's free pages to the system (so what is
+/// counted is what is live, not what a past peak left in malloc's arenas).
+private func residentBytes() -> (anonymous: Int, file: Int) {
+    _ = fl_release_free_memory()
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+    func field(_ name: String) -> Int {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+    }
+    return (field("RssAnon"), field("RssFile"))
 }
 
 private func elapsed(_ start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
@@ -170,7 +179,14 @@ private func scaleCensus(copies: Int) async -> String {
             return chain.map { gnomes.gnome(id: $0)?.name ?? "?" }.count - 1
         }
     }
-    let held = residentBytes() - baseline
+    let now = residentBytes()
+    let held = (anonymous: now.anonymous - baseline.anonymous, file: now.file - baseline.file)
+    if ProcessInfo.processInfo.environment["SCALE_SLOWEST"] != nil {
+        for kind in ["search", "filter"] {
+            let slow = zip(times[kind]!, 0...).sorted { $0.0 > $1.0 }.prefix(8)
+            print(kind, slow.map { kind == "search" ? "\(Int($0.0))µs '\(queries.searches[$0.1])' \(answers[kind]![$0.1])" : "\(Int($0.0))µs \(queries.filters[$0.1].json.canonicalText()) \(answers[kind]![$0.1])" })
+        }
+    }
 
     // The peers: SQLite (indexed tables, in memory) and jq over the body.
     let censusFile = NSTemporaryDirectory() + "fetchlog-bench-scale-census.json"
@@ -218,7 +234,7 @@ private func scaleCensus(copies: Int) async -> String {
     try? FileManager.default.removeItem(atPath: censusFile)
     let mb = Double(body.count) / 1e6
     return "| \(gnomes) | \(String(format: "%.1f", mb)) MB | \(String(format: "%.2f", fetch)) s | \(String(format: "%.2f", openCheckpoint)) s | \(String(format: "%.2f", openReplay)) s "
-        + "| \(String(format: "%.0f MB ÷ %.1f MB = %.1f", Double(held) / 1e6, mb, Double(held) / 1e6 / mb)) | " + cells.joined(separator: " | ")
+        + "| \(String(format: "%.0f MB ÷ %.1f MB = %.1f (+%.0f MB mapped)", Double(held.anonymous) / 1e6, mb, Double(held.anonymous) / 1e6 / mb, Double(held.file) / 1e6)) | " + cells.joined(separator: " | ")
         + " | \(String(format: "%.0f / %.0f / %.0f", jqSearch, jqFilter, jqFriends)) | \(agree.isEmpty ? "yes (1,600 answers)" : agree.joined(separator: ", ")) |"
 }
 

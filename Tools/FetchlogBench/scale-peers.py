@@ -73,17 +73,20 @@ ANALYZE;
 db.commit()
 load_s = time.perf_counter() - load_start
 
-def like(text):
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-def name_ids(t):
-    # The trigram index answers LIKE for three or more characters; shorter needles scan it.
-    return "SELECT rowid FROM names WHERE name LIKE ? ESCAPE '\\'"
+def names_matching(t):
+    """The names holding t: through the trigram index (LIKE without ESCAPE, which FTS5
+    cannot use with one), or by instr() when t holds a LIKE wildcard."""
+    if "%" in t or "_" in t:
+        return "SELECT rowid AS id FROM names WHERE instr(name, ?) > 0", t
+    return "SELECT rowid AS id FROM names WHERE name LIKE ?", "%" + t + "%"
 
 def search_sql(t):
-    return ("SELECT id FROM gnomes WHERE id IN (" + name_ids(t) +
-            " UNION SELECT id FROM gnomes WHERE hair IN (SELECT value FROM hairs WHERE value LIKE ? ESCAPE '\\')"
-            " UNION SELECT gnome FROM professions WHERE profession IN (SELECT value FROM profs WHERE value LIKE ? ESCAPE '\\'))"), [like(t)] * 3
+    # Each part through its index: the names' trigrams, and the few hair colours and
+    # professions that hold t joined to their indexed rows; the union is the answer.
+    names, arg = names_matching(t)
+    return ("SELECT id FROM (" + names +
+            " UNION SELECT g.id FROM hairs h JOIN gnomes g ON g.hair = h.value WHERE instr(h.value, ?) > 0"
+            " UNION SELECT p.gnome FROM profs v JOIN professions p ON p.profession = v.value WHERE instr(v.value, ?) > 0)"), [arg, t, t]
 
 def filter_sql(f):
     where, args = [], []
@@ -91,12 +94,13 @@ def filter_sql(f):
         v = f.get(key)
         return fold(v) if isinstance(v, str) and fold(v) else None
     if text("name"):
-        where.append("id IN (" + name_ids(text("name")) + ")"); args.append(like(text("name")))
+        names, arg = names_matching(text("name"))
+        where.append("id IN (" + names + ")"); args.append(arg)
     if text("hair_color"):
-        where.append("hair IN (SELECT value FROM hairs WHERE value LIKE ? ESCAPE '\\')"); args.append(like(text("hair_color")))
+        where.append("hair IN (SELECT value FROM hairs WHERE instr(value, ?) > 0)"); args.append(text("hair_color"))
     if text("profession"):
-        where.append("id IN (SELECT gnome FROM professions WHERE profession IN (SELECT value FROM profs WHERE value LIKE ? ESCAPE '\\'))")
-        args.append(like(text("profession")))
+        where.append("id IN (SELECT p.gnome FROM profs v JOIN professions p ON p.profession = v.value WHERE instr(v.value, ?) > 0)")
+        args.append(text("profession"))
     for column, low, high in (("age", "age_min", "age_max"), ("weight", "weight_min", "weight_max"),
                               ("height", "height_min", "height_max"), ("friends", "friends_min", "friends_max")):
         if low in f: where.append(column + " >= ?"); args.append(f[low])

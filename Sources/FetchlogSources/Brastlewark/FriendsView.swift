@@ -18,7 +18,7 @@ public struct FriendsView: ExportableView, Equatable {
     }
 
     /// One per gnome, in id order.
-    public var entries: [Entry] { census.friends.entries }
+    public var entries: [Entry] { census.rows.indices.map { census.friends.entry($0, rows: census.rows) } }
     /// Resolved listings (A lists B), counted once per pair in that direction.
     public var listingCount: Int { census.friends.listingCount }
     /// Undirected links: pairs {A, B}, A ≠ B, where either lists the other.
@@ -33,15 +33,16 @@ public struct FriendsView: ExportableView, Equatable {
         census = GnomeCensus.data(in: state)
     }
 
-    public func entry(id: Int) -> Entry? { census.positionByID[id].map { entries[$0] } }
+    public func entry(id: Int) -> Entry? { census.position(ofID: id).map { census.friends.entry($0, rows: census.rows) } }
 
     /// A shortest chain of gnome ids from `from` to `to` over friendships counted both
     /// ways; among equally short chains the lexicographically smallest (`shortestChain`:
     /// neighbours ascend by id). `[from]` when they are the same gnome, nil when either is
     /// unknown or they are not connected.
     public func path(from: Int, to: Int) -> [Int]? {
-        guard let source = census.positionByID[from], let target = census.positionByID[to] else { return nil }
-        return shortestChain(neighbours: census.friends.neighbours, from: source, to: target)?.map { entries[$0].id }
+        guard let source = census.position(ofID: from), let target = census.position(ofID: to) else { return nil }
+        let graph = census.friends.neighbours
+        return shortestChain(offsets: graph.offsets, targets: graph.targets, from: source, to: target)?.map { census.rows[$0].id }
     }
 
     public func exportMembers() -> [(String, JSONValue)] {

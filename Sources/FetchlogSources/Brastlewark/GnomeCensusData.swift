@@ -13,9 +13,12 @@ public final class GnomeCensusData: Sendable, Equatable {
     public let gnomes: [Gnome]
     /// In id order (stable on repeated ids), trimmed.
     public let rows: [GnomeRow]
-    /// id → row position; on a repeated id the smallest position.
-    let positionByID: [Int: Int]
+    /// id → row position, on a repeated id the smallest; nil when row i has id i for every
+    /// row (the census as published), so no table is needed.
+    private let positionByID: [Int: Int]?
     let names: GnomeNameIndex
+    /// Folded names by row (sharing the rows' strings), for the checked paths of search.
+    let nameKeys: [FoldedText]
     let nameSearch: GnomeSearchIndex
     /// Per distinct folded hair colour, the rows that have it.
     let hairColors: [FacetValue]
@@ -40,12 +43,17 @@ public final class GnomeCensusData: Sendable, Equatable {
         // Stable sort by id: the census is already in id order, but the views promise it.
         let rows = gnomes.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map { GnomeRow($0.element) }
         self.rows = rows
-        var byID: [Int: Int] = [:]
-        byID.reserveCapacity(rows.count)
-        for (i, row) in rows.enumerated() where byID[row.id] == nil { byID[row.id] = i }
-        positionByID = byID
+        if rows.indices.allSatisfy({ rows[$0].id == $0 }) {
+            positionByID = nil
+        } else {
+            var byID: [Int: Int] = [:]
+            byID.reserveCapacity(rows.count)
+            for (i, row) in rows.enumerated() where byID[row.id] == nil { byID[row.id] = i }
+            positionByID = byID
+        }
         names = GnomeNameIndex(rows)
-        nameSearch = GnomeSearchIndex(rows)
+        nameKeys = rows.map { $0.searchKeys[0] }
+        nameSearch = GnomeSearchIndex(nameKeys)
         func facet(_ keys: (GnomeRow) -> ArraySlice<FoldedText>) -> [FacetValue] {
             var positions: [String: (FoldedText, [Int32])] = [:]
             for (i, row) in rows.enumerated() {
@@ -69,15 +77,16 @@ public final class GnomeCensusData: Sendable, Equatable {
             hairColors: Set(rows.map(\.hairColor)).sorted(), professions: Set(rows.flatMap(\.professions)).sorted())
     }
 
+    /// The row of the gnome with `id` (the first, should ids repeat).
+    func position(ofID id: Int) -> Int? {
+        guard let positionByID else { return rows.indices.contains(id) ? id : nil }
+        return positionByID[id]
+    }
+
     public static func == (a: GnomeCensusData, b: GnomeCensusData) -> Bool { a === b || a.gnomes == b.gnomes }
 
     /// The rows whose folded name contains `key` (non-empty).
-    func nameMatches(_ key: FoldedText) -> RowSet {
-        if let candidates = nameSearch.candidates(key) {
-            return RowSet(count: rows.count, positions: candidates.lazy.filter { self.rows[Int($0)].searchKeys[0].contains(key) })
-        }
-        return RowSet(count: rows.count, positions: rows.indices.lazy.filter { self.rows[$0].searchKeys[0].contains(key) })
-    }
+    func nameMatches(_ key: FoldedText) -> RowSet { nameSearch.matches(key, names: nameKeys) }
 
     /// The rows with a value of `facet` containing `key`: the union of those values' rows.
     func facetMatches(_ facet: [FacetValue], _ key: FoldedText) -> RowSet {

@@ -13,11 +13,14 @@ public enum GnomeLookup: Sendable, Equatable {
 /// unique trimmed, case-insensitive match; several case-insensitive matches and no exact
 /// one resolve to none of them. One rule for the name look-up, friend names and paths, so
 /// "Case Twin" and "case twin" are two gnomes everywhere.
-struct GnomeNameIndex: Sendable, Equatable {
+struct GnomeNameIndex: Sendable {
     /// Trimmed name → row index; on a repeated exact name the smallest id (first row) wins.
-    private let exact: [String: Int]
-    /// Trimmed, lowercased name → row indices, ascending (rows are in id order).
-    private let folded: [String: [Int]]
+    /// Keys are the rows' own strings (shared, not copied).
+    private let exact: [String: Int32]
+    /// Trimmed, lowercased name → the first row with it; `repeated` holds every row of the
+    /// few names more than one row folds to (ascending: rows are in id order).
+    private let folded: [String: Int32]
+    private let repeated: [String: [Int]]
 
     enum Resolution: Equatable {
         case one(Int)
@@ -26,22 +29,27 @@ struct GnomeNameIndex: Sendable, Equatable {
     }
 
     init(_ rows: [GnomeRow]) {
-        var exact: [String: Int] = [:], folded: [String: [Int]] = [:]
+        var exact: [String: Int32] = [:], folded: [String: Int32] = [:], repeated: [String: [Int]] = [:]
+        exact.reserveCapacity(rows.count)
+        folded.reserveCapacity(rows.count)
         for (i, row) in rows.enumerated() {
-            if exact[row.name] == nil { exact[row.name] = i }
-            folded[GnomeText.key(row.name), default: []].append(i)
+            if exact[row.name] == nil { exact[row.name] = Int32(i) }
+            let key = row.searchKeys[0].text
+            if let first = folded[key] {
+                repeated[key, default: [Int(first)]].append(i)
+            } else {
+                folded[key] = Int32(i)
+            }
         }
         self.exact = exact
         self.folded = folded
+        self.repeated = repeated
     }
 
     func resolve(_ text: String) -> Resolution {
-        if let i = exact[GnomeText.trimmed(text)] { return .one(i) }
-        let candidates = folded[GnomeText.key(text)] ?? []
-        switch candidates.count {
-        case 0: return .none
-        case 1: return .one(candidates[0])
-        default: return .several(candidates)
-        }
+        if let i = exact[GnomeText.trimmed(text)] { return .one(Int(i)) }
+        let key = GnomeText.key(text)
+        if let several = repeated[key] { return .several(several) }
+        return folded[key].map { .one(Int($0)) } ?? .none
     }
 }

@@ -1,35 +1,60 @@
 import FetchlogCore
 
-/// A trigram index over the folded gnome names: a name search for three or more ASCII
-/// bytes intersects the posting lists of its trigrams and checks only those rows instead
-/// of every name. Candidates are a superset of the answer (a name containing the text
-/// contains each of its trigrams), every candidate is checked with the same `contains` as
-/// the scan, and names that are not byte-comparable (non-ASCII) are always candidates, so
-/// the answer is exactly the scan's.
+/// The index of the folded gnome names, for name search and the filter's `name`: every
+/// byte-comparable (ASCII) name laid end to end in one buffer, with
 ///
-/// Hair colours and professions need no such index: a census has a handful of distinct
-/// values, each with its rows as a bitmap (`GnomeCensusData`).
+/// - per byte value, the rows whose name holds it (a bitmap): a one-byte search is that
+///   bitmap, a two-byte one the rows holding both bytes, each checked in the buffer;
+/// - per trigram (three bytes), the rows whose name holds it (ascending positions): a
+///   longer search intersects its trigrams' lists and checks only those rows.
+///
+/// Candidates are a superset of the answer (a name containing the text contains each of
+/// its bytes and trigrams), and each is checked with a byte comparison — which is
+/// `String.contains` on ASCII text without a carriage return (see `FoldedText`). Names
+/// that are not byte-comparable are checked with `FoldedText.contains` on every search,
+/// as is every name for a text that is not byte-comparable itself: the answer is exactly
+/// the row scan's (`GnomeIndexDifferentialTests`).
 struct GnomeSearchIndex: Sendable {
+    /// The folded names of byte-comparable rows, end to end; `starts[i] ..< starts[i + 1]`
+    /// is row i's (empty for rows that are not byte-comparable).
+    private let bytes: [UInt8]
+    private let starts: [Int32]
+    /// Rows whose name is not byte-comparable: checked with `FoldedText.contains`.
+    private let otherRows: [Int32]
+    private let otherKeys: [FoldedText]
+    /// Byte value → rows whose name holds it (nil: no name does).
+    private let byteRows: [RowSet?]
     /// Trigram (three bytes packed in a UInt32) → ascending row positions.
     private let postings: [UInt32: [Int32]]
-    /// Rows whose name is not byte-comparable: a candidate of every search.
-    private let alwaysChecked: [Int32]
+    private let count: Int
 
-    init(_ rows: [GnomeRow]) {
+    init(_ names: [FoldedText]) {
+        count = names.count
+        var bytes: [UInt8] = [], starts: [Int32] = [0]
+        var otherRows: [Int32] = [], otherKeys: [FoldedText] = []
+        var byteRows = [RowSet?](repeating: nil, count: 256)
         var postings: [UInt32: [Int32]] = [:]
-        var always: [Int32] = []
         var grams: [UInt32] = []
-        for (i, row) in rows.enumerated() {
-            let key = row.searchKeys[0]
+        bytes.reserveCapacity(names.count * 16)
+        starts.reserveCapacity(names.count + 1)
+        for (i, key) in names.enumerated() {
+            defer { starts.append(Int32(bytes.count)) }
             guard key.bytewise else {
-                always.append(Int32(i))
+                otherRows.append(Int32(i))
+                otherKeys.append(key)
                 continue
             }
-            grams.removeAll(keepingCapacity: true)
             var text = key.text
-            text.withUTF8 { bytes in
-                guard bytes.count >= 3 else { return }
-                for j in 0 ... bytes.count - 3 { grams.append(Self.gram(bytes[j], bytes[j + 1], bytes[j + 2])) }
+            text.withUTF8 { name in
+                bytes.append(contentsOf: name)
+                for byte in name {
+                    if byteRows[Int(byte)] == nil { byteRows[Int(byte)] = RowSet(count: names.count) }
+                    byteRows[Int(byte)]!.insert(i)
+                }
+                grams.removeAll(keepingCapacity: true)
+                if name.count >= 3 {
+                    for j in 0 ... name.count - 3 { grams.append(Self.gram(name[j], name[j + 1], name[j + 2])) }
+                }
             }
             // Once per row, however often the name repeats a trigram.
             grams.sort()
@@ -39,28 +64,71 @@ struct GnomeSearchIndex: Sendable {
                 previous = gram
             }
         }
+        self.bytes = bytes
+        self.starts = starts
+        self.otherRows = otherRows
+        self.otherKeys = otherKeys
+        self.byteRows = byteRows
         self.postings = postings
-        alwaysChecked = always
     }
 
     static func gram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 { UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c) }
 
-    /// Ascending positions of the rows whose name may contain `key`; nil when the index
-    /// cannot narrow it (fewer than three bytes, or not byte-comparable): scan then.
-    func candidates(_ key: FoldedText) -> [Int32]? {
-        guard key.bytewise else { return nil }
-        let bytes = Array(key.text.utf8)
-        guard bytes.count >= 3 else { return nil }
-        var lists: [[Int32]] = []
-        var seen = Set<UInt32>()
-        for j in 0 ... bytes.count - 3 {
-            let gram = Self.gram(bytes[j], bytes[j + 1], bytes[j + 2])
-            guard seen.insert(gram).inserted else { continue }
-            guard let list = postings[gram] else { return alwaysChecked }
-            lists.append(list)
+    /// The rows whose folded name contains `key` (non-empty; folded as `GnomeText.key`).
+    func matches(_ key: FoldedText, names: [FoldedText]) -> RowSet {
+        guard key.bytewise else {
+            // A text that is not ASCII may still equal ASCII text as Characters (a Kelvin
+            // sign is a K): every name is asked.
+            return RowSet(count: count) { names[$0].contains(key) }
         }
-        let found = Self.intersect(lists.sorted { $0.count < $1.count })
-        return alwaysChecked.isEmpty ? found : Self.merge(found, alwaysChecked)
+        let needle = Array(key.text.utf8)
+        var set: RowSet
+        if needle.count == 1 {
+            set = byteRows[Int(needle[0])] ?? RowSet(count: count)
+        } else if needle.count == 2 {
+            guard var both = byteRows[Int(needle[0])], let second = byteRows[Int(needle[1])] else { return others(key) }
+            both.formIntersection(second)
+            set = RowSet(count: count, candidates: both.positions) { holds($0, needle) }
+        } else {
+            var lists: [[Int32]] = []
+            var seen = Set<UInt32>()
+            for j in 0 ... needle.count - 3 {
+                let gram = Self.gram(needle[j], needle[j + 1], needle[j + 2])
+                guard seen.insert(gram).inserted else { continue }
+                guard let list = postings[gram] else { return others(key) }
+                lists.append(list)
+            }
+            set = RowSet(count: count, candidates: Self.intersect(lists.sorted { $0.count < $1.count })) { holds($0, needle) }
+        }
+        set.formUnion(others(key))
+        return set
+    }
+
+    /// Rows not byte-comparable whose name contains `key`.
+    private func others(_ key: FoldedText) -> RowSet {
+        var set = RowSet(count: count)
+        for (row, name) in zip(otherRows, otherKeys) where name.contains(key) { set.insert(Int(row)) }
+        return set
+    }
+
+    /// True when row `row`'s name holds `needle` (byte-comparable rows only).
+    private func holds(_ row: Int, _ needle: [UInt8]) -> Bool {
+        let start = Int(starts[row]), end = Int(starts[row + 1])
+        guard end - start >= needle.count else { return false }
+        return bytes.withUnsafeBufferPointer { h in
+            needle.withUnsafeBufferPointer { n in
+                var i = start
+                while i <= end - n.count {
+                    if h[i] == n[0] {
+                        var k = 1
+                        while k < n.count, h[i + k] == n[k] { k += 1 }
+                        if k == n.count { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
     }
 
     /// The intersection of ascending lists, shortest first.
@@ -85,26 +153,5 @@ struct GnomeSearchIndex: Sendable {
             if result.isEmpty { break }
         }
         return result
-    }
-
-    /// Two ascending lists as one, without repeats.
-    private static func merge(_ a: [Int32], _ b: [Int32]) -> [Int32] {
-        var out: [Int32] = []
-        out.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
-        while i < a.count || j < b.count {
-            if j == b.count || (i < a.count && a[i] < b[j]) {
-                out.append(a[i])
-                i += 1
-            } else if i == a.count || b[j] < a[i] {
-                out.append(b[j])
-                j += 1
-            } else {
-                out.append(a[i])
-                i += 1
-                j += 1
-            }
-        }
-        return out
     }
 }

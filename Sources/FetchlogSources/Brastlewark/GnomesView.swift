@@ -30,7 +30,7 @@ public struct GnomesView: ExportableView, Equatable {
     /// and, when given, containing `search` — without an intent: a what-if query.
     public func matching(_ filter: GnomeFilter, search: String? = nil) -> GnomeSelection { census.selection(filter: filter, search: search) }
 
-    public func gnome(id: Int) -> GnomeRow? { census.positionByID[id].map { census.rows[$0] } }
+    public func gnome(id: Int) -> GnomeRow? { census.position(ofID: id).map { census.rows[$0] } }
 
     /// The gnome named `name` when the name picks exactly one (see `lookup`): the exact
     /// (trimmed, case-sensitive) name, else the only case-insensitive match; nil when none
