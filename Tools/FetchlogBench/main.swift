@@ -43,6 +43,10 @@ if CommandLine.arguments.contains("--replication") {
     removeBenchTemporaries()
     exit(0)
 }
+if let at = CommandLine.arguments.firstIndex(of: "--scale-open"), at + 1 < CommandLine.arguments.count {
+    runScaleOpen(CommandLine.arguments[at + 1])
+    exit(0)
+}
 if CommandLine.arguments.contains("--scale") {
     await runScaleBenchmark(quick: quick)
     removeBenchTemporaries()
