@@ -9,7 +9,7 @@ import Testing
 @Suite struct ScaledCensusTests {
     @Test func threeCopiesAreThreeTownsWithTheRecordedFriendships() async throws {
         // Decoding and indexing 4,011 gnomes in a debug build: off the cooperative threads.
-        let state = try await offPool {
+        let state = try await offPool(lowestPriority: true) {
             var b = StateBuilder()
             b.fetched(.brastlewarkCensus, body: [UInt8](SampleUpstream.scaledCensus(copies: 3)))
             return b.state
