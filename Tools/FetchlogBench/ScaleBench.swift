@@ -281,9 +281,7 @@ private func scaleEvents(quick: Bool) {
         let fullReplay = elapsed(start)
         precondition(full == replayed.state && headers == target)
         let store = try! Store(log: log)
-        let saved = DispatchSemaphore(value: 0)
-        Task { try! await store.saveCheckpoint(); saved.signal() }
-        saved.wait()
+        saveCheckpointBlocking(store)
         start = DispatchTime.now().uptimeNanoseconds
         _ = try! Store(log: log)
         let open = elapsed(start)

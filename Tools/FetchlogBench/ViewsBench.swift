@@ -49,9 +49,7 @@ func runViewBenchmarks(quick: Bool) {
     let fastTime = time { fast = try Store.replay(log).state }
     precondition(full == fast)
     let store = try! Store(log: log)
-    let saved = DispatchSemaphore(value: 0)
-    Task { try! await store.saveCheckpoint(); saved.signal() }
-    saved.wait()
+    saveCheckpointBlocking(store)
     let openTime = time { _ = try Store(log: log) }
     print("\n## Replay of \(events) fetch events (\(fmt(mb, 1)) MB of bodies, 100 resources, each body superseded 99×)\n")
     print("| replay | time | events/s | MB/s of body |")
@@ -78,10 +76,7 @@ func runViewBenchmarks(quick: Bool) {
             })
             appended += n
         }
-        let done = DispatchSemaphore(value: 0)
-        let s = try! Store(log: grow)
-        Task { try! await s.saveCheckpoint(); done.signal() }
-        done.wait()
+        saveCheckpointBlocking(try! Store(log: grow))
         let withCheckpoint = time { _ = try Store(log: grow) }
         let without = time { _ = try Store.replay(grow) }
         print("| \(target) | \(fmt(withCheckpoint * 1000, 1)) ms | \(fmt(without * 1000, 1)) ms |")

@@ -70,6 +70,13 @@ func tempDir(_ name: String) -> String {
     return path
 }
 
+/// `store.saveCheckpoint()` from synchronous bench code.
+func saveCheckpointBlocking(_ store: Store) {
+    let saved = DispatchSemaphore(value: 0)
+    Task { try! await store.saveCheckpoint(); saved.signal() }
+    saved.wait()
+}
+
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try body()

@@ -20,11 +20,7 @@ public struct GnomesView: ExportableView, Equatable {
     public func search(_ text: String) -> [GnomeRow] { Array(matches(text)) }
 
     /// As `search`, without copying rows: positions into the census, for counting and paging.
-    public func matches(_ text: String) -> GnomeSelection {
-        let key = FoldedText(GnomeText.key(text))
-        if key.isEmpty { return GnomeSelection(rows: census.rows, positions: Array(0 ..< Int32(census.rows.count))) }
-        return GnomeSelection(rows: census.rows, positions: census.searchMatches(key).positions)
-    }
+    public func matches(_ text: String) -> GnomeSelection { census.selection(filter: GnomeFilter(), search: text) }
 
     /// Gnomes passing `filter` (as if it were the active one; see `GnomeFilter.matches`)
     /// and, when given, containing `search` — without an intent: a what-if query.
