@@ -79,7 +79,8 @@ public struct JSONCursor {
 
     // MARK: Navigation
 
-    /// The value of member `key` (the first, if repeated), or nil when absent.
+    /// The value of member `key` (the last, if repeated: as Python's `json` reads it, and
+    /// `JSONValue.parse`), or nil when absent.
     private func member(_ key: String) throws(DecodeError) -> JSONCursor? {
         let object = entry
         guard object.kind == .object else { throw mismatch("an object") }
@@ -87,11 +88,12 @@ public struct JSONCursor {
         var key = key
         let found: Int? = key.withUTF8 { wanted in
             var child = index + 1
+            var last: Int?
             while child < end {
-                if keyMatches(entries[child], wanted) { return child + 1 }
+                if keyMatches(entries[child], wanted) { last = child + 1 }
                 child = JSONTape.next(entries, after: child + 1)
             }
-            return nil
+            return last
         }
         return found.map(at)
     }

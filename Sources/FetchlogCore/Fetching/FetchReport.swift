@@ -28,6 +28,9 @@ public struct FetchReport: Sendable {
     /// index of the page's first item (the items on the pages before it), nil when it is not
     /// known (an earlier page is neither held nor fetched) or the resource is not such a page.
     public var firstItemIndex: Int? = nil
+    /// What a caller should be told beyond the attempts: paging that stopped before the
+    /// list said it ended, a link not followed, items a view leaves out.
+    public var notices: [FetchNotice] = []
     /// The stored body as the fetcher decoded it on arrival, with its event's seq: the store
     /// folds that event with it instead of decoding the body a second time.
     package var decoded: (seq: UInt64, document: any SourceDocument)? = nil
@@ -70,4 +73,37 @@ public struct FetchStoreError: Error, CustomStringConvertible {
     public let resource: Resource
     public let underlying: any Error
     public var description: String { "could not record the fetch of \(resource): \(underlying)" }
+}
+
+/// Something a fetch did that its caller must hear of, though every attempt succeeded.
+public struct FetchNotice: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// A list that had not ended stopped at the page ceiling (`--max-pages`).
+        case pageCeiling
+        /// A page repeated the one before it (or a page already fetched): paging stopped.
+        case repeatedPage
+        /// A next-page link outside the source's base was not followed.
+        case linkNotFollowed
+        /// Items the view leaves out (no primary key value, not an object).
+        case itemsLeftOut
+    }
+
+    public let kind: Kind
+    public let message: String
+    /// How many things it is about (items left out), when it counts any.
+    public let count: Int?
+
+    public init(_ kind: Kind, _ message: String, count: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.count = count
+    }
+
+    public var description: String { message }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("kind", .string(kind.rawValue)), ("message", .string(message))]
+        if let count { members.append(("count", .number(count))) }
+        return .object(members)
+    }
 }

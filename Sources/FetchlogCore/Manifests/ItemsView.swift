@@ -122,16 +122,24 @@ public struct ItemsView: Sendable, Equatable {
     }
 
     /// First-seen order, the last-seen values (a later page is a newer body); no key keeps all.
+    /// An item without a value for the key (or not an object) is left out: it cannot be told
+    /// from another, nor asked for by `item KEY` (a fetch reports how many, `FetchNotice`).
     static func deduplicated(_ items: [JSONValue], key: [String]) -> [JSONValue] {
         guard !key.isEmpty else { return items }
         var order: [String] = []
         var byKey: [String: JSONValue] = [:]
-        for item in items {
+        for item in items where hasKey(item, key) {
             let text = keyText(item, key)
             if byKey[text] == nil { order.append(text) }
             byKey[text] = item
         }
         return order.map { byKey[$0]! }
+    }
+
+    /// True when `item` is an object with a non-null value for every field of `key`.
+    static func hasKey(_ item: JSONValue, _ key: [String]) -> Bool {
+        guard case .object = item else { return false }
+        return key.allSatisfy { field in item[field].map { !$0.isNull } ?? false }
     }
 
     /// An item's primary key as canonical JSON text (`[5]`), the identity `source try` reports.

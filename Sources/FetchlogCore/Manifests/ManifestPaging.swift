@@ -7,7 +7,13 @@ extension Store {
     /// A page the paginator would ask for twice ends the run (a loop in the API's links).
     /// `firstPage` (from 1) starts a `page_number` or `offset` list further on; any other
     /// paginator reads its way there, its earlier pages fetched but not counted in `maxPages`.
+    ///
+    /// A list that has not ended after `pageCeiling` pages (default: `PageSelection.limit`,
+    /// or more when the paginator's own `maximum_page`/`maximum_offset` allows more) stops
+    /// there, and the last report's `notices` say so; so does a page that repeats the page
+    /// before it, a next link outside the source's base, and items a view leaves out.
     public func fetchManifestResource(source: Source, resource name: String, firstPage: Int = 1, maxPages: Int? = nil,
+                                      pageCeiling: Int? = nil,
                                       onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
         _ = try await catchUp()
         guard let plugin = durableState.plugin(source.rawValue) as? ManifestSource else {
@@ -17,21 +23,27 @@ extension Store {
             let names = plugin.manifest.resources.map(\.name)
             throw ShellError.usage("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
         }
-        let limit = min(maxPages ?? PageSelection.limit, PageSelection.limit)
+        let ceiling = pageCeiling ?? max(PageSelection.limit, resource.paginator.pageBound ?? 0)
+        let limit = min(maxPages ?? ceiling, ceiling)
+        // Stopping at `maxPages` is what was asked; stopping at the ceiling is news.
+        let limitIsCeiling = maxPages.map { $0 >= ceiling } ?? true
+        let ceilingName = pageCeiling.map { "--max-pages \($0)" } ?? "the ceiling of \(ceiling) pages"
+        let paging = Paging(limit: limit, ceiling: limitIsCeiling ? ceilingName : nil)
         guard let parentName = resource.parent else {
-            return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, limit: limit, onReport: onReport)
+            return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, paging: paging, onReport: onReport)
         }
         // A child resource, as dlt reads one: its parent first, then one list per parent
         // item (each distinct item once) — from the parent items held after that fetch, so a
         // failed parent fetch still lists the children of what is held.
-        var reports = try await fetchManifestResource(source: source, resource: parentName, maxPages: maxPages, onReport: onReport)
+        var reports = try await fetchManifestResource(source: source, resource: parentName, maxPages: maxPages, pageCeiling: pageCeiling,
+                                                      onReport: onReport)
         guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName) else { return reports }
         var done = Set<String>()
         for item in parent.items {
             switch resource.resolved(for: item) {
             case .success(let child):
                 guard done.insert(child.label()).inserted else { continue }
-                reports += try await fetchPages(child, plugin: plugin, firstPage: 1, limit: limit, onReport: onReport)
+                reports += try await fetchPages(child, plugin: plugin, firstPage: 1, paging: paging, onReport: onReport)
             case .failure(let missing):
                 throw ShellError.failed("a \(parentName) item has no \(missing.field), which \(name)'s path takes: \(item.canonicalText().prefix(200))")
             }
@@ -39,10 +51,18 @@ extension Store {
         return reports
     }
 
+    /// How far one list may go: `limit` pages; `ceiling` names the limit when reaching it
+    /// with pages left is news (nil: the caller asked for that many).
+    struct Paging {
+        let limit: Int
+        let ceiling: String?
+    }
+
     /// One list: its first page, then what the paginator makes of each page, until the list
-    /// ends, `limit` pages were fetched, or a page fails. Pages whose first item is at or
-    /// past `fetchlog.durable_items` are kept for this session only.
-    private func fetchPages(_ resource: RestResource, plugin: ManifestSource, firstPage: Int, limit: Int,
+    /// ends, `paging.limit` pages were fetched, or a page fails. Pages whose first item is at
+    /// or past `fetchlog.durable_items` are kept for this session only. Each report is handed
+    /// to `onReport` once its notices are known (what ended the list early, items left out).
+    private func fetchPages(_ resource: RestResource, plugin: ManifestSource, firstPage: Int, paging: Paging,
                             onReport: (FetchReport) -> Void) async throws -> [FetchReport] {
         let kind = plugin.kind(of: resource)
         var reports: [FetchReport] = []
@@ -66,47 +86,95 @@ extension Store {
         case .pageNumber, .offset: 0
         default: skip
         }
-        while let current = label, reports.count < limit + uncounted, asked.insert(current).inserted {
+        var previous: ManifestPage?
+        while let current = label {
+            asked.insert(current)
             let target = Resource(source: plugin.source, path: current, document: kind)
             let durable = resource.durableItems.map { itemsBefore < $0 } ?? true
             var report = try await fetch(target, durable: durable)
             if !durable { report.firstItemIndex = itemsBefore }
-            reports.append(report)
-            onReport(report)
             label = nil
             guard report.outcome == .fetched || report.outcome == .notModified,
-                  let page = snapshot.state.document(target)?.document as? ManifestPage else { break }
-            itemsBefore += page.items.count
-            switch resource.paginator {
-            case .singlePage:
+                  let page = snapshot.state.document(target)?.document as? ManifestPage else {
+                reports.append(report)
+                onReport(report)
                 break
-            case .pageNumber(let base, _, let param, _, let maximum, let stopAfterEmpty):
-                if stopAfterEmpty && page.items.isEmpty { break }
-                pageValue += 1
-                if let total = page.total, pageValue >= total + base { break }
-                if let maximum, pageValue >= maximum { break }
-                // With no total, no maximum and no empty-page stop, dlt refuses to go on.
-                if page.total == nil && maximum == nil && !stopAfterEmpty { break }
-                label = resource.label(extra: [(param, String(pageValue))])
-            case .offset(let step, _, let offsetParam, let limitParam, _, let maximum, let stopAfterEmpty):
-                if stopAfterEmpty && page.items.isEmpty { break }
-                pageValue += step
-                if let total = page.total, pageValue >= total { break }
-                if let maximum, pageValue >= maximum { break }
-                if page.total == nil && maximum == nil && !stopAfterEmpty { break }
-                label = resource.label(extra: [(offsetParam, String(pageValue)), (limitParam, String(step))])
-            case .jsonLink:
-                label = page.nextURL.flatMap { nextLabel($0, plugin: plugin) }
-            case .headerLink:
-                label = snapshot.state.status[ResourceKey(target)]?.linkNext.flatMap { nextLabel($0, plugin: plugin) }
-            case .cursor(_, let param):
-                if let cursor = page.cursor, !cursor.isEmpty { label = resource.label(extra: [(param, cursor)]) }
-            case .auto:
-                let next = snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL
-                label = next.flatMap { nextLabel($0, plugin: plugin) }
             }
+            itemsBefore += page.items.count
+            report.notices += Self.leftOut(page, resource: resource, source: plugin.source)
+            if let previous, previous.body == page.body {
+                // An API that ignores the paging parameter answers the same page for ever.
+                report.notices.append(FetchNotice(.repeatedPage, "\(current) repeats the page before it, body for body: "
+                    + "paging stopped there (the API may not take the paginator's parameter)"))
+            } else {
+                switch resource.paginator {
+                case .singlePage:
+                    break
+                case .pageNumber(let base, _, let param, _, let maximum, let stopAfterEmpty):
+                    if stopAfterEmpty && page.items.isEmpty { break }
+                    pageValue += 1
+                    if let total = page.total, pageValue >= total + base { break }
+                    if let maximum, pageValue >= maximum { break }
+                    // With no total, no maximum and no empty-page stop, dlt refuses to go on.
+                    if page.total == nil && maximum == nil && !stopAfterEmpty { break }
+                    label = resource.label(extra: [(param, String(pageValue))])
+                case .offset(let step, _, let offsetParam, let limitParam, _, let maximum, let stopAfterEmpty):
+                    if stopAfterEmpty && page.items.isEmpty { break }
+                    pageValue += step
+                    if let total = page.total, pageValue >= total { break }
+                    if let maximum, pageValue >= maximum { break }
+                    if page.total == nil && maximum == nil && !stopAfterEmpty { break }
+                    label = resource.label(extra: [(offsetParam, String(pageValue)), (limitParam, String(step))])
+                case .jsonLink:
+                    label = follow(page.nextURL, plugin: plugin, report: &report)
+                case .headerLink:
+                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext, plugin: plugin, report: &report)
+                case .cursor(_, let param):
+                    if let cursor = page.cursor, !cursor.isEmpty { label = resource.label(extra: [(param, cursor)]) }
+                case .auto:
+                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL, plugin: plugin, report: &report)
+                }
+            }
+            previous = page
+            if let next = label, asked.contains(next) {
+                // A loop in the API's links: a page it would ask for twice.
+                report.notices.append(FetchNotice(.repeatedPage, "the next page, \(next), was fetched already in this run: paging stopped (a loop in the API's links)"))
+                label = nil
+            }
+            if label != nil, reports.count + 1 >= paging.limit + uncounted {
+                if let ceiling = paging.ceiling {
+                    report.notices.append(FetchNotice(.pageCeiling, "stopped at \(ceiling) with the list not ended (next: \(label!)); "
+                        + "--max-pages N (or the paginator's maximum_page) moves the ceiling"))
+                }
+                label = nil
+            }
+            reports.append(report)
+            onReport(report)
         }
         return reports
+    }
+
+    /// `url` as the next page's label, or nil with a notice on `report` when it is outside
+    /// the source (another origin or base path): its credentials stay with their source.
+    private func follow(_ url: String?, plugin: ManifestSource, report: inout FetchReport) -> String? {
+        guard let url, !url.isEmpty else { return nil }
+        if let label = nextLabel(url, plugin: plugin) { return label }
+        report.notices.append(FetchNotice(.linkNotFollowed, "the next link \(url) is outside \(plugin.source)'s base \(plugin.realBase): "
+            + "not followed, so paging stopped (Fetchlog sends a source's requests, and its credentials, under its base only)"))
+        return nil
+    }
+
+    /// What a page's items lose in the view: without a primary key value an item cannot be
+    /// told from another and is left out; an item that is not an object has no fields.
+    static func leftOut(_ page: ManifestPage, resource: RestResource, source: Source) -> [FetchNotice] {
+        guard page.keylessItems > 0 else { return [] }
+        let key = resource.primaryKey.joined(separator: ", ")
+        let objects = page.keylessItems - page.nonObjectItems
+        var parts: [String] = []
+        if objects > 0 { parts.append("\(objects) without a value for the primary key (\(key))") }
+        if page.nonObjectItems > 0 { parts.append("\(page.nonObjectItems) that \(page.nonObjectItems == 1 ? "is" : "are") not an object") }
+        return [FetchNotice(.itemsLeftOut, "\(page.keylessItems) of the page's \(page.items.count) items left out of items/\(source)/\(resource.name): "
+            + parts.joined(separator: " and "), count: page.keylessItems)]
     }
 
     /// The resource label of a next-page URL: a path relative to the source (`/items?page=2`),

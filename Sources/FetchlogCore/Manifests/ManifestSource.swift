@@ -26,11 +26,38 @@ public struct ManifestSource: SourcePlugin {
     }
 
     public func documentKind(ofPath path: String) -> DocumentKind? {
-        let pathOnly = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        // A resource's own path first; then a child's path with its placeholders filled.
-        let resource = manifest.resources.first { $0.parent == nil && $0.path == pathOnly }
-            ?? manifest.resources.first { $0.matches(path: pathOnly) }
-        return resource.map(kind(of:))
+        resource(ofLabel: path).map(kind(of:))
+    }
+
+    /// The resource whose request a label is. Several resources may share a path (`bulk`
+    /// with `size=2` and with `size=5`): the label's query tells them apart — a resource
+    /// whose fixed parameter has another value in it did not ask for it, and of the rest
+    /// the one whose fixed parameters it holds most of did. A resource's own path beats a
+    /// child's pattern; a tie keeps manifest order (the same request asked twice).
+    func resource(ofLabel label: String) -> RestResource? {
+        let parts = label.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let pathOnly = String(parts[0])
+        // Every value of each query name (a paginator may repeat a fixed parameter's name).
+        var query: [Substring: [Substring]] = [:]
+        if parts.count > 1 {
+            for pair in parts[1].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                query[kv[0], default: []].append(kv.count > 1 ? kv[1] : "")
+            }
+        }
+        var best: (resource: RestResource, score: Int)?
+        for resource in manifest.resources {
+            let own = resource.parent == nil && resource.path == pathOnly
+            guard own || resource.matches(path: pathOnly) else { continue }
+            var score = own ? 1 << 20 : 0
+            var conflicts = false
+            for (name, value) in resource.params where !value.contains("{") {
+                guard let given = query[Substring(name)] else { continue }
+                if given.contains(Substring(Resource.queryEscape(value))) { score += 1 } else { conflicts = true }
+            }
+            if !conflicts, score > best?.score ?? -1 { best = (resource, score) }
+        }
+        return best?.resource
     }
 
     public func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
@@ -57,6 +84,10 @@ public struct ManifestPage: SourceDocument, Equatable {
     public let nextURL: String?
     /// The next cursor (`cursor`'s `cursor_path`).
     public let cursor: String?
+    /// Items the resource's view leaves out, when it has a primary key: those without a
+    /// value for one of its fields (`nonObjectItems` of them not objects at all).
+    public let keylessItems: Int
+    public let nonObjectItems: Int
     /// Which reading of which body this is: unique in the process, kept by every snapshot
     /// holding the page, so a view built from pages can be reused while its pages are the
     /// same (`ItemsView`'s cache) without comparing their contents.
@@ -95,6 +126,19 @@ public struct ManifestPage: SourceDocument, Equatable {
         case .null: items = []
         default: throw DecodeError(path: path, reason: "expected a list of items or one item")
         }
+        var keyless = 0, nonObjects = 0
+        if !resource.primaryKey.isEmpty {
+            for item in items {
+                guard case .object = item else {
+                    keyless += 1
+                    nonObjects += 1
+                    continue
+                }
+                if !ItemsView.hasKey(item, resource.primaryKey) { keyless += 1 }
+            }
+        }
+        keylessItems = keyless
+        nonObjectItems = nonObjects
         func value(at keys: [String]?) -> JSONValue? {
             guard let keys else { return nil }
             var current: JSONValue? = json

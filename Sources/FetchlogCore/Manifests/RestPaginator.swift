@@ -63,3 +63,14 @@ public enum RestPaginator: Sendable, Equatable {
     }
 }
 
+extension RestPaginator {
+    /// How many pages the paginator's own `maximum_page` / `maximum_offset` allows from its
+    /// first page, when it sets one.
+    var pageBound: Int? {
+        switch self {
+        case .pageNumber(let base, let page, _, _, let maximum?, _): max(0, maximum - (page ?? base))
+        case .offset(let limit, let offset, _, _, _, let maximum?, _): limit > 0 ? max(0, (maximum - offset + limit - 1) / limit) : nil
+        default: nil
+        }
+    }
+}

@@ -27,6 +27,19 @@ public struct FreshnessPolicy: Sendable {
         rules[Source(source)] ?? .alwaysRevalidate
     }
 
+    /// The rule for one resource: the source's rule set here; else, for a source the log
+    /// defines by a manifest (never in `rules`, which knows only registered plug-ins), the
+    /// resource's own `fetchlog.ttl`, then the manifest's rule; else the plug-in's own.
+    public func rule(for key: ResourceKey, in state: LogState) -> FreshnessRule {
+        if let rule = rules[Source(key.source)] { return rule }
+        guard let plugin = state.plugin(key.source) else { return .alwaysRevalidate }
+        if let manifest = plugin as? ManifestSource {
+            if let ttl = manifest.resource(ofLabel: key.path)?.timeToLive { return .timeToLive(ttl, renewOnOpen: false) }
+            return manifest.freshness
+        }
+        return plugin.freshness
+    }
+
     /// How current the held body of `key` is at `now`.
     public func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp) -> Freshness {
         let status = state.status[key] ?? ResourceStatus()
@@ -36,7 +49,7 @@ public struct FreshnessPolicy: Sendable {
         }
         // The body was last known current at its success, its last 304, or its last renewal.
         let anchor = [success, status.lastRevalidated, status.lastRenewed].compactMap { $0 }.max()!
-        switch rule(for: key.source) {
+        switch rule(for: key, in: state) {
         case .heldUntilRefreshed:
             return Freshness(level: .fresh, lastUpdated: anchor, validUntil: nil, status: status)
         case .alwaysRevalidate:

@@ -60,7 +60,7 @@ public final class OfflineFirst: @unchecked Sendable {
         var refresh = force
         switch freshness.level {
         case .fresh:
-            if case .timeToLive(_, true) = policy.rule(for: key.source), !force {
+            if case .timeToLive(_, true) = policy.rule(for: key, in: snapshot.state), !force {
                 try await store.send(.renew(key, at: now))
             }
         case .stale, .missing:
@@ -107,7 +107,7 @@ public final class OfflineFirst: @unchecked Sendable {
         case .stale:
             let age = AgeText.describe(milliseconds: now.milliseconds - (f.lastUpdated?.milliseconds ?? now.milliseconds))
             // Revalidated on every open: current unless that revalidation is failing.
-            if policy.rule(for: ResourceKey(resource).source) == .alwaysRevalidate && !f.isFailing && !fetcher.configuration.offline {
+            if policy.rule(for: ResourceKey(resource), in: store.snapshot.state) == .alwaysRevalidate && !f.isFailing && !fetcher.configuration.offline {
                 return nil
             }
             if fetcher.configuration.offline { return "offline (--offline) — \(name) last updated \(age) ago" }

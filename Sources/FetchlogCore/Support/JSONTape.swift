@@ -428,7 +428,38 @@ extension JSONTape {
                 members.append((string(entries[i], in: bytes), value(at: i + 1, entries, bytes)))
                 i = next(entries, after: i + 1)
             }
-            return .object(members)
+            return .object(Self.lastValueWins(members))
         }
+    }
+
+    /// An object's members with each repeated name once, where it first stood, holding its
+    /// last value: what Python's `json` (and so dlt) makes of `{"id":1,"id":2}`.
+    static func lastValueWins(_ members: [(String, JSONValue)]) -> [(String, JSONValue)] {
+        guard members.count > 1 else { return members }
+        var repeated = false
+        if members.count <= 12 {
+            // Small objects (nearly all): comparing names costs less than hashing them.
+            search: for i in 1 ..< members.count {
+                for j in 0 ..< i where members[j].0 == members[i].0 {
+                    repeated = true
+                    break search
+                }
+            }
+        } else {
+            var seen = Set<String>(minimumCapacity: members.count)
+            repeated = members.contains { !seen.insert($0.0).inserted }
+        }
+        guard repeated else { return members }
+        var kept: [(String, JSONValue)] = []
+        var position: [String: Int] = [:]
+        for (name, value) in members {
+            if let at = position[name] {
+                kept[at].1 = value
+            } else {
+                position[name] = kept.count
+                kept.append((name, value))
+            }
+        }
+        return kept
     }
 }

@@ -21,6 +21,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
     @Option(help: "How many shows' images (assets shows).") var first: Int = 100
     @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
+    @Option(name: .customLong("max-pages"),
+            help: ArgumentHelp("Ceiling on the pages of a manifest resource's list that never says it ended (default \(PageSelection.limit), or the paginator's maximum_page); reaching it is said.", valueName: "n"))
+    var maxPages: Int?
     @Option(help: ArgumentHelp("After the fetch, drop superseded bodies recorded longer ago than this (log compact --older-than).", valueName: "duration"))
     var retain: String?
 
@@ -39,7 +42,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         }
         if let pending { lines.append(pending) }
-        lines.append("SOURCE RESOURCE [--pages all|N|A-B] [--with images]  a source defined by a manifest (source add FILE)")
+        lines.append("SOURCE RESOURCE [--pages all|N|A-B] [--max-pages N] [--with images]  a source defined by a manifest (source add FILE)")
         return lines.joined(separator: "\n")
             + "\n\nExit status 0 when anything usable came back (a body, a 304, an end of list), else 1 with the reason."
     }
@@ -67,6 +70,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// before either is touched: a bad source, WHAT, --pages or --limit is a usage error
     /// with this command's usage, and no store is created for it.
     func validate() throws {
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages takes 1 or more, not \(maxPages)") }
         guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
         if let retain, DurationText.seconds(retain) == nil {
             throw ValidationError("--retain '\(retain)' is not a duration: a number and a unit, s m h d or w (30d, 12h)")
@@ -157,6 +161,9 @@ struct FetchCommand: AsyncParsableCommand {
         if store.sources.plugin(source) == nil, store.durableState.manifests[source] != nil {
             return try await fetchDefined(store, printer, policy: policy)
         }
+        if maxPages != nil {
+            throw ValidationError("--max-pages is for sources defined by a manifest (source add FILE); \(source) takes --pages")
+        }
         guard let target = store.sources.fetchTarget(source: source, what: what) else {
             let options = store.sources.fetchTargets.filter { $0.source == source }.map(\.what)
             if options.isEmpty {
@@ -189,21 +196,22 @@ extension FetchCommand {
         case "images"?: withImages = true
         case let other?: throw ValidationError("--with takes images for \(source) (fetchlog.images), not '\(other)'")
         }
-        var maxPages: Int?
+        var pageCount: Int?
         var firstPage = 1
         if let pages, pages != "all" {
             let bounds = pages.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
             switch (bounds.count, bounds.first ?? nil, bounds.last ?? nil) {
-            case (1, let n?, _) where n >= 1: maxPages = n
+            case (1, let n?, _) where n >= 1: pageCount = n
             case (2, let a?, let b?) where a >= 1 && b >= a:
                 firstPage = a
-                maxPages = b - a + 1
+                pageCount = b - a + 1
             default:
                 throw ValidationError("--pages takes all, a number of pages, or A-B (pages from 1) for \(source), not '\(pages)'")
             }
         }
         do {
-            var reports = try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: maxPages) { printer.report($0) }
+            var reports = try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: pageCount,
+                                                                pageCeiling: maxPages) { printer.report($0) }
             if withImages {
                 reports += try await policy.fetchManifestImages(source: source, resource: what, concurrency: concurrency,
                                                                 progress: AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) }))
@@ -287,6 +295,9 @@ final class FetchPrinter: @unchecked Sendable {
     var write: (String) -> Void = { say($0) }
     /// Lines as each attempt ends (people); false collects records for `finish` (programs).
     var live = true
+    /// Where a report's notices go (stderr; the shell prints them above the prompt), in
+    /// every mode: a list that stopped early is news to people and programs alike.
+    var warn: (String) -> Void = { printError("warning: " + $0) }
     private var expected = 0
     private var done = 0
     private var bytes = 0
@@ -306,6 +317,7 @@ final class FetchPrinter: @unchecked Sendable {
         if live {
             for attempt in report.attempts { write(Self.line(report, attempt)) }
         }
+        for notice in report.notices { warn("\(report.resource): \(notice.message)") }
         drawProgress(report.resource.description)
     }
 
@@ -326,7 +338,7 @@ final class FetchPrinter: @unchecked Sendable {
     }
 
     /// An attempt as a row; `pendingSync: true` is added for one in a replicated store's outbox.
-    static func record(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> JSONValue {
+    static func record(_ report: FetchReport, _ attempt: FetchReport.Attempt, notices: [FetchNotice] = []) -> JSONValue {
         var pairs: [(String, JSONValue)] = [
             ("seq", attempt.seq == 0 ? .null : .number(Int(attempt.seq))), ("sessionOnly", .bool(attempt.seq == 0 && !attempt.pendingSync)),
             ("source", .string(report.resource.source.rawValue)), ("path", .string(report.resource.path)), ("url", .string(report.url)),
@@ -337,6 +349,7 @@ final class FetchPrinter: @unchecked Sendable {
             ("retryAfterSeconds", attempt.retryAfter.map { .number(CanonicalNumber.text(Format.seconds($0))) } ?? .null),
         ]
         if attempt.pendingSync { pairs.append(("pendingSync", .bool(true))) }
+        if !notices.isEmpty { pairs.append(("notices", .array(notices.map(\.json)))) }
         return .object(pairs)
     }
 
@@ -358,7 +371,12 @@ final class FetchPrinter: @unchecked Sendable {
             return .table(columns: ["seq", "url", "status", "kind", "failure", "bytes"],
                           rows: attempts.map { [String($1.seq), $0.url, $1.status.map(String.init) ?? "-", $1.kind.name,
                                                 $1.failure.map { "\($0.failureClass.name): \($0.message)" } ?? "-", String($1.bodyBytes)] },
-                          records: attempts.map { Self.record($0, $1) })
+                          // A report's notices ride on its last attempt's record.
+                          records: reports.flatMap { report in
+                              report.attempts.indices.map { i in
+                                  Self.record(report, report.attempts[i], notices: i == report.attempts.count - 1 ? report.notices : [])
+                              }
+                          })
         }
         // A refused URL (a scheme or an address Fetchlog does not go to) is an event, but
         // no request was sent.

@@ -98,6 +98,7 @@ enum Commands {
         }
         let printer = FetchPrinter()
         printer.write = { session.emit($0 + "\n") }
+        printer.warn = { session.notify("warning: " + $0) }
         printer.live = !session.renderer.mode.isMachine
         let reports: [FetchReport]
         do { reports = try await command.perform(session.store, printer, policy: session.policy) } catch let error as ValidationError {
