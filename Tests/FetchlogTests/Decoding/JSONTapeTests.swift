@@ -219,8 +219,15 @@ import Testing
         }
     }
 
-    @Test func repeatedMembersResolveToTheFirst() throws {
-        try Self.withRoot(#"{"id":1,"id":2}"#) { root throws in #expect(try root.int("id") == 1) }
-        #expect(try JSONValue.parse(#"{"id":1,"id":2}"#) == .object([("id", .number("1")), ("id", .number("2"))]))
+    /// Issue 28: a repeated name is read as Python's `json` (and so dlt) reads it — once,
+    /// where it first stood, with its last value (both readers; it was the first before).
+    @Test func repeatedMembersResolveToTheLast() throws {
+        try Self.withRoot(#"{"id":1,"id":2}"#) { root throws in #expect(try root.int("id") == 2) }
+        #expect(try JSONValue.parse(#"{"id":1,"id":2}"#) == .object([("id", .number("2"))]))
+        #expect(try JSONValue.parse(#"{"a":1,"b":2,"a":3}"#) == .object([("a", .number("3")), ("b", .number("2"))]))
+        // Past twelve members the names are hashed: the same answer.
+        let many = (0 ..< 20).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        #expect(try JSONValue.parse("{" + many + #","k3":"last"}"#)["k3"] == .string("last"))
+        #expect(try JSONValue.parse("{" + many + #","k3":"last"}"#).memberNames.count == 20)
     }
 }

@@ -81,6 +81,23 @@ public enum CatalogRoutes {
             guard page >= 1, page <= pages else { return ok(#"{"data":[],"total_pages":\#(pages)}"#) }
             let first = (page - 1) * size + 1
             return ok(#"{"data":[\#((first ..< first + size).map(bulkItem).joined(separator: ","))],"total_pages":\#(pages)}"#)
+        // Lists that misbehave, for the paging bounds (issue 28).
+        case "/endless":
+            // A cursor that never ends: every page names the next.
+            let cursor = Int(query["cursor"]?.dropFirst() ?? "") ?? 1
+            return ok(#"{"data":[\#(item(cursor))],"next":"c\#(cursor + 1)"}"#)
+        case "/boundless":
+            // Claims a billion pages, each with one item.
+            return ok(#"{"data":[\#(item(page))],"total_pages":1000000000}"#)
+        case "/same":
+            // Ignores its page parameter: every page is page 1.
+            return ok(#"{"data":\#(list([1, 2])),"total_pages":1000000000}"#)
+        case "/elsewhere":
+            // Its next link names another host.
+            return ok(#"{"data":\#(list([page])),"next":"https://elsewhere.example/catalog/elsewhere?page=\#(page + 1)"}"#)
+        case "/keyless":
+            // Two objects without an id, two values that are not objects, a repeated name.
+            return ok(#"[{"id":1,"name":"one"},{"name":"no id"},{"id":null,"name":"null id"},"text",7,{"id":3,"name":"first","name":"last"}]"#)
         default:
             // A child resource: /items/{id}/reviews for the twelve items.
             let parts = path.split(separator: "/")
