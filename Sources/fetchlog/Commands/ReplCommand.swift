@@ -73,11 +73,11 @@ struct QueryCommand: AsyncParsableCommand {
             } catch let error as CommandError {
                 if let output = error.output { buffer.write(renderer.render(output)) }
                 buffer.flush()
-                writeErr(Data("error: \(error.message)\n".utf8))
+                writeErr(Data("error: \(visibleControls(error.message))\n".utf8))
                 throw ExitCode(error.status)
             } catch let error as StoreError {
                 buffer.flush()
-                writeErr(Data("error: \(error.description)\n".utf8))
+                writeErr(Data("error: \(visibleControls(error.description))\n".utf8))
                 throw ExitCode(ExitStatus.failure)
             }
             return

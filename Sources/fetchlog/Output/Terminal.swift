@@ -84,7 +84,29 @@ func say(_ line: String) {
 }
 
 func printError(_ message: String) {
-    writeErr(Data(("fetchlog: " + message + "\n").utf8))
+    writeErr(Data(("fetchlog: " + visibleControls(message) + "\n").utf8))
+}
+
+/// `text` with every control character but newline and tab shown escaped (`\u{1B}`):
+/// messages on stderr quote what people typed or pasted, and a raw ESC or BEL in it would
+/// drive the terminal (set its title, move the cursor, hide what follows).
+func visibleControls(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isHiddenControl) else { return text }
+    var shown = ""
+    for scalar in text.unicodeScalars {
+        if isHiddenControl(scalar) {
+            shown += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        } else {
+            shown.unicodeScalars.append(scalar)
+        }
+    }
+    return shown
+}
+
+/// C0 controls but newline and tab, DEL, and the C1 controls (U+0080–U+009F).
+private func isHiddenControl(_ scalar: Unicode.Scalar) -> Bool {
+    let v = scalar.value
+    return (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F ... 0x9F).contains(v)
 }
 
 enum Format {

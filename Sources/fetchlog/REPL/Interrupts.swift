@@ -110,7 +110,13 @@ extension FetchlogCommand {
             }
             try result.get()
         } catch {
-            exit(withError: error)
+            // Help and version go to stdout as ArgumentParser prints them; an error quotes
+            // what was typed, so its control characters are shown, not sent to the terminal.
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty { writeErr(Data((visibleControls(message) + "\n").utf8)) }
+            Glibc.exit(code.rawValue)
         }
     }
 }

@@ -33,7 +33,7 @@ final class Session: ShellContext, @unchecked Sendable {
     /// The state commands read: the live snapshot, or a past one inside `at SEQ`.
     private var pinned: LogState?
     /// Where warnings and progress go (the line editor prints them above the prompt).
-    var notify: (String) -> Void = { writeErr(Data(($0 + "\n").utf8)) }
+    var notify: (String) -> Void = { writeErr(Data((visibleControls($0) + "\n").utf8)) }
     /// One-shot and script runs finish each command's background revalidation before
     /// the next, and print the freshness line after it, so it says how that ended.
     var finishBackgroundWork = false
@@ -120,7 +120,7 @@ final class Session: ShellContext, @unchecked Sendable {
     }
 
     private func report(_ error: CommandError) -> CommandError {
-        writeErr(Data("error: \(error.message)\n".utf8))
+        writeErr(Data("error: \(visibleControls(error.message))\n".utf8))
         return error
     }
 
