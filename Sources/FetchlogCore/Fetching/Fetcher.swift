@@ -297,7 +297,7 @@ public final class Fetcher: Sendable {
     /// Why the host of `url` may not be reached (it resolves to a non-public address and
     /// `allowPrivateHosts` is off), or nil. A name that does not resolve is a transport
     /// failure like any other, worth a retry.
-    private func addressRefusal(_ url: String, redirect: Bool, rule: AddressRule) async -> AttemptResult? {
+    private func addressRefusal(_ url: String, rule: AddressRule) async -> AttemptResult? {
         guard !configuration.allowPrivateHosts else { return nil }
         let host = URLParts(url).host
         switch await AddressCheck.resolve(host) {
@@ -308,11 +308,10 @@ public final class Fetcher: Sendable {
             // connected to either.
             for address in addresses {
                 guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
-                let subject = redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
-                let which = redirect ? "redirects off the upstream" : rule.urls
-                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(which) may reach public "
+                let subject = rule == .redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
+                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(rule.urls) may reach public "
                     + "addresses only; nothing was sent. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, "
-                    + "or \(redirect ? AddressRule.asset.remedy : rule.remedy)",
+                    + "or \(rule.remedy)",
                     status: nil, headers: [])
             }
             return nil
@@ -326,7 +325,6 @@ public final class Fetcher: Sendable {
         var current = url
         var sending = headers
         var check = checkAddress
-        let firstRule = checkAddress ?? .asset
         var hops: [Header] = []
         var lastRedirect: (status: UInt16, headers: [Header])?
         /// The result with the hops recorded; a failure after a redirect keeps the redirect
@@ -351,7 +349,7 @@ public final class Fetcher: Sendable {
             if hops.count > 0, let refusal = schemeRefusal(current, redirect: true) {
                 return finish(.refused(.transport, refusal, status: nil, headers: []))
             }
-            if check != nil, let refusal = await addressRefusal(current, redirect: hops.count > 0, rule: firstRule) { return finish(refusal) }
+            if let rule = check, let refusal = await addressRefusal(current, rule: rule) { return finish(refusal) }
             var request = HTTPClientRequest(url: current)
             request.method = .GET
             request.headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -396,7 +394,7 @@ public final class Fetcher: Sendable {
                 if next.origin != URLParts(current).origin {
                     sending.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) }
                 }
-                check = isUpstream(next.string) ? nil : firstRule
+                check = isUpstream(next.string) ? nil : .redirect
                 current = next.string
                 continue
             }

@@ -156,23 +156,26 @@ struct URLParts {
 }
 
 /// What named a URL whose address is checked, for the refusal to say which rule applied.
-enum AddressRule: Sendable {
+enum AddressRule: Sendable, Equatable {
     /// A body named it (an image).
     case asset
     /// A manifest's `base_url`: the manifest is in the log, and may have merged in from
     /// another store's.
     case manifestBase
+    /// A `Location` off the upstream.
+    case redirect
 
     var urls: String {
         switch self {
         case .asset: "asset URLs (which bodies name)"
         case .manifestBase: "manifests' base URLs (data: a manifest may come from another store's log)"
+        case .redirect: "redirects off the upstream"
         }
     }
 
     var remedy: String {
         switch self {
-        case .asset: "serve such files through --upstream"
+        case .asset, .redirect: "serve such files through --upstream"
         case .manifestBase: "fetch through --upstream"
         }
     }
