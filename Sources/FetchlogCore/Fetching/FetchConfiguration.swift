@@ -18,9 +18,11 @@ public struct FetchConfiguration: Sendable {
     public var minimumRate = MinimumRate()
     /// Redirects followed within one attempt; one more is a failure.
     public var maxRedirects = 5
-    /// Let URLs named by bodies (images) reach loopback, link-local, private and other
-    /// non-public addresses (`--allow-private-hosts`). Off: a body cannot make Fetchlog
-    /// probe the machine it runs on or its network. The `--upstream` base is always allowed.
+    /// Let URLs named by bodies (images), manifests' base URLs and redirects reach loopback,
+    /// link-local, private and other non-public addresses (`--allow-private-hosts`). Off: a
+    /// body or a manifest (data in the log, which may merge in from another store) cannot
+    /// make Fetchlog probe the machine it runs on or its network. The `--upstream` base is
+    /// always allowed.
     public var allowPrivateHosts = false
     /// What is masked in every recorded URL and request header (`--redact-param`).
     public var redaction = Redaction()

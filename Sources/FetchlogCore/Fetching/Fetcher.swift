@@ -128,13 +128,15 @@ public final class Fetcher: Sendable {
         // Credentials in the URL (`--upstream http://user:pass@host`) are sent as a header,
         // never recorded: the event keeps `***` for both (see `Redaction`).
         // The source's credentials (API keys, tokens, fixed headers), resolved now, sent, and
-        // recorded only as `***`; one that cannot be made refuses the attempt, naming why.
-        var credentials = Credentials.none
-        var credentialRefusal: String?
+        // recorded only as `***`. One that cannot be made (an `env:` variable not set) ends
+        // the fetch before any attempt: nothing is sent, so nothing is recorded (an event
+        // would claim a request), and the report says which variable is missing.
+        let credentials: Credentials
         do throws(CredentialsError) {
-            credentials = try plugin?.credentials(environment: configuration.environment) ?? .none
+            credentials = try plugin?.credentials(for: resource.document, environment: configuration.environment) ?? .none
         } catch {
-            credentialRefusal = error.description
+            return FetchReport(resource: resource, url: configuration.redaction.url(url(for: resource, plugin: plugin)), attempts: [],
+                               outcome: .failed(.transport, error.description + "; nothing was sent or recorded"))
         }
         var redaction = configuration.redaction
         redaction.queryParameters.formUnion(credentials.secretParameters.map { $0.lowercased() })
@@ -159,7 +161,7 @@ public final class Fetcher: Sendable {
         // A URL named by a body (an image) that is not a web address is refused before any
         // connection: AsyncHTTPClient would follow `http+unix://` to a local socket. Checked
         // on the URL as named, since under `--upstream` it is rewritten to an http one.
-        let namedRefusal = credentialRefusal ?? (resource.document == .asset ? schemeRefusal(resource.path, redirect: false) : nil)
+        let namedRefusal = resource.document == .asset ? schemeRefusal(resource.path, redirect: false) : nil
         var attempts: [FetchReport.Attempt] = []
         var random = SystemRandomNumberGenerator()
         var attempt = 1
@@ -179,11 +181,12 @@ public final class Fetcher: Sendable {
             let result: AttemptResult = if let namedRefusal {
                 .refused(.transport, namedRefusal, status: nil, headers: [])
             } else {
-                // Only URLs from bodies are checked on the first hop: the source hosts and the
-                // `--upstream` base are the user's choice. Every redirect off the upstream is
-                // checked: a Location is as untrusted as a body.
+                // Only URLs from data are checked on the first hop — bodies' (assets) and a
+                // manifest's base, which is in the log and may come from another store's: the
+                // hosts of sources in code and the `--upstream` base are the user's choice.
+                // Every redirect off the upstream is checked: a Location is as untrusted as a body.
                 await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json",
-                              checkAddress: resource.document == .asset && !isUpstream(url), limitHit: limitHit)
+                              checkAddress: addressCheck(resource, plugin: plugin, url: url), limitHit: limitHit)
             }
             // A failure while cancelled is the cancellation itself (the HTTP client abandons
             // the request): nothing came back from the upstream, so nothing is recorded. A
@@ -273,6 +276,15 @@ public final class Fetcher: Sendable {
         return URLParts(url).origin == URLParts(base).origin
     }
 
+    /// Whether the first hop to `url` meets the address policy, and why: the URL comes from
+    /// data (a body's asset URL, a manifest's base) and does not go to the upstream.
+    private func addressCheck(_ resource: Resource, plugin: (any SourcePlugin)?, url: String) -> AddressRule? {
+        guard !isUpstream(url) else { return nil }
+        if resource.document == .asset { return .asset }
+        if plugin?.basesAreData == true { return .manifestBase }
+        return nil
+    }
+
     /// Why `url` is not fetched at all (not http or https), or nil.
     private func schemeRefusal(_ url: String, redirect: Bool) -> String? {
         let scheme = URLParts(url).scheme?.lowercased()
@@ -285,7 +297,7 @@ public final class Fetcher: Sendable {
     /// Why the host of `url` may not be reached (it resolves to a non-public address and
     /// `allowPrivateHosts` is off), or nil. A name that does not resolve is a transport
     /// failure like any other, worth a retry.
-    private func addressRefusal(_ url: String, redirect: Bool) async -> AttemptResult? {
+    private func addressRefusal(_ url: String, rule: AddressRule) async -> AttemptResult? {
         guard !configuration.allowPrivateHosts else { return nil }
         let host = URLParts(url).host
         switch await AddressCheck.resolve(host) {
@@ -296,11 +308,10 @@ public final class Fetcher: Sendable {
             // connected to either.
             for address in addresses {
                 guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
-                let subject = redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
-                let rule = redirect ? "redirects off the upstream" : "asset URLs (which bodies name)"
-                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(rule) may reach public "
+                let subject = rule == .redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
+                return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(rule.urls) may reach public "
                     + "addresses only; nothing was sent. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, "
-                    + "or serve such files through --upstream",
+                    + "or \(rule.remedy)",
                     status: nil, headers: [])
             }
             return nil
@@ -309,7 +320,7 @@ public final class Fetcher: Sendable {
 
     /// One attempt: the request, its redirects (each checked, at most `maxRedirects`) and
     /// the body, all within `deadline`, the body no slower than `minimumRate`.
-    private func perform(url: String, headers: [Header], accept: String, checkAddress: Bool, limitHit: LimitHit) async -> AttemptResult {
+    private func perform(url: String, headers: [Header], accept: String, checkAddress: AddressRule?, limitHit: LimitHit) async -> AttemptResult {
         let deadline = ContinuousClock.now + configuration.deadline
         var current = url
         var sending = headers
@@ -338,7 +349,7 @@ public final class Fetcher: Sendable {
             if hops.count > 0, let refusal = schemeRefusal(current, redirect: true) {
                 return finish(.refused(.transport, refusal, status: nil, headers: []))
             }
-            if check, let refusal = await addressRefusal(current, redirect: hops.count > 0) { return finish(refusal) }
+            if let rule = check, let refusal = await addressRefusal(current, rule: rule) { return finish(refusal) }
             var request = HTTPClientRequest(url: current)
             request.method = .GET
             request.headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -383,7 +394,7 @@ public final class Fetcher: Sendable {
                 if next.origin != URLParts(current).origin {
                     sending.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) }
                 }
-                check = !isUpstream(next.string)
+                check = isUpstream(next.string) ? nil : .redirect
                 current = next.string
                 continue
             }

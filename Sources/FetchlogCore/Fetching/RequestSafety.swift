@@ -19,9 +19,25 @@ public struct Redaction: Sendable, Equatable {
     public static let mask = "***"
     /// Request headers whose values are credentials.
     public static let secretHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    /// Parts of a header name that say its value is a credential (`X-Api-Key`,
+    /// `X-Auth-Token`, `Client-Secret`).
+    public static let secretHeaderParts = ["token", "secret", "key", "auth", "password", "signature", "credential"]
     public static let defaultQueryParameters: Set<String> = [
         "api_key", "apikey", "token", "access_token", "key", "password", "secret", "signature",
     ]
+
+    /// True when a request header's name says its value is a secret: one rule for what is
+    /// masked when recorded and what a manifest may not hold as a literal (`client.headers`).
+    public static func isSecretHeader(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return secretHeaders.contains(lower) || secretHeaderParts.contains { lower.contains($0) }
+    }
+
+    /// True when a query parameter's name says its value is a secret (the default masked
+    /// names): what a manifest's `endpoint.params` may not hold as a literal.
+    public static func isSecretParameter(_ name: String) -> Bool {
+        defaultQueryParameters.contains(name.lowercased())
+    }
 
     public init(queryParameters: Set<String> = Redaction.defaultQueryParameters) {
         self.queryParameters = Set(queryParameters.map { $0.lowercased() })
@@ -46,7 +62,7 @@ public struct Redaction: Sendable, Equatable {
     /// Headers as recorded: credentials' values replaced by `***` (the name stays, so the log
     /// still shows that credentials were sent).
     public func headers(_ headers: [Header]) -> [Header] {
-        headers.map { Self.secretHeaders.contains($0.name.lowercased()) ? Header($0.name, Self.mask) : $0 }
+        headers.map { Self.isSecretHeader($0.name) ? Header($0.name, Self.mask) : $0 }
     }
 }
 
@@ -136,6 +152,32 @@ struct URLParts {
         }
         let credentials = pair[0] + ":" + (pair.count > 1 ? pair[1] : "")
         return (bare.string, "Basic " + Data(credentials.utf8).base64EncodedString())
+    }
+}
+
+/// What named a URL whose address is checked, for the refusal to say which rule applied.
+enum AddressRule: Sendable, Equatable {
+    /// A body named it (an image).
+    case asset
+    /// A manifest's `base_url`: the manifest is in the log, and may have merged in from
+    /// another store's.
+    case manifestBase
+    /// A `Location` off the upstream.
+    case redirect
+
+    var urls: String {
+        switch self {
+        case .asset: "asset URLs (which bodies name)"
+        case .manifestBase: "manifests' base URLs (data: a manifest may come from another store's log)"
+        case .redirect: "redirects off the upstream"
+        }
+    }
+
+    var remedy: String {
+        switch self {
+        case .asset, .redirect: "serve such files through --upstream"
+        case .manifestBase: "fetch through --upstream"
+        }
     }
 }
 

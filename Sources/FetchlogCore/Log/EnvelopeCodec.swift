@@ -25,6 +25,9 @@ package enum EnvelopeCodec {
     package static let oldestReadableVersion: UInt16 = 1
 
     static let headerSize = 36
+    /// The longest label (a resource's path and query) the envelope holds: a 16-bit length.
+    /// Sources check it where a label is defined (a manifest's endpoint path).
+    package static let maxLabelBytes = Int(UInt16.max)
     static let unknownDuration = UInt64.max
 
     struct Flags: OptionSet {
@@ -72,7 +75,7 @@ package enum EnvelopeCodec {
             if s.utf8.count > Int(UInt16.max) { throw .fieldTooLong(field: field, length: s.utf8.count) }
         }
         try short(event.source, "source")
-        try short(event.label, "label")
+        if event.label.utf8.count > maxLabelBytes { throw .fieldTooLong(field: "label", length: event.label.utf8.count) }
         if let request = event.request {
             try short(request.method, "request.method")
             if request.headers.count > Int(UInt16.max) { throw .fieldTooLong(field: "request.headers", length: request.headers.count) }

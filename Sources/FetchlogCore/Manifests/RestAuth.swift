@@ -31,9 +31,10 @@ public enum RestAuth: Sendable, Equatable {
         let type = try reader.string("type")
         func secret(_ key: String) throws(ManifestError) -> SecretValue {
             let value = SecretValue(try reader.string(key))
-            guard value.isSecret else {
+            guard case .environment(let variable) = value else {
                 throw ManifestError(path: reader.path + "." + key, message: "write \"env:NAME\" and set NAME in the environment: a literal secret would be stored in the log with the manifest")
             }
+            try ManifestSecrets.checkVariable(variable, path: reader.path + "." + key)
             return value
         }
         switch type {

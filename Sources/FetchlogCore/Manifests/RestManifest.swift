@@ -12,7 +12,8 @@ public struct RestManifest: Sendable, Equatable {
     /// `client.base_url`, without a trailing slash.
     public var baseURL: String
     public var resources: [RestResource]
-    /// `client.headers`: sent with every request (values may be `env:NAME` secrets).
+    /// `client.headers`: sent with every request (values may be `env:NAME` secrets, and
+    /// must be for a header whose name says it is a credential: `ManifestSecrets`).
     public var headers: [(String, SecretValue)]
     /// `client.auth`.
     public var auth: RestAuth?
@@ -36,6 +37,7 @@ public struct RestManifest: Sendable, Equatable {
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
             throw ManifestError(path: "client.base_url", message: "\"\(base)\" is not an http(s) URL")
         }
+        try ManifestSecrets.checkBase(base, path: "client.base_url")
         while base.hasSuffix("/") { base.removeLast() }
         baseURL = base
         var headers: [(String, SecretValue)] = []
@@ -43,7 +45,7 @@ public struct RestManifest: Sendable, Equatable {
             guard case .object(let members) = given.json else { throw ManifestError(path: given.path, message: "expected an object") }
             for (name, value) in members {
                 guard case .string(let text) = value else { throw ManifestError(path: given.path + "." + name, message: "expected a string") }
-                headers.append((name, SecretValue(text)))
+                headers.append((name, try ManifestSecrets.header(name, text, path: given.path + "." + name)))
             }
         }
         self.headers = headers

@@ -8,6 +8,9 @@ public struct RestResource: Sendable, Equatable {
     public var path: String
     /// `endpoint.params`, in the order given (values as query text).
     public var params: [(String, String)]
+    /// `endpoint.params` given as `env:NAME`: read at fetch time and sent after `params`,
+    /// never part of the label (which every event of the resource records).
+    public var secretParams: [(String, SecretValue)] = []
     /// `endpoint.data_selector`: dotted path to the items; nil for the body itself (`$`).
     public var dataSelector: [String]?
     public var paginator: RestPaginator
@@ -37,7 +40,8 @@ public struct RestResource: Sendable, Equatable {
     public var durableItems: Int?
 
     public static func == (a: RestResource, b: RestResource) -> Bool {
-        a.name == b.name && a.path == b.path && a.params.elementsEqual(b.params, by: ==) && a.dataSelector == b.dataSelector
+        a.name == b.name && a.path == b.path && a.params.elementsEqual(b.params, by: ==)
+            && a.secretParams.elementsEqual(b.secretParams, by: ==) && a.dataSelector == b.dataSelector
             && a.paginator == b.paginator && a.primaryKey == b.primaryKey && a.ignoredStatuses == b.ignoredStatuses
             && a.searchFields == b.searchFields && a.facetFields == b.facetFields && a.timeToLive == b.timeToLive
             && a.parent == b.parent && a.placeholders.elementsEqual(b.placeholders, by: { $0.text == $1.text && $0.field == $1.field })
@@ -69,10 +73,17 @@ public struct RestResource: Sendable, Equatable {
         if let given = try endpoint.optional("params") {
             guard case .object(let members) = given.json else { throw ManifestError(path: given.path, message: "expected an object") }
             for (key, value) in members {
+                // A secret by its name must be `env:NAME` (`ManifestSecrets`).
                 switch value {
-                case .string(let text): params.append((key, text))
-                case .number(let text): params.append((key, text))
-                case .bool(let flag): params.append((key, flag ? "true" : "false"))
+                case .string(let text):
+                    let parsed = try ManifestSecrets.parameter(key, text, path: given.path + "." + key)
+                    if case .environment = parsed { secretParams.append((key, parsed)) } else { params.append((key, text)) }
+                case .number(let text):
+                    _ = try ManifestSecrets.parameter(key, text, path: given.path + "." + key)
+                    params.append((key, text))
+                case .bool(let flag):
+                    _ = try ManifestSecrets.parameter(key, flag ? "true" : "false", path: given.path + "." + key)
+                    params.append((key, flag ? "true" : "false"))
                 case .object:
                     let resolve = try ManifestReader(value, path: given.path + "." + key)
                     try resolve.allow(["type", "resource", "field"])
@@ -183,6 +194,7 @@ public struct RestResource: Sendable, Equatable {
                 durableItems = count
             }
         }
+        try ManifestLabelLimit.check(self, endpointPath: endpoint.path)
     }
 
     /// The `{…}` placeholders of a path or parameter value, as written inside the braces.

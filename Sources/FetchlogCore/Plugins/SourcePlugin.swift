@@ -35,6 +35,13 @@ public protocol SourcePlugin: Sendable {
     /// headers), resolved at fetch time — secrets from `environment` — and never recorded
     /// in clear. Throws `CredentialsError` naming what is missing.
     func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials
+    /// The credentials of one kind of resource (a manifest resource's `env:` params); by
+    /// default the source's.
+    func credentials(for kind: DocumentKind, environment: [String: String]) throws(CredentialsError) -> Credentials
+    /// True when the source's bases are data rather than code: a manifest's `base_url` is
+    /// in the log and merges in from other stores' logs, so requests to it meet the address
+    /// policy of URLs named by bodies (`FetchConfiguration.allowPrivateHosts`).
+    var basesAreData: Bool { get }
 }
 
 /// Extra headers and query parameters of a source's requests, and which of them are secret
@@ -76,6 +83,10 @@ extension SourcePlugin {
     public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool { false }
     public var initialSlice: (any SourceSlice)? { nil }
     public func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials { .none }
+    public func credentials(for kind: DocumentKind, environment: [String: String]) throws(CredentialsError) -> Credentials {
+        try credentials(environment: environment)
+    }
+    public var basesAreData: Bool { false }
 }
 
 /// Images and other binary files named by bodies: the core's own source. A body's kind is

@@ -237,7 +237,7 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("min-rate"),
             help: ArgumentHelp("Slowest body accepted, in bytes per second over the last 10 s; 0 turns the check off.", valueName: "bytes-per-s"))
     var minRate: Int = 1024
-    @Flag(help: "Let URLs named by bodies (images) and redirects reach loopback, link-local and private addresses.")
+    @Flag(help: "Let URLs named by bodies (images), manifests' base URLs and redirects reach loopback, link-local and private addresses.")
     var allowPrivateHosts = false
     @Option(name: .customLong("redact-param"),
             help: ArgumentHelp("Also mask this query parameter's value in recorded URLs (repeatable; api_key, apikey, token, access_token, key, password, secret and signature always are).", valueName: "name"))

@@ -156,6 +156,11 @@ import Testing
         #expect(missing.stderr.contains("client.headers.X-Token reads the environment variable CATALOG_TOKEN, which is not set: set it and fetch again"),
                 "\(missing.stderr)")
         #expect(await upstream.asked.isEmpty)
+        // Nothing was sent, so nothing is recorded and no request is counted (issue 28, item 16).
+        #expect(missing.stdout == "0 requests; 0 events appended; 0 B of bodies\n", "\(missing.stdout)")
+        let unsent = try EventLog.open(at: store)
+        #expect(try unsent.lastSeq() == 1) // the source.defined event only
+        unsent.close()
 
         let secrets = ["CATALOG_TOKEN": "t0ken-s3cret", "CATALOG_KEY": "k3y-s3cret"]
         let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "-v", "fetch", "catalog", "private"], environment: secrets)
