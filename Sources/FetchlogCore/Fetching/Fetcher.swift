@@ -392,7 +392,9 @@ public final class Fetcher: Sendable {
                 // Credentials a Location carries are never sent: the user did not give them.
                 let next = URLParts(URLParts(target).splitCredentials().url)
                 if next.origin != URLParts(current).origin {
-                    sending.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) }
+                    // Validators belong to the origin; so does every header named as a secret
+                    // (a manifest's `X-Api-Key`, not only Authorization): one naming rule.
+                    sending.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) || Redaction.isSecretHeader($0.name) }
                 }
                 check = isUpstream(next.string) ? nil : .redirect
                 current = next.string

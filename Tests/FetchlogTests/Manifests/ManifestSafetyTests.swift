@@ -1,5 +1,6 @@
 @testable import FetchlogCore
 import Foundation
+import SampleUpstream
 import Testing
 
 /// Issue 28, items 9, 10, 15 and 16: what a manifest may hold and where it may send. A
@@ -259,5 +260,29 @@ import Testing
             #expect(data.range(of: Data(secret.utf8)) == nil, "\(secret) is in data.mdb")
         }
         await upstream.stop()
+    }
+
+    /// A redirect to another origin drops every header named as a secret, not only
+    /// Authorization and Cookie: before, the manifest's `X-Token` went to the second server.
+    @Test func aRedirectElsewhereDropsTheManifestsSecretHeaders() async throws {
+        let first = try await CatalogUpstream.start()
+        let second = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("manifest-redirect-secrets")
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let store = dir.sub("store"), file = dir.sub("private.json")
+        try Self.privateManifest.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await runFetchlog(["--store", store, "source", "add", file]).status == 0)
+        await first.server.setFaults([Fault(match: "/catalog/private", kind: .redirect(302, location: second.base + "/catalog/private"))])
+        let fetch = try await runFetchlog(["--store", store, "--upstream", first.base, "--retries", "0", "--allow-private-hosts", "fetch", "catalog", "private"],
+                                          environment: ["CATALOG_TOKEN": "t0ken-s3cret", "CATALOG_KEY": "k3y-s3cret"])
+        #expect(fetch.status == 1) // the second server wants the token it was not given
+        let asked = await first.server.requestLog, followed = await second.server.requestLog
+        #expect(asked.map(\.status) == [302])
+        #expect(asked.first?.headers?["x-token"] == "t0ken-s3cret")
+        #expect(followed.map(\.status) == [401])
+        #expect(followed.first?.headers?["x-token"] == nil)
+        #expect(followed.first?.headers?["x-client"] == "fetchlog-tests")
+        await first.stop()
+        await second.stop()
     }
 }
