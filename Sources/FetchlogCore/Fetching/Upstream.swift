@@ -13,8 +13,11 @@ public struct Upstream: Sendable, Equatable {
     public static let real = Upstream(base: nil)
 
     /// The URL to ask for `path` (path and query relative to the source's `realBase`).
+    /// A `#fragment` is never sent (it names a manifest resource the path alone cannot: see
+    /// `ManifestSource.resource(ofLabel:)`).
     public func url(source: Source, path: String, realBase: String) -> String {
         if source == .assets { return assetURL(path) }
+        let path = path.firstIndex(of: "#").map { String(path[..<$0]) } ?? path
         if let base { return base + "/" + source.rawValue + path }
         return realBase + path
     }

@@ -53,7 +53,9 @@ public struct ItemsView: Sendable, Equatable {
     /// query holds its resolved placeholder parameters, each item with its parent members.
     private static func childItems(_ resource: RestResource, _ held: [(String, ManifestPage)], parent: ItemsView) -> [JSONValue] {
         var byPath: [Substring: [(query: Set<Substring>, page: ManifestPage)]] = [:]
-        for (path, page) in held {
+        for (label, page) in held {
+            // A `#resource` fragment names the resource; it is not part of the request.
+            let path = label.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
             let parts = path.split(separator: "?", maxSplits: 1)
             byPath[parts[0], default: []].append((Set(parts.count > 1 ? parts[1].split(separator: "&") : []), page))
         }

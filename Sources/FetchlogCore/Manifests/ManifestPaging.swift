@@ -126,13 +126,13 @@ extension Store {
                     if page.total == nil && maximum == nil && !stopAfterEmpty { break }
                     label = resource.label(extra: [(offsetParam, String(pageValue)), (limitParam, String(step))])
                 case .jsonLink:
-                    label = follow(page.nextURL, plugin: plugin, report: &report)
+                    label = follow(page.nextURL, of: resource, plugin: plugin, report: &report)
                 case .headerLink:
-                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext, plugin: plugin, report: &report)
+                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext, of: resource, plugin: plugin, report: &report)
                 case .cursor(_, let param):
                     if let cursor = page.cursor, !cursor.isEmpty { label = resource.label(extra: [(param, cursor)]) }
                 case .auto:
-                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL, plugin: plugin, report: &report)
+                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL, of: resource, plugin: plugin, report: &report)
                 }
             }
             previous = page
@@ -156,9 +156,13 @@ extension Store {
 
     /// `url` as the next page's label, or nil with a notice on `report` when it is outside
     /// the source (another origin or base path): its credentials stay with their source.
-    private func follow(_ url: String?, plugin: ManifestSource, report: inout FetchReport) -> String? {
+    private func follow(_ url: String?, of resource: RestResource, plugin: ManifestSource, report: inout FetchReport) -> String? {
         guard let url, !url.isEmpty else { return nil }
-        if let label = nextLabel(url, plugin: plugin) { return label }
+        if let label = nextLabel(url, plugin: plugin) {
+            // A link that drops the fixed params telling this resource from another on its
+            // path keeps the resource's name as a fragment (not sent; the label decides).
+            return plugin.resource(ofLabel: label)?.name == resource.name ? label : label + "#" + resource.name
+        }
         report.notices.append(FetchNotice(.linkNotFollowed, "the next link \(url) is outside \(plugin.source)'s base \(plugin.realBase): "
             + "not followed, so paging stopped (Fetchlog sends a source's requests, and its credentials, under its base only)"))
         return nil

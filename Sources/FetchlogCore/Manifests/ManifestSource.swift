@@ -33,8 +33,16 @@ public struct ManifestSource: SourcePlugin {
     /// with `size=2` and with `size=5`): the label's query tells them apart — a resource
     /// whose fixed parameter has another value in it did not ask for it, and of the rest
     /// the one whose fixed parameters it holds most of did. A resource's own path beats a
-    /// child's pattern; a tie keeps manifest order (the same request asked twice).
-    func resource(ofLabel label: String) -> RestResource? {
+    /// child's pattern; a tie keeps manifest order (the same request asked twice). A page
+    /// reached by a link that would read as another resource's carries its own resource's
+    /// name as a fragment (`/linked?page=2#bracketed`), never sent: that name decides.
+    func resource(ofLabel full: String) -> RestResource? {
+        var label = Substring(full)
+        if let hash = label.firstIndex(of: "#") {
+            let named = manifest.resource(String(label[label.index(after: hash)...]))
+            label = label[..<hash]
+            if let named { return named }
+        }
         let parts = label.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let pathOnly = String(parts[0])
         // Every value of each query name (a paginator may repeat a fixed parameter's name).
@@ -102,11 +110,23 @@ public struct ManifestPage: SourceDocument, Equatable {
         identity = PageIdentity.next()
         var selected = json
         var path = "$"
-        for key in resource.dataSelector ?? [] {
-            path += "." + key
-            guard case .object = selected else { throw DecodeError(path: path, reason: "expected an object on the way to the items") }
-            guard let next = selected[key] else { throw DecodeError(path: path, reason: "missing (the data_selector names it)") }
-            selected = next
+        if let selector = resource.dataSelector {
+            if let names = selector.memberNames {
+                // Plain members: each step checked, so a wrong selector is named where it fails.
+                for key in names {
+                    path = JSONCursor.path(path, member: key)
+                    guard case .object = selected else { throw DecodeError(path: path, reason: "expected an object on the way to the items") }
+                    guard let next = selected[key] else { throw DecodeError(path: path, reason: "missing (the data_selector names it)") }
+                    selected = next
+                }
+            } else {
+                // Wildcards, indexes, `..`: one value is the items (or the one item), as dlt
+                // takes a single match; several are the items.
+                path = selector.text
+                let found = selector.values(in: json)
+                guard !found.isEmpty else { throw DecodeError(path: path, reason: "selects nothing (the data_selector)") }
+                selected = found.count == 1 ? found[0] : .array(found)
+            }
         }
         switch selected {
         case .array(let list): items = list
@@ -139,12 +159,7 @@ public struct ManifestPage: SourceDocument, Equatable {
         }
         keylessItems = keyless
         nonObjectItems = nonObjects
-        func value(at keys: [String]?) -> JSONValue? {
-            guard let keys else { return nil }
-            var current: JSONValue? = json
-            for key in keys { current = current?[key] }
-            return current
-        }
+        func value(at path: JSONPath?) -> JSONValue? { path?.first(in: json) }
         switch resource.paginator {
         case .pageNumber(_, _, _, let totalPath, _, _), .offset(_, _, _, _, let totalPath, _, _):
             total = value(at: totalPath)?.intValue
@@ -156,7 +171,7 @@ public struct ManifestPage: SourceDocument, Equatable {
             cursor = nil
         case .auto:
             total = nil
-            nextURL = value(at: ["next"])?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            nextURL = json["next"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             cursor = nil
         case .cursor(let cursorPath, _):
             total = nil

@@ -11,8 +11,8 @@ public struct RestResource: Sendable, Equatable {
     /// `endpoint.params` given as `env:NAME`: read at fetch time and sent after `params`,
     /// never part of the label (which every event of the resource records).
     public var secretParams: [(String, SecretValue)] = []
-    /// `endpoint.data_selector`: dotted path to the items; nil for the body itself (`$`).
-    public var dataSelector: [String]?
+    /// `endpoint.data_selector`: the JSONPath to the items; nil for the body itself (`$`).
+    public var dataSelector: JSONPath?
     public var paginator: RestPaginator
     /// `primary_key`: the fields identifying an item (deduplication keeps the first seen).
     public var primaryKey: [String]
@@ -127,15 +127,11 @@ public struct RestResource: Sendable, Equatable {
         }
         if let selector = try endpoint.optional("data_selector") {
             let text = try selector.stringValue()
-            let trimmed = text.hasPrefix("$.") ? String(text.dropFirst(2)) : text
-            if trimmed == "$" || trimmed.isEmpty {
-                dataSelector = nil
-            } else {
-                let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                guard parts.allSatisfy({ !$0.isEmpty && !$0.contains("[") && !$0.contains("*") }) else {
-                    throw ManifestError(path: selector.path, message: "\"\(text)\" is not a dotted path (data, results.items or $)")
-                }
-                dataSelector = parts
+            do {
+                let parsed = try JSONPath(text)
+                dataSelector = parsed.isRoot ? nil : parsed
+            } catch {
+                throw ManifestError(path: selector.path, message: error.description)
             }
         } else {
             dataSelector = nil
