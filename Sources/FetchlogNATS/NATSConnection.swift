@@ -21,6 +21,9 @@ public final class NATSConnection: @unchecked Sendable {
         /// The JetStream domain to address (`$JS.<domain>.API`): a client of a leaf node
         /// reaches the hub cluster's JetStream through the hub's domain.
         public var domain: String?
+        /// Told once when the connection to the server is lost (nats.c then reconnects by
+        /// itself, and a call waits for it or times out): a command that waits says why.
+        public var onConnectionLost: (@Sendable (String) -> Void)?
         public init() {}
     }
 
@@ -28,6 +31,8 @@ public final class NATSConnection: @unchecked Sendable {
     private let jetStream: OpaquePointer
     /// Refusals of asynchronous publishes, reported by nats.c's callback.
     private let asyncFailures = AsyncFailures()
+    /// Says a lost connection (nats.c's disconnected callback), once, never while closing.
+    private let connectionEvents: ConnectionEvents
     public let servers: [String]
     /// The JetStream domain addressed, when one was given.
     public let domain: String?
@@ -39,6 +44,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         self.servers = servers
         self.domain = options.domain
+        connectionEvents = ConnectionEvents(servers: servers, handler: options.onConnectionLost)
         timeoutMilliseconds = options.timeout.milliseconds
         var opts: OpaquePointer?
         try check(natsOptions_Create(&opts), "natsOptions_Create")
@@ -56,6 +62,12 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsOptions_SetMaxReconnect(opts, options.maxReconnects), "natsOptions_SetMaxReconnect")
         let wait = options.reconnectWait.milliseconds
         try check(natsOptions_SetReconnectWait(opts, wait), "natsOptions_SetReconnectWait")
+        if options.onConnectionLost != nil {
+            try check(natsOptions_SetDisconnectedCB(opts, { _, closure in
+                guard let closure else { return }
+                Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().lost()
+            }, Unmanaged.passUnretained(connectionEvents).toOpaque()), "natsOptions_SetDisconnectedCB")
+        }
         var nc: OpaquePointer?
         try check(natsConnection_Connect(&nc, opts), "connect to \(servers.joined(separator: ","))")
         var jsOptions = jsOptions()
@@ -85,6 +97,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     deinit {
+        connectionEvents.close()
         jsCtx_Destroy(jetStream)
         natsConnection_Close(connection)
         natsConnection_Destroy(connection)
@@ -403,6 +416,34 @@ public final class StreamReader: @unchecked Sendable {
         }
         return messages
     }
+}
+
+/// What nats.c's disconnected callback tells: said once, and not when the connection is
+/// closed on purpose (nats.c calls it then too).
+///
+/// `@unchecked Sendable`: `said` and `closing` are guarded by `lock`.
+final class ConnectionEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var said = false
+    private var closing = false
+    private let servers: [String]
+    private let handler: (@Sendable (String) -> Void)?
+
+    init(servers: [String], handler: (@Sendable (String) -> Void)?) {
+        self.servers = servers
+        self.handler = handler
+    }
+
+    func lost() {
+        let say = lock.withLock { () -> Bool in
+            guard !said, !closing else { return false }
+            said = true
+            return true
+        }
+        if say { handler?("lost the connection to \(servers.joined(separator: ",")); reconnecting") }
+    }
+
+    func close() { lock.withLock { closing = true } }
 }
 
 /// The first refusal of an asynchronous publish (later ones follow from it).

@@ -36,10 +36,12 @@ public enum Replication {
         /// The JetStream domain (a store on a leaf node addresses the hub's).
         public var domain: String? = nil
 
-        /// A connection to the servers, in the domain.
-        public func connect() throws(NATSError) -> NATSConnection {
+        /// A connection to the servers, in the domain; `onConnectionLost` is told once if
+        /// the connection is lost.
+        public func connect(onConnectionLost: (@Sendable (String) -> Void)? = nil) throws(NATSError) -> NATSConnection {
             var options = NATSConnection.Options()
             options.domain = domain
+            options.onConnectionLost = onConnectionLost
             return try NATSConnection(servers: servers, options: options)
         }
     }

@@ -239,7 +239,12 @@ extension Replication {
     public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in },
                                               onPending: @escaping @Sendable (String) -> Void = { _ in }) throws -> StreamAppends? {
         guard let attachment = try attachment(of: log) else { return nil }
-        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) { try attachment.connect() }
+        // A server lost while a command writes is said at once (`onRetry`), whether or not a
+        // call then fails: nats.c reconnects by itself, and the command may wait for it.
+        let stream = attachment.stream
+        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) {
+            try attachment.connect { onRetry("stream \(stream): \($0)") }
+        }
         route.onRetry = onRetry
         route.onPending = onPending
         log.routeAppends(through: route)

@@ -21,6 +21,8 @@ struct ReplicateCommand: AsyncParsableCommand {
         }
         var options = NATSConnection.Options()
         options.domain = domain ?? attachment?.domain
+        let stream = attachment?.stream ?? Replication.defaultStream
+        options.onConnectionLost = { printError("warning: stream \(stream): \($0)") }
         do {
             return (try NATSConnection(servers: servers, options: options), attachment)
         } catch {
