@@ -63,10 +63,18 @@ public final class NATSConnection: @unchecked Sendable {
         let wait = options.reconnectWait.milliseconds
         try check(natsOptions_SetReconnectWait(opts, wait), "natsOptions_SetReconnectWait")
         if options.onConnectionLost != nil {
+            // nats.c runs connection callbacks on a thread of its own, possibly after this
+            // object is gone: the callbacks hold the box (retained here, released by the
+            // closed callback, nats.c's last).
+            let events = Unmanaged.passRetained(connectionEvents).toOpaque()
             try check(natsOptions_SetDisconnectedCB(opts, { _, closure in
                 guard let closure else { return }
                 Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().lost()
-            }, Unmanaged.passUnretained(connectionEvents).toOpaque()), "natsOptions_SetDisconnectedCB")
+            }, events), "natsOptions_SetDisconnectedCB")
+            try check(natsOptions_SetClosedCB(opts, { _, closure in
+                guard let closure else { return }
+                Unmanaged<ConnectionEvents>.fromOpaque(closure).release()
+            }, events), "natsOptions_SetClosedCB")
         }
         var nc: OpaquePointer?
         try check(natsConnection_Connect(&nc, opts), "connect to \(servers.joined(separator: ","))")
