@@ -21,6 +21,9 @@ public final class NATSConnection: @unchecked Sendable {
         /// The JetStream domain to address (`$JS.<domain>.API`): a client of a leaf node
         /// reaches the hub cluster's JetStream through the hub's domain.
         public var domain: String?
+        /// Told once when the connection to the server is lost (nats.c then reconnects by
+        /// itself, and a call waits for it or times out): a command that waits says why.
+        public var onConnectionLost: (@Sendable (String) -> Void)?
         public init() {}
     }
 
@@ -28,6 +31,8 @@ public final class NATSConnection: @unchecked Sendable {
     private let jetStream: OpaquePointer
     /// Refusals of asynchronous publishes, reported by nats.c's callback.
     private let asyncFailures = AsyncFailures()
+    /// Says a lost connection (nats.c's disconnected callback), once, never while closing.
+    private let connectionEvents: ConnectionEvents
     public let servers: [String]
     /// The JetStream domain addressed, when one was given.
     public let domain: String?
@@ -39,6 +44,7 @@ public final class NATSConnection: @unchecked Sendable {
         }
         self.servers = servers
         self.domain = options.domain
+        connectionEvents = ConnectionEvents(servers: servers, handler: options.onConnectionLost)
         timeoutMilliseconds = options.timeout.milliseconds
         var opts: OpaquePointer?
         try check(natsOptions_Create(&opts), "natsOptions_Create")
@@ -56,6 +62,20 @@ public final class NATSConnection: @unchecked Sendable {
         try check(natsOptions_SetMaxReconnect(opts, options.maxReconnects), "natsOptions_SetMaxReconnect")
         let wait = options.reconnectWait.milliseconds
         try check(natsOptions_SetReconnectWait(opts, wait), "natsOptions_SetReconnectWait")
+        if options.onConnectionLost != nil {
+            // nats.c runs connection callbacks on a thread of its own, possibly after this
+            // object is gone: the callbacks hold the box (retained here, released by the
+            // closed callback, nats.c's last).
+            let events = Unmanaged.passRetained(connectionEvents).toOpaque()
+            try check(natsOptions_SetDisconnectedCB(opts, { _, closure in
+                guard let closure else { return }
+                Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue().lost()
+            }, events), "natsOptions_SetDisconnectedCB")
+            try check(natsOptions_SetClosedCB(opts, { _, closure in
+                guard let closure else { return }
+                Unmanaged<ConnectionEvents>.fromOpaque(closure).release()
+            }, events), "natsOptions_SetClosedCB")
+        }
         var nc: OpaquePointer?
         try check(natsConnection_Connect(&nc, opts), "connect to \(servers.joined(separator: ","))")
         var jsOptions = jsOptions()
@@ -85,6 +105,7 @@ public final class NATSConnection: @unchecked Sendable {
     }
 
     deinit {
+        connectionEvents.close()
         jsCtx_Destroy(jetStream)
         natsConnection_Close(connection)
         natsConnection_Destroy(connection)
@@ -318,8 +339,15 @@ public final class NATSConnection: @unchecked Sendable {
         return StoredMessage(subject: String(cString: natsMsg_GetSubject(message)), seq: seq, headers: headers, data: data)
     }
 
+    /// The most bytes one fetch of a `StreamReader` asks for: messages come in as fast as the
+    /// network gives them and wait in the subscription until read, so an unbounded batch of
+    /// big messages (1,024 of 400 KB) passed nats.c's 64 MiB pending limit, which drops
+    /// messages ("slow consumer") and left the reader with a gap or nothing.
+    public var fetchBytes: Int { max(8 << 20, 2 * maxPayload + (64 << 10)) }
+
     /// A pull consumer of the whole stream from `startSeq` on, in stream order, that no
-    /// one acknowledges (a reader that keeps its own position: the store's last seq).
+    /// one acknowledges (a reader that keeps its own position: the store's last seq). Each
+    /// fetch asks for at most `fetchBytes`, and the subscription may hold twice that.
     public func reader(stream: String, subject: String = ">", from startSeq: UInt64) throws(NATSError) -> StreamReader {
         var options = jsSubOptions()
         jsSubOptions_Init(&options)
@@ -334,19 +362,25 @@ public final class NATSConnection: @unchecked Sendable {
         var subscription: OpaquePointer?
         var code = jsErrCode(rawValue: 0)
         try check(js_PullSubscribe(&subscription, jetStream, subject, nil, nil, &options, &code), "read \(stream) from seq \(startSeq)", jetStream: code)
-        return StreamReader(subscription: subscription!, timeoutMilliseconds: timeoutMilliseconds, owner: self)
+        let maxBytes = fetchBytes
+        let pending = max(64 << 20, 2 * maxBytes)
+        natsSubscription_SetPendingLimits(subscription, 65536, Int32(clamping: pending))
+        return StreamReader(subscription: subscription!, maxBytes: maxBytes, timeoutMilliseconds: timeoutMilliseconds, owner: self)
     }
 }
 
 /// Reads a stream in order, a batch at a time (`NATSConnection.reader`).
 public final class StreamReader: @unchecked Sendable {
     private let subscription: OpaquePointer
+    /// The most bytes one fetch asks the server for.
+    public let maxBytes: Int
     private let timeoutMilliseconds: Int64
     /// Keeps the connection alive as long as the reader.
     private let owner: NATSConnection
 
-    init(subscription: OpaquePointer, timeoutMilliseconds: Int64, owner: NATSConnection) {
+    init(subscription: OpaquePointer, maxBytes: Int, timeoutMilliseconds: Int64, owner: NATSConnection) {
         self.subscription = subscription
+        self.maxBytes = maxBytes
         self.timeoutMilliseconds = timeoutMilliseconds
         self.owner = owner
     }
@@ -356,14 +390,27 @@ public final class StreamReader: @unchecked Sendable {
         natsSubscription_Destroy(subscription)
     }
 
-    /// Up to `batch` messages; fewer (or none) when the stream has no more within `wait`.
+    /// Up to `batch` messages and about `maxBytes` (the server stops before the message that
+    /// would pass it); fewer (or none) when the stream has no more within `wait`. Ask for no
+    /// more messages than you know the stream holds: a fetch short of its batch and its
+    /// bytes waits out `wait`. A connection lost meanwhile is an error (transient), never an
+    /// empty batch: the caller says so and retries.
     public func next(batch: Int, wait: Duration = .seconds(1)) throws(NATSError) -> [NATSConnection.StoredMessage] {
         var list = natsMsgList()
-        var code = jsErrCode(rawValue: 0)
-        let milliseconds = wait.milliseconds
-        let status = natsSubscription_Fetch(&list, subscription, Int32(batch), max(milliseconds, 1), &code)
-        if status == NATS_TIMEOUT { return [] }
-        try check(status, "fetch from the stream", jetStream: code)
+        var request = jsFetchRequest()
+        jsFetchRequest_Init(&request)
+        request.Batch = Int32(clamping: max(batch, 1))
+        request.MaxBytes = Int64(maxBytes)
+        request.Expires = max(wait.milliseconds, 1) * 1_000_000
+        let status = natsSubscription_FetchRequest(&list, subscription, &request)
+        if status == NATS_TIMEOUT {
+            guard owner.isConnected else {
+                throw NATSError(operation: "fetch from the stream", status: Int32(NATS_CONNECTION_DISCONNECTED.rawValue), jetStreamCode: 0,
+                                message: "the connection to \(owner.servers.joined(separator: ",")) was lost")
+            }
+            return []
+        }
+        try check(status, "fetch from the stream")
         defer { natsMsgList_Destroy(&list) }
         var messages: [NATSConnection.StoredMessage] = []
         messages.reserveCapacity(Int(list.Count))
@@ -377,6 +424,34 @@ public final class StreamReader: @unchecked Sendable {
         }
         return messages
     }
+}
+
+/// What nats.c's disconnected callback tells: said once, and not when the connection is
+/// closed on purpose (nats.c calls it then too).
+///
+/// `@unchecked Sendable`: `said` and `closing` are guarded by `lock`.
+final class ConnectionEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var said = false
+    private var closing = false
+    private let servers: [String]
+    private let handler: (@Sendable (String) -> Void)?
+
+    init(servers: [String], handler: (@Sendable (String) -> Void)?) {
+        self.servers = servers
+        self.handler = handler
+    }
+
+    func lost() {
+        let say = lock.withLock { () -> Bool in
+            guard !said, !closing else { return false }
+            said = true
+            return true
+        }
+        if say { handler?("lost the connection to \(servers.joined(separator: ",")); reconnecting") }
+    }
+
+    func close() { lock.withLock { closing = true } }
 }
 
 /// The first refusal of an asynchronous publish (later ones follow from it).

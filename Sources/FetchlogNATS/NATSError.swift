@@ -26,6 +26,9 @@ public struct NATSError: Error, Equatable, CustomStringConvertible, Sendable {
         let transient: [natsStatus] = [NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_CONNECTION_DISCONNECTED, NATS_STALE_CONNECTION, NATS_NOT_YET_CONNECTED]
         return transient.contains { Int32($0.rawValue) == status } || jetStreamCode == 10008
     }
+    /// nats.c dropped messages of a subscription that did not keep up (its pending limit
+    /// passed): what was dropped was not lost from the stream; read again from where you are.
+    public var isSlowConsumer: Bool { status == Int32(NATS_SLOW_CONSUMER.rawValue) }
     public var isNotFound: Bool { status == Int32(NATS_NOT_FOUND.rawValue) || jetStreamCode == Self.noMessageFound || jetStreamCode == Self.streamNotFound }
 
     public var description: String {

@@ -36,10 +36,12 @@ public enum Replication {
         /// The JetStream domain (a store on a leaf node addresses the hub's).
         public var domain: String? = nil
 
-        /// A connection to the servers, in the domain.
-        public func connect() throws(NATSError) -> NATSConnection {
+        /// A connection to the servers, in the domain; `onConnectionLost` is told once if
+        /// the connection is lost.
+        public func connect(onConnectionLost: (@Sendable (String) -> Void)? = nil) throws(NATSError) -> NATSConnection {
             var options = NATSConnection.Options()
             options.domain = domain
+            options.onConnectionLost = onConnectionLost
             return try NATSConnection(servers: servers, options: options)
         }
     }
@@ -172,26 +174,38 @@ public enum Replication {
             progress(target, target)
             return applied
         }
-        let reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
         // Fetching and checking the next batch (a thread of its own) overlaps applying this
-        // one (an LMDB commit each): two batches at most wait between them.
+        // one (an LMDB commit each): two batches at most wait between them. Each fetch is
+        // bounded in messages and bytes (`NATSConnection.fetchBytes`). A seq that does not
+        // come (dropped on the way, a consumer that stalled) is a gap only when the server
+        // says the stream no longer holds it; otherwise a new consumer reads on from it. A
+        // lost connection or an unanswered call is a `NATSError` (transient: the caller
+        // says so and retries; what was applied stays).
         let first = next
         try Handoff<[Event]>.pipeline(capacity: 2, produce: { handoff in
             var next = first
-            var idle = 0
+            var reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
+            // Consumers in a row that brought nothing past `next`.
+            var fruitless = 0
             while next <= target, !handoff.isClosed {
-                let messages = try reader.next(batch: batch, wait: .seconds(2))
-                if messages.isEmpty {
-                    idle += 1
-                    if idle >= 5 { throw ReplicationError("stream \(stream) sent nothing past seq \(next - 1) for 10 s while its last seq is \(target)") }
-                    continue
+                // No more than the stream holds up to the target: a fetch short of its batch
+                // and its bytes waits out its expiry.
+                let wanted = Int(min(UInt64(batch), target - next + 1))
+                var messages: [NATSConnection.StoredMessage] = []
+                // (A Result, not a do/catch: the typed-throws catch with a condition crashed Swift 6.3's SIL verifier.)
+                let fetched = Result { () throws(NATSError) -> [NATSConnection.StoredMessage] in try reader.next(batch: wanted, wait: .seconds(2)) }
+                switch fetched {
+                case .success(let received): messages = received
+                // Dropped on the way to this process, not from the stream: read on below.
+                case .failure(let error) where error.isSlowConsumer: break
+                case .failure(let error): throw error
                 }
-                idle = 0
                 var events: [Event] = []
                 events.reserveCapacity(messages.count)
+                var stopped = false
                 do {
                     for message in messages where message.seq >= next && message.seq <= target {
-                        guard message.seq == next + UInt64(events.count) else { throw gap(stream, at: next + UInt64(events.count)) }
+                        guard message.seq == next + UInt64(events.count) else { stopped = true; break }
                         events.append(try event(from: message, stream: stream, nats: nats))
                     }
                 } catch {
@@ -199,9 +213,19 @@ public enum Replication {
                     handoff.put(events)
                     throw error
                 }
-                guard let last = events.last else { continue }
-                handoff.put(events)
-                next = last.seq + 1
+                if let last = events.last {
+                    handoff.put(events)
+                    next = last.seq + 1
+                    fruitless = 0
+                }
+                guard next <= target, stopped || events.isEmpty else { continue }
+                // `next` did not come: removed from the stream, or lost on the way.
+                if try isRemoved(next, from: stream, nats: nats) { throw gap(stream, at: next) }
+                fruitless += 1
+                if fruitless > 10 {
+                    throw ReplicationError("stream \(stream) holds seq \(next) but sent nothing past seq \(next - 1) to 10 consumers in a row (its last seq is \(target)): the server may be overloaded; run `fetchlog follow` again")
+                }
+                reader = try nats.reader(stream: stream, subject: subjectPrefix + ">", from: next)
             }
         }, consume: { events in
             guard let last = events.last else { return }
@@ -209,6 +233,14 @@ public enum Replication {
             progress(last.seq, target)
         })
         return applied
+    }
+
+    /// Whether the stream no longer holds `seq`, as the server says: below its first seq
+    /// (purged, or past its limits), or not found by a direct get (deleted).
+    private static func isRemoved(_ seq: UInt64, from stream: String, nats: NATSConnection) throws -> Bool {
+        let info = try nats.streamInfo(stream)
+        if seq < info.firstSeq { return true }
+        return try nats.message(stream: stream, seq: seq) == nil
     }
 
     private static func gap(_ stream: String, at seq: UInt64) -> ReplicationError {

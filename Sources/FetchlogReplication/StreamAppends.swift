@@ -69,11 +69,15 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
     }
 
     /// Publishes the outbox and applies everything the stream holds now: (published, applied).
+    /// Each stream call that can meet a leader election or a lost connection (the last
+    /// message on the subject, stream info, a consumer, a fetch) is retried as a write is,
+    /// for up to `patience`, said once (`onRetry`); what was applied before stays applied.
     public func sync(_ log: EventLog) throws -> (published: Int, applied: Int) {
         try queue.sync {
             let nats = try connected()
-            let published = try patiently { try flush(log, nats: nats) }.count
-            let applied = try patiently { try Replication.catchUp(log, nats: nats, stream: attachment.stream) }
+            var said = false
+            let published = try patiently(said: &said) { try flush(log, nats: nats) }.count
+            let applied = try patiently(said: &said) { try Replication.catchUp(log, nats: nats, stream: attachment.stream) }
             return (published, applied)
         }
     }
@@ -147,9 +151,14 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
     /// up to `patience`. A publish is retried with the same message id and expected position,
     /// so one whose ack was lost lands once.
     private func patiently<T>(_ body: () throws -> T) throws -> T {
+        var said = false
+        return try patiently(said: &said, body)
+    }
+
+    /// `patiently`, saying the retry only if `said` is false (one line for several calls).
+    private func patiently<T>(said: inout Bool, _ body: () throws -> T) throws -> T {
         let deadline = ContinuousClock.now + patience
         var delay = Duration.milliseconds(100)
-        var said = false
         while true {
             do {
                 return try body()
@@ -230,7 +239,12 @@ extension Replication {
     public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in },
                                               onPending: @escaping @Sendable (String) -> Void = { _ in }) throws -> StreamAppends? {
         guard let attachment = try attachment(of: log) else { return nil }
-        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) { try attachment.connect() }
+        // A server lost while a command writes is said at once (`onRetry`), whether or not a
+        // call then fails: nats.c reconnects by itself, and the command may wait for it.
+        let stream = attachment.stream
+        let route = StreamAppends(attachment: attachment, storeID: log.metadata.storeID) {
+            try attachment.connect { onRetry("stream \(stream): \($0)") }
+        }
         route.onRetry = onRetry
         route.onPending = onPending
         log.routeAppends(through: route)

@@ -21,6 +21,8 @@ struct ReplicateCommand: AsyncParsableCommand {
         }
         var options = NATSConnection.Options()
         options.domain = domain ?? attachment?.domain
+        let stream = attachment?.stream ?? Replication.defaultStream
+        options.onConnectionLost = { printError("warning: stream \(stream): \($0)") }
         do {
             return (try NATSConnection(servers: servers, options: options), attachment)
         } catch {
@@ -142,13 +144,18 @@ struct FollowCommand: SharedCommand {
         var total = 0
         var published = 0
         var delay = Duration.milliseconds(500)
-        // What this store wrote while the stream was unreachable goes first, in order.
+        // What this store wrote while the stream was unreachable goes first, in order. Every
+        // stream call waits out a leader election (a cluster just restarted) or a lost
+        // connection as a write does, said once; a follow has no outbox to fall back on, so
+        // it waits longer than a write (30 s) before it gives up.
         let outbox = StreamAppends(attachment: attachment, storeID: context.log.metadata.storeID) { connection }
-        outbox.patience = .seconds(5)
+        outbox.patience = .seconds(30)
+        outbox.onRetry = { printError("warning: \($0)") }
         while true {
             do {
-                published += try outbox.publishOutbox(context.log)
-                total += try Replication.catchUp(context.log, nats: connection, stream: attachment.stream)
+                let synced = try outbox.sync(context.log)
+                published += synced.published
+                total += synced.applied
                 delay = .milliseconds(500)
             } catch let error as ReplicationError {
                 throw CommandError.failed(error.description)

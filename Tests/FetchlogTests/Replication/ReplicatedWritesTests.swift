@@ -111,4 +111,31 @@ extension NATSSuites { @Suite struct ReplicatedWritesTests {
         #expect(try log.outboxEntries().map { "\($0.own) \($0.event.label) \($0.event.origin?.store ?? "")" } == ["1 /data.json store-a"])
         await upstream.stop()
     }
+
+    /// The server killed mid-fetch (after the first page's event is in the stream, with
+    /// three pages to go, each held 2 s by the upstream): the fetch says at once that the
+    /// connection was lost, once, and ends with every outcome in the log or the outbox.
+    @Test func aServerKilledMidFetchIsSaidOnce() async throws {
+        let server = try await NATSServerProcess()
+        defer { server.stop() }
+        var configuration = SampleUpstreamConfiguration()
+        configuration.faults = [Fault(match: "/tvmaze/shows", kind: .latency(milliseconds: 2000))]
+        let upstream = try SampleUpstream(configuration: configuration)
+        let base = try await upstream.start().absoluteString
+        let dir = TemporaryDirectory("replicated-killed")
+        let a = try makeStore(dir, "store-a")
+        #expect(try await runFetchlog(["--store", a, "replicate", "init", "--nats", server.url]).status == 0)
+        let fetch = try RunningCommand(Repo.executable, ["--store", a, "--upstream", base, "fetch", "tvmaze", "shows", "--pages", "0-3"])
+        let nats = try NATSConnection(servers: [server.url])
+        while try nats.streamInfo("FETCHLOG").lastSeq < 1 { try await Task.sleep(for: .milliseconds(50)) }
+        server.stop()
+        let result = try await fetch.result()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lost = result.stderr.split(separator: "\n").filter { $0.contains("lost the connection") }
+        #expect(lost == ["fetchlog: warning: stream FETCHLOG: lost the connection to \(server.url); reconnecting"], "\(result.stderr)")
+        // (Page 0's event is applied, or pending if the kill fell between its ack and taking it back.)
+        #expect(result.stdout.contains("4 requests (200×4); "), "\(result.stdout)")
+        #expect(result.stdout.contains(" pending sync in the outbox; "), "\(result.stdout)")
+        await upstream.stop()
+    }
 }}
