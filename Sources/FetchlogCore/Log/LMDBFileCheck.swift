@@ -38,6 +38,8 @@ package enum LMDBFileCheck {
         package var notes: [String] = []
         package var problems: [Problem] = []
         package var pagesChecked = 0
+        /// The pages each database was found to use (branch, leaf and first overflow pages), in walk order.
+        package var pages: [String: [UInt64]] = [:]
         package var isSound: Bool { problems.isEmpty }
         /// The problems that make LMDB read out of bounds or fail (not `readsSafely`).
         package var unsafeProblems: [Problem] { problems.filter { !$0.readsSafely } }
@@ -161,6 +163,7 @@ package enum LMDBFileCheck {
         for (name, d) in walker.subDatabases(chosen.main) { walker.walk(database: name, db: d) { _, _, _ in } }
         report.problems += walker.problems
         report.pagesChecked = walker.visited.count
+        report.pages = walker.pagesOf
         return report
     }
 
@@ -175,6 +178,8 @@ package enum LMDBFileCheck {
         /// Branch and leaf pages read so far; `visit` stops (silently) at `pageBudget`.
         var pagesRead = 0
         var pageBudget = Int.max
+        /// Every page read, by database (for `Report.pages`).
+        var pagesOf: [String: [UInt64]] = [:]
 
         /// Walks the main database and returns the databases it names, in its order.
         mutating func subDatabases(_ main: DB) -> [(String, DB)] {
@@ -217,6 +222,7 @@ package enum LMDBFileCheck {
             guard let b = page(pgno, database) else { return }
             guard !visited.contains(pgno) else { return bad(database, pgno, "page reached twice (a cycle or shared page)") }
             visited.insert(pgno)
+            pagesOf[database, default: []].append(pgno)
             let hs = LMDBFileCheck.pageHeaderSize
             let own = LMDBFileCheck.u64(b, 0)
             guard own == pgno else { return bad(database, pgno, "page header says it is page \(own)") }
@@ -272,6 +278,7 @@ package enum LMDBFileCheck {
                             readsSafely: true))
                         pages = needed
                     }
+                    pagesOf[database, default: []].append(opg)
                     for p in opg..<opg + pages {
                         if visited.contains(p) { return bad(database, p, "overflow page reached twice") }
                         visited.insert(p)
