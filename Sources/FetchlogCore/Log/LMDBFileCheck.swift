@@ -319,15 +319,43 @@ extension LMDBFileCheck {
     /// here (`log verify` says it as a note).
     package static func checkForOpen(dataFile path: String) -> Problem? {
         guard let file = File(path: path) else { return nil }  // the probe reports unreadable files itself
+        // This reader holds no LMDB reader slot, so a writer in another process may reuse
+        // pages of the snapshot it walks once a commit after it has freed them: a problem
+        // is damage only when it was found with no commit during the walk (copy-on-write
+        // leaves every page of the snapshot as it was until then). Real damage stays put,
+        // so it is found again; a live writer that never pauses for eight walks in a row
+        // is a store LMDB is reading and writing right now, and the open goes ahead.
+        for _ in 0 ..< 8 {
+            let (problem, txnid) = checkForOpenOnce(file)
+            guard let problem, let txnid else { return problem }
+            if newestTxnid(file) == txnid { return problem }
+        }
+        return nil
+    }
+
+    /// The newer of the two meta pages' txnids (0 when neither reads).
+    static func newestTxnid(_ file: File) -> UInt64 {
+        let m0 = readMeta(file, index: 0, pageSize: nil).0
+        let m1 = readMeta(file, index: 1, pageSize: m0?.pageSize ?? 4096).0
+        return max(m0?.txnid ?? 0, m1?.txnid ?? 0)
+    }
+
+    /// One pass of `checkForOpen`: the problem and the txnid of the snapshot walked (nil
+    /// for a problem of the meta pages themselves).
+    static func checkForOpenOnce(_ file: File) -> (Problem?, UInt64?) {
         let (m0, why0) = readMeta(file, index: 0, pageSize: nil)
-        guard let m0 else { return why0.map { Problem(database: "meta", page: 0, reason: $0) } }
+        guard let m0 else { return (why0.map { Problem(database: "meta", page: 0, reason: $0) }, nil) }
         let (m1, why1) = readMeta(file, index: 1, pageSize: m0.pageSize)
-        guard let m1 else { return why1.map { Problem(database: "meta", page: 1, reason: $0) } }
+        guard let m1 else { return (why1.map { Problem(database: "meta", page: 1, reason: $0) }, nil) }
         let useOne = m1.txnid > m0.txnid
         let chosen = useOne ? m1 : m0
         if let why = useOne ? why1 : why0 {
-            return Problem(database: "meta", page: useOne ? 1 : 0, reason: why + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))")
+            return (Problem(database: "meta", page: useOne ? 1 : 0, reason: why + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))"), nil)
         }
+        return (walkForOpen(file, chosen), chosen.txnid)
+    }
+
+    static func walkForOpen(_ file: File, _ chosen: Meta) -> Problem? {
         var walker = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
         let subs = [("free", chosen.free)] + walker.subDatabases(chosen.main)
         if let metaDB = subs.first(where: { $0.0 == "meta" })?.1 { walker.walk(database: "meta", db: metaDB) { _, _, _ in } }
