@@ -47,6 +47,8 @@ struct CommandResult {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// Ended by a signal (a crash: SIGSEGV, SIGBUS, SIGTRAP…); `status` is then the signal's number.
+    var signaled = false
 }
 
 /// Runs blocking work (waiting on a child process, a disk-heavy loop) on a thread of its
@@ -120,7 +122,7 @@ func runProcessBlocking(_ executable: String, _ arguments: [String], environment
     group.wait()
     process.waitUntilExit()
     return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+                         stderr: String(decoding: errData, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal)
 }
 
 /// Every file of a directory with its bytes, to prove a refused open changed nothing.

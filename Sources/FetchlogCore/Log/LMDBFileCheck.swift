@@ -15,6 +15,13 @@ package enum LMDBFileCheck {
         package let database: String
         package let page: UInt64?
         package let reason: String
+        /// True for damage LMDB reads around: a field it never uses to read, such as an
+        /// overflow page's own header (LMDB finds the data from the node that names it).
+        /// Such a store still opens and reads; a write that frees those pages would not be safe.
+        package var readsSafely = false
+        package init(database: String, page: UInt64?, reason: String, readsSafely: Bool = false) {
+            (self.database, self.page, self.reason, self.readsSafely) = (database, page, reason, readsSafely)
+        }
         package var description: String {
             page.map { "\(database) database, page \($0): \(reason)" } ?? "\(database): \(reason)"
         }
@@ -31,7 +38,11 @@ package enum LMDBFileCheck {
         package var notes: [String] = []
         package var problems: [Problem] = []
         package var pagesChecked = 0
+        /// The pages each database was found to use (branch, leaf and first overflow pages), in walk order.
+        package var pages: [String: [UInt64]] = [:]
         package var isSound: Bool { problems.isEmpty }
+        /// The problems that make LMDB read out of bounds or fail (not `readsSafely`).
+        package var unsafeProblems: [Problem] { problems.filter { !$0.readsSafely } }
     }
 
     // Layout constants from lmdb.h / mdb.c (0.9), 64-bit.
@@ -147,14 +158,12 @@ package enum LMDBFileCheck {
         report.lastPage = chosen.lastPage
         report.txnid = chosen.txnid
         var walker = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
-        var subs: [(String, DB)] = []
-        walker.walk(database: "main", db: chosen.main) { key, data, flags in
-            guard flags & fSubData != 0, data.count == 48 else { return }
-            subs.append((String(decoding: key, as: UTF8.self), db(data, 0)))
-        }
-        for (name, d) in subs { walker.walk(database: name, db: d) { _, _, _ in } }
+        // LMDB reads the free-page database on every write, so it is checked like the others.
+        walker.walk(database: "free", db: chosen.free) { _, _, _ in }
+        for (name, d) in walker.subDatabases(chosen.main) { walker.walk(database: name, db: d) { _, _, _ in } }
         report.problems += walker.problems
         report.pagesChecked = walker.visited.count
+        report.pages = walker.pagesOf
         return report
     }
 
@@ -166,6 +175,21 @@ package enum LMDBFileCheck {
         var problems: [Problem] = []
         /// Salvage wants the records in overflow pages; verify needs only their headers.
         var readsBigData = false
+        /// Branch and leaf pages read so far; `visit` stops (silently) at `pageBudget`.
+        var pagesRead = 0
+        var pageBudget = Int.max
+        /// Every page read, by database (for `Report.pages`).
+        var pagesOf: [String: [UInt64]] = [:]
+
+        /// Walks the main database and returns the databases it names, in its order.
+        mutating func subDatabases(_ main: DB) -> [(String, DB)] {
+            var subs: [(String, DB)] = []
+            walk(database: "main", db: main) { key, data, flags in
+                guard flags & LMDBFileCheck.fSubData != 0, data.count == 48 else { return }
+                subs.append((String(decoding: key, as: UTF8.self), LMDBFileCheck.db(data, 0)))
+            }
+            return subs
+        }
 
         /// Reads a page after checking its number is possible.
         mutating func page(_ pgno: UInt64, _ database: String, count: Int = 1) -> [UInt8]? {
@@ -189,12 +213,16 @@ package enum LMDBFileCheck {
             problems.append(Problem(database: database, page: pgno, reason: reason))
         }
 
-        mutating func visit(_ pgno: UInt64, database: String, depthLeft: Int, leaf: (_ key: [UInt8], _ data: [UInt8], _ flags: UInt16) -> Void) {
-            guard problems.count < 100 else { return }
+        /// `recurse: false` checks this one page (and the overflow headers its nodes name) only.
+        mutating func visit(_ pgno: UInt64, database: String, depthLeft: Int, recurse: Bool = true,
+                            leaf: (_ key: [UInt8], _ data: [UInt8], _ flags: UInt16) -> Void) {
+            guard problems.count < 100, pagesRead < pageBudget else { return }
             guard depthLeft >= 1 else { return bad(database, pgno, "the tree is deeper than its recorded depth") }
+            pagesRead += 1
             guard let b = page(pgno, database) else { return }
             guard !visited.contains(pgno) else { return bad(database, pgno, "page reached twice (a cycle or shared page)") }
             visited.insert(pgno)
+            pagesOf[database, default: []].append(pgno)
             let hs = LMDBFileCheck.pageHeaderSize
             let own = LMDBFileCheck.u64(b, 0)
             guard own == pgno else { return bad(database, pgno, "page header says it is page \(own)") }
@@ -237,11 +265,20 @@ package enum LMDBFileCheck {
                     guard let head = file.read(at: opg * UInt64(pageSize), count: LMDBFileCheck.pageHeaderSize) else {
                         return bad(database, opg, "overflow page beyond the end of the file")
                     }
-                    let pages = UInt64(LMDBFileCheck.u32(head, 12))
-                    guard LMDBFileCheck.u64(head, 0) == opg, LMDBFileCheck.u16(head, 10) & ~UInt16(0xC010) == LMDBFileCheck.pOverflow,
-                          pages >= needed, pages <= lastPage - opg + 1 else {
-                        return bad(database, opg, "overflow page header (from page \(pgno) node \(i)) is damaged: says page \(LMDBFileCheck.u64(head, 0)), flags 0x\(String(LMDBFileCheck.u16(head, 10), radix: 16)), \(pages) pages")
+                    var pages = UInt64(LMDBFileCheck.u32(head, 12))
+                    if LMDBFileCheck.u64(head, 0) != opg || LMDBFileCheck.u16(head, 10) & ~UInt16(0xC010) != LMDBFileCheck.pOverflow
+                        || pages < needed || pages > lastPage - opg + 1 {
+                        // LMDB reads an overflow record from the node alone (its page number,
+                        // checked above, and its size): the header is used only when the pages
+                        // are freed. So the data is still read (salvage checks it by CRC or
+                        // SHA-256), the walk goes on, and the damage is named as what it is.
+                        problems.append(Problem(
+                            database: database, page: opg,
+                            reason: "overflow page header (from page \(pgno) node \(i)) is damaged: says page \(LMDBFileCheck.u64(head, 0)), flags 0x\(String(LMDBFileCheck.u16(head, 10), radix: 16)), \(pages) pages (the record it holds, \(dsize) bytes from page \(opg), is read without this header)",
+                            readsSafely: true))
+                        pages = needed
                     }
+                    pagesOf[database, default: []].append(opg)
                     for p in opg..<opg + pages {
                         if visited.contains(p) { return bad(database, p, "overflow page reached twice") }
                         visited.insert(p)
@@ -257,35 +294,81 @@ package enum LMDBFileCheck {
                     leaf(key, Array(b[keyStart + ksize..<keyStart + ksize + dsize]), nflags)
                 }
             }
+            guard recurse else { return }
             for child in children { visit(child, database: database, depthLeft: depthLeft - 1, leaf: leaf) }
         }
     }
 }
 
 extension LMDBFileCheck {
-    /// The cheap part of the check, for every store open: the meta page LMDB will use
-    /// (the valid one with the newer txnid) must name a possible last page and roots,
-    /// and the main database's tree plus Fetchlog's `meta` database (both read by the
-    /// open itself) must have sound page headers. Returns what is wrong, or nil. When
+    /// How many branch and leaf pages an open reads at most beyond the root pages
+    /// (32 MiB of 4 KiB pages): a small store is checked whole at every open, a large one
+    /// its metadata, the root page of every database and then as much as this allows
+    /// (`log verify` checks everything).
+    package static let openPageBudget = 8192
+
+    /// The part of the check every store open runs: the meta page LMDB will use (the valid
+    /// one with the newer txnid) must name a possible last page and roots; then the main
+    /// database and Fetchlog's `meta` database (both read by the open itself), the root
+    /// page of every other database (`events`, `bodies`, `checkpoints`, `origins`, `outbox`,
+    /// the free-page list: what commands read next), and then those trees in full up to
+    /// `openPageBudget` pages, must have sound page headers. Returns the first problem that
+    /// would make LMDB read out of bounds, or nil: damage LMDB reads around (an overflow
+    /// page's own header) leaves the store readable and is `log verify`'s to name. When
     /// only the older meta page is bad LMDB uses the good one, so that is not an error
     /// here (`log verify` says it as a note).
     package static func checkForOpen(dataFile path: String) -> Problem? {
         guard let file = File(path: path) else { return nil }  // the probe reports unreadable files itself
+        // This reader holds no LMDB reader slot, so a writer in another process may reuse
+        // pages of the snapshot it walks once a commit after it has freed them: a problem
+        // is damage only when it was found with no commit during the walk (copy-on-write
+        // leaves every page of the snapshot as it was until then). Real damage stays put,
+        // so it is found again; a live writer that never pauses for eight walks in a row
+        // is a store LMDB is reading and writing right now, and the open goes ahead.
+        for _ in 0 ..< 8 {
+            let (problem, txnid) = checkForOpenOnce(file)
+            guard let problem, let txnid else { return problem }
+            if newestTxnid(file) == txnid { return problem }
+        }
+        return nil
+    }
+
+    /// The newer of the two meta pages' txnids (0 when neither reads).
+    static func newestTxnid(_ file: File) -> UInt64 {
+        let m0 = readMeta(file, index: 0, pageSize: nil).0
+        let m1 = readMeta(file, index: 1, pageSize: m0?.pageSize ?? 4096).0
+        return max(m0?.txnid ?? 0, m1?.txnid ?? 0)
+    }
+
+    /// One pass of `checkForOpen`: the problem and the txnid of the snapshot walked (nil
+    /// for a problem of the meta pages themselves).
+    static func checkForOpenOnce(_ file: File) -> (Problem?, UInt64?) {
         let (m0, why0) = readMeta(file, index: 0, pageSize: nil)
-        guard let m0 else { return why0.map { Problem(database: "meta", page: 0, reason: $0) } }
+        guard let m0 else { return (why0.map { Problem(database: "meta", page: 0, reason: $0) }, nil) }
         let (m1, why1) = readMeta(file, index: 1, pageSize: m0.pageSize)
-        guard let m1 else { return why1.map { Problem(database: "meta", page: 1, reason: $0) } }
+        guard let m1 else { return (why1.map { Problem(database: "meta", page: 1, reason: $0) }, nil) }
         let useOne = m1.txnid > m0.txnid
         let chosen = useOne ? m1 : m0
         if let why = useOne ? why1 : why0 {
-            return Problem(database: "meta", page: useOne ? 1 : 0, reason: why + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))")
+            return (Problem(database: "meta", page: useOne ? 1 : 0, reason: why + " (LMDB would use this meta page: it has the newer txnid \(chosen.txnid))"), nil)
         }
+        return (walkForOpen(file, chosen), chosen.txnid)
+    }
+
+    static func walkForOpen(_ file: File, _ chosen: Meta) -> Problem? {
         var walker = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
-        var metaDB: DB?
-        walker.walk(database: "main", db: chosen.main) { key, data, flags in
-            if flags & fSubData != 0, data.count == 48, key == Array("meta".utf8) { metaDB = db(data, 0) }
+        let subs = [("free", chosen.free)] + walker.subDatabases(chosen.main)
+        if let metaDB = subs.first(where: { $0.0 == "meta" })?.1 { walker.walk(database: "meta", db: metaDB) { _, _, _ in } }
+        if let problem = walker.problems.first(where: { !$0.readsSafely }) { return problem }
+        // Each root page on its own (a walker of its own, so the full walk below does not
+        // see it as reached twice): whatever the budget, every database's first page is sound.
+        for (name, d) in subs where d.root != invalidPage && name != "meta" {
+            var roots = Walker(file: file, pageSize: chosen.pageSize, lastPage: chosen.lastPage)
+            roots.visit(d.root, database: name, depthLeft: Int(d.depth), recurse: false) { _, _, _ in }
+            if let problem = roots.problems.first(where: { !$0.readsSafely }) { return problem }
         }
-        if let metaDB { walker.walk(database: "meta", db: metaDB) { _, _, _ in } }
-        return walker.problems.first
+        walker.pageBudget = walker.pagesRead + openPageBudget
+        for (name, d) in subs where name != "meta" { walker.walk(database: name, db: d) { _, _, _ in } }
+        return walker.problems.first { !$0.readsSafely }
     }
 }

@@ -44,16 +44,22 @@ extension EventLog {
     public func statistics() throws -> LogStatistics {
         var stats = LogStatistics()
         var referenced = 0
-        try scanStored(batchSize: 512) { stored in
+        // Counting needs no body stored apart: its size is in the record's reference, so a
+        // store with one unreadable body is still described (`log verify` names that body).
+        try scanStored(batchSize: 512, lookingUpBodies: false) { stored in
+            let reference = stored.record.withUnsafeBytes { EnvelopeCodec.bodyReference(of: $0)?.length }
             let event: Event
-            do { event = try stored.decode() } catch let error as EnvelopeError { throw StoreError.damagedRecord(seq: stored.seq, reason: error) }
+            do {
+                // `compacting` reads a referenced body's size without looking the body up.
+                event = try reference == nil ? stored.decode() : stored.record.withUnsafeBytes { raw throws(EnvelopeError) in try EnvelopeCodec.compacting(raw) }
+            } catch let error as EnvelopeError { throw StoreError.damagedRecord(seq: stored.seq, reason: error) }
             stats.events += 1
             stats.byKind[event.kind.name, default: 0] += 1
             stats.bySource[event.source, default: 0] += 1
-            stats.bodyBytes += event.body?.count ?? 0
+            stats.bodyBytes += reference ?? event.body?.count ?? 0
             stats.recordBytes += stored.size
-            if stored.referencedBody != nil { referenced += event.body?.count ?? 0 }
-            if let compacted = event.compactedBody {
+            if let reference { referenced += reference }
+            if reference == nil, let compacted = event.compactedBody {
                 stats.compactedEvents += 1
                 stats.compactedBodyBytes += compacted.size
             }

@@ -2,8 +2,11 @@
 package struct SalvageReport: Sendable {
     /// Every readable event, in seq order, each seq once.
     package var events: [Event] = []
-    /// Seqs from 1 to the highest seen that could not be read.
+    /// Seqs from 1 to the highest the store held that could not be read.
     package var lostSeqs: [UInt64] = []
+    /// The highest seq the store held, as far as the file tells: the highest readable
+    /// event, the last key of the `events` tree (readable record or not) or its count.
+    package var highestSeq: UInt64 = 0
     /// Records found but unreadable (bad checksum, undecodable), with why.
     package var unreadable: [(seq: UInt64, reason: String)] = []
     /// True when the B-tree was broken and every page of the file was scanned.
@@ -27,6 +30,9 @@ extension LMDBFileCheck {
         // hashes to its 32-byte key is one, wherever it was found.
         var candidates: [(UInt64, [UInt8])] = []
         var bodies: [[UInt8]: [UInt8]] = [:]
+        // What the `events` tree says the store held, whether or not the records read: its
+        // keys and its entry count. The log is gap-free from 1, so either names the highest seq.
+        var treeKeys: UInt64 = 0, treeEntries: UInt64 = 0
         func take(_ key: [UInt8], _ data: [UInt8]) {
             if key.count == 32, bodies[key] == nil, SHA256.digest(data) == key {
                 bodies[key] = data
@@ -61,8 +67,15 @@ extension LMDBFileCheck {
                 if flags & fSubData != 0, data.count == 48, key == Array("bodies".utf8) { bodiesDB = db(data, 0) }
             }
             if let bodiesDB { walker.walk(database: "bodies", db: bodiesDB) { key, data, _ in take(key, data) } }
-            if let eventsDB { walker.walk(database: "events", db: eventsDB) { key, data, _ in take(key, data) } }
-            if eventsDB == nil || !walker.problems.isEmpty { report.scannedPages = true }
+            if let eventsDB {
+                treeEntries = eventsDB.entries
+                walker.walk(database: "events", db: eventsDB) { key, data, _ in
+                    if key.count == 8 { treeKeys = max(treeKeys, key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) }
+                    take(key, data)
+                }
+            }
+            // Damage LMDB reads around (an overflow page's header) did not stop the walk.
+            if eventsDB == nil || walker.problems.contains(where: { !$0.readsSafely }) { report.scannedPages = true }
         } else {
             report.scannedPages = true
         }
@@ -79,12 +92,19 @@ extension LMDBFileCheck {
         }
         decodeCandidates()
         report.events = found.keys.sorted().map { found[$0]! }
-        // Lost seqs run from 1 to the highest readable one: an unreadable key may be
-        // any 8 bytes (another database's key, or garbage), so it does not extend the range.
-        if let highest = found.keys.max() {
+        // Lost seqs run from 1 to the highest seq the store held: the highest readable one,
+        // or what the `events` tree says when its last records are unreadable. A key found
+        // by the page scan may be any 8 bytes (another database's key, or garbage), so it
+        // does not extend the range; nor does a tree whose count or keys are impossible for
+        // the file's size (a record takes at least 44 bytes of a leaf page).
+        let plausible = file.size / 44
+        let fromTree = max(treeKeys <= plausible ? treeKeys : 0, treeEntries <= plausible ? treeEntries : 0)
+        let highest = max(found.keys.max() ?? 0, fromTree)
+        report.highestSeq = highest
+        if highest > 0 {
             report.lostSeqs = (1...highest).filter { found[$0] == nil }
         }
-        bad = bad.filter { $0.key <= (found.keys.max() ?? 0) + 1 }
+        bad = bad.filter { $0.key <= highest }
         report.unreadable = bad.keys.sorted().map { ($0, bad[$0]!) }
         return report
     }

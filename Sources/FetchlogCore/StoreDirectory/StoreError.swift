@@ -12,6 +12,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     case foreignLMDB(path: String, databases: [String])
     case newerFormat(path: String, found: Int, supported: Int)
     case damagedMetadata(path: String, reason: String)
+    /// A page LMDB would read is damaged (found by the bounds-checked check at open).
+    case damagedFile(path: String, reason: String)
     case damagedRecord(seq: UInt64, reason: EnvelopeError)
     case invalidEvent(reason: EnvelopeError)
     case notEmpty(path: String, lastSeq: UInt64)
@@ -45,6 +47,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             text = "\(path) was written by a newer Fetchlog (store format \(found); this build reads up to \(supported))"
         case .damagedMetadata(let path, let reason):
             text = "\(path): the store metadata is damaged (\(reason))"
+        case .damagedFile(let path, let reason):
+            text = "\(path)/data.mdb is damaged where LMDB would read it: \(reason); the store was not opened"
         case .damagedRecord(let seq, let reason):
             text = "event \(seq) cannot be read: \(reason)"
         case .invalidEvent(let reason):
@@ -77,6 +81,8 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
             "Free at least \(ByteText.describe(needed * 2)) on that disk (the map grows in steps) and run the command again."
         case .notADirectory, .foreignFiles, .foreignLMDB, .lockFileWithoutData:
             "Nothing was changed. Point --store (or FETCHLOG_STORE) at an empty or new directory."
+        case .damagedFile:
+            "Nothing was changed. `fetchlog log verify` names every damaged page; `fetchlog log salvage --out FILE` exports every readable event without LMDB, and `fetchlog log import FILE` takes them into a new --store."
         case .notLMDB, .truncatedDataFile, .damagedMetadata:
             "Nothing was changed. Restore the directory from a backup or a `fetchlog log export`, or use a new --store."
         case .newerFormat:

@@ -77,10 +77,13 @@ enum StoreProbe {
         if overflow || overflow2 || size < needed {
             throw StoreError.truncatedDataFile(path: path, size: size, expectedAtLeast: overflow || overflow2 ? Int.max : needed)
         }
-        // LMDB trusts the meta page it picks and the pages the open reads; check them
-        // with Fetchlog's own reader first, so damage is exit 3 here, not a crash later.
+        // LMDB trusts the meta page it picks and every page header it reads; check them
+        // (every database's root page, and whole trees up to a budget) with Fetchlog's own
+        // reader first, so damage is exit 3 here, not a crash in whichever command reads it.
         if let problem = LMDBFileCheck.checkForOpen(dataFile: file) {
-            throw StoreError.damagedMetadata(path: path, reason: "\(problem); run `fetchlog log salvage --out FILE` to export every readable event")
+            throw problem.database == "meta" && problem.page.map({ $0 < 2 }) == true
+                ? StoreError.damagedMetadata(path: path, reason: "\(problem); run `fetchlog log salvage --out FILE` to export every readable event")
+                : StoreError.damagedFile(path: path, reason: "\(problem)")
         }
     }
 

@@ -93,34 +93,49 @@ struct LogCommand: AsyncParsableCommand {
             try await runOnCommandLine()
         }
 
-        /// The page-header check of the file's own layout; nil when the structure is sound
-        /// (a missing file is left to the store open, which explains it better).
+        /// The page-header check of the file's own layout: an error when LMDB cannot read
+        /// the file safely; nil when it can (a missing file is left to the store open, which
+        /// explains it better). Damage LMDB reads around is `structureNotes`' to name.
         static func structureError(dataFile: String) -> CommandError? {
             guard FileManager.default.fileExists(atPath: dataFile) else { return nil }
-            let check = LMDBFileCheck.check(dataFile: dataFile)
-            guard !check.isSound else { return nil }
-            var lines = check.problems.dropFirst().prefix(9).map { "also \($0)" }
-            if check.problems.count > 10 { lines.append("… \(check.problems.count) problems in all") }
-            return CommandError(message: "damaged: \(check.problems[0])" + lines.map { "\n" + $0 }.joined()
+            let problems = LMDBFileCheck.check(dataFile: dataFile).problems
+            guard let first = problems.first(where: { !$0.readsSafely }) else { return nil }
+            let others = problems.filter { $0 != first }
+            var lines = others.prefix(9).map { "also \($0)" }
+            if others.count > 9 { lines.append("… \(problems.count) problems in all") }
+            return CommandError(message: "damaged: \(first)" + lines.map { "\n" + $0 }.joined()
                                     + "\nLMDB cannot read this file safely; run `log salvage --out FILE` to export every readable event",
                                 status: ExitStatus.damaged)
         }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            if let error = Verify.structureError(dataFile: context.log.path + "/data.mdb") { throw error }
+            let dataFile = context.log.path + "/data.mdb"
+            if let error = Verify.structureError(dataFile: dataFile) { throw error }
+            // What is left is damage LMDB reads around (an overflow page's own header): every
+            // record and body is still checked below, so the answer says what is damaged and
+            // what is not.
+            let structure = FileManager.default.fileExists(atPath: dataFile) ? LMDBFileCheck.check(dataFile: dataFile).problems : []
             let report = try context.log.verify()
             let json = JSONValue.object([
-                ("ok", .bool(report.isHealthy)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
+                ("ok", .bool(report.isHealthy && structure.isEmpty)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
                 ("problems", .array(report.problems.map { .object([("seq", .number(Int($0.seq))), ("reason", .string($0.reason))]) })),
+                ("pages", .array(structure.map { .string($0.description) })),
             ])
-            if report.isHealthy {
-                return .message(report.checked == 0 ? "ok: the log is empty" : "ok: \(report.checked) events, seq 1…\(report.lastSeq), every checksum valid",
-                                json: json)
+            let whole = report.checked == 0 ? "the log is empty" : "\(report.checked) events, seq 1…\(report.lastSeq), every checksum valid"
+            if report.isHealthy && structure.isEmpty { return .message("ok: " + whole, json: json) }
+            var lines: [String] = []
+            if !structure.isEmpty {
+                lines += structure.prefix(10).map { "damaged: \($0)" }
+                if structure.count > 10 { lines.append("… \(structure.count) damaged pages in all") }
+                lines.append("LMDB reads around this damage (it does not use these headers to read), so the store opens and reads; a write that frees these pages would trust them, so move the events to a new store: `log export --out FILE`, then `log import FILE` with a new --store")
+                if report.isHealthy { lines.append("intact: every record and every body it refers to (\(whole), every body's SHA-256 as referenced)") }
             }
-            var lines = report.problems.dropFirst().prefix(9).map { "also \($0)" }
-            if report.problems.count > 10 { lines.append("… \(report.problems.count) problems in all") }
-            var error = CommandError(message: "damaged: first bad seq \(report.problems[0].seq): \(report.problems[0].reason)"
-                                         + lines.map { "\n" + $0 }.joined(), status: ExitStatus.damaged)
+            if !report.isHealthy {
+                lines.append("damaged: first bad seq \(report.problems[0].seq): \(report.problems[0].reason)")
+                lines += report.problems.dropFirst().prefix(9).map { "also \($0)" }
+                if report.problems.count > 10 { lines.append("… \(report.problems.count) problems in all") }
+            }
+            var error = CommandError(message: lines.joined(separator: "\n"), status: ExitStatus.damaged)
             error.output = .message("", json: json)
             throw error
         }
@@ -285,17 +300,22 @@ struct LogCommand: AsyncParsableCommand {
             var previous = Timestamp(milliseconds: 0)
             var lines: [Event] = []
             var next: UInt64 = 1
-            for event in report.events {
-                while next < event.seq {
+            func lose(upTo seq: UInt64) {
+                while next <= seq {
                     let body = JSONValue.object([("lostSeq", .number(Int(next))), ("reason", .string(reasons[next] ?? "not found in the data file"))])
                     lines.append(Event(seq: next, recordedAt: previous, kind: .intent, source: "fetchlog", label: "salvage.lost",
                                        body: Array(body.canonicalText().utf8)))
                     next += 1
                 }
+            }
+            for event in report.events {
+                lose(upTo: event.seq - 1)
                 lines.append(event)
                 previous = event.recordedAt
                 next = event.seq + 1
             }
+            // The last events may be the unreadable ones: the store's own count says so.
+            lose(upTo: report.highestSeq)
             do {
                 // 0600: as private as the store the bodies came from.
                 try SafeFile.write(to: out, mode: 0o600) { sink in
@@ -313,6 +333,13 @@ struct LogCommand: AsyncParsableCommand {
                 ("problems", .array(report.problems.map { .string($0.description) })),
             ])
             let message = "salvaged \(report.events.count) events to \(out)\(how); \(lostText)"
+            guard lost.isEmpty else {
+                // Exit 2, as `log verify` on damage: a script must not take a lossy salvage for a whole one.
+                var error = CommandError(message: "\(lost.count) event\(lost.count == 1 ? " was" : "s were") lost: each is a `salvage.lost` intent in \(out) (its body says why)",
+                                         status: ExitStatus.damaged)
+                error.output = .message(message, json: json)
+                throw error
+            }
             return .message(message, json: json)
         }
     }

@@ -50,7 +50,7 @@ func reportingErrors<R>(_ body: () throws -> R) throws -> R {
         printError(error.description)
         switch error {
         case .notADirectory, .foreignFiles, .lockFileWithoutData, .notLMDB, .truncatedDataFile, .foreignLMDB,
-             .newerFormat, .damagedMetadata, .danglingLink, .notAccessible:
+             .newerFormat, .damagedMetadata, .damagedFile, .danglingLink, .notAccessible:
             throw ExitCode(ExitStatus.refused)
         default:
             throw ExitCode(ExitStatus.failure)
