@@ -13,7 +13,9 @@ Tests/FetchlogTests/Manifests/DltConfigs/README.md says from which commit.
 What makes a config *invalid*: it is in source_configs.INVALID_CONFIGS, or the test passes
 it (lexically, or through a variable) to dlt inside `with pytest.raises(E)` where E is an
 error dlt raises while *reading* a config (ValueError, DictValidationException, …), not a
-fetch-time one (PipelineStepFailed, ResourceExtractionError: the config itself was valid).
+fetch-time one (PipelineStepFailed, ResourceExtractionError: the config itself was valid);
+or it is one of REFUSED_AT_RUN (json and data both given: dlt reads the config, then
+refuses to send the request).
 
 Conversions, keeping dlt's meaning:
   - paginator and auth instances with a dict spelling in dlt (SinglePagePaginator() ->
@@ -25,8 +27,8 @@ Conversions, keeping dlt's meaning:
     `JSONLinkPaginator()` its `_replace_paginators` puts there;
   - a top-level "name" ("dlt_<n>") is added: Fetchlog's manifest names its source there
     (dlt names it in Python).
-Anything else (lambdas, other calls, **spreads, f-strings, parametrised values, a
-`@dlt.resource` in the resource list) has no JSON spelling: the config is skipped.
+Anything else (lambdas, other calls, f-strings, a pytest fixture, a `@dlt.resource` in
+the resource list) has no JSON spelling: the config is skipped.
 Secrets are left as dlt wrote them (literals): the corpus measures what dlt's users paste.
 """
 import ast
@@ -186,6 +188,8 @@ def raises_read_error(with_node):
 
 def main(checkout, out):
     root = os.path.join(checkout, "tests/sources/rest_api")
+    if not os.path.isdir(root):
+        sys.exit(f"{root} does not exist: give the root of a dlt-hub/dlt checkout")
     found = []  # (file, function, line, node, invalid, names)
     for directory, _, files in sorted(os.walk(root)):
         for file in sorted(files):
