@@ -126,7 +126,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // Golden outputs are read from the source tree by path, not bundled.
-            exclude: ["REPL/Golden", "Behaviour/Golden", "SixthSource/books.schema.json"]
+            exclude: ["REPL/Golden", "Behaviour/Golden", "SixthSource/books.schema.json", "Manifests/DltConfigs"]
         ),
         .testTarget(
             name: "SampleUpstreamTests",
