@@ -44,7 +44,16 @@ public struct ItemsView: Sendable, Equatable {
         if let parent {
             items = Self.childItems(resource, held, parent: parent)
         } else {
-            items = Self.deduplicated(held.flatMap(\.1.items), key: resource.primaryKey)
+            switch resource.writeDisposition {
+            case .append?:
+                items = held.flatMap(\.1.items)
+            case .replace?:
+                // The latest run of the list: pages held since its first page last came.
+                let first = held.firstIndex { $0.0 == resource.firstPageLabel } ?? held.startIndex
+                items = Self.deduplicated(held[first...].flatMap(\.1.items), key: resource.primaryKey)
+            case .merge?, nil:
+                items = Self.deduplicated(held.flatMap(\.1.items), key: resource.primaryKey)
+            }
         }
         Self.cache.keep(source + "/" + name, self)
     }

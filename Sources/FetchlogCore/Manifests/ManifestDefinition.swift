@@ -21,7 +21,7 @@ public enum ManifestDefinition {
         state.manifests[manifest.name] = DefinedManifest(manifest: manifest, seq: event.seq)
         let plugin = ManifestSource(manifest)
         for (key, held) in state.documents where key.source == manifest.name {
-            guard let page = held.document as? ManifestPage else { continue }
+            guard let page = held.document as? ManifestPage, !page.ignoredByAction else { continue }
             if let kind = plugin.documentKind(ofPath: key.path), let resource = plugin.resource(of: kind),
                let reread = try? ManifestPage(page.body, resource: resource) {
                 state.documents[key] = HeldDocument(seq: held.seq, fetchedAt: held.fetchedAt, document: reread)

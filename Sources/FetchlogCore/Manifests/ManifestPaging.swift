@@ -38,6 +38,9 @@ extension Store {
         var reports = try await fetchManifestResource(source: source, resource: parentName, maxPages: maxPages, pageCeiling: pageCeiling,
                                                       onReport: onReport)
         guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName) else { return reports }
+        if resource.parallelized {
+            return reports + (try await fetchChildrenAtOnce(resource, of: parent, plugin: plugin, paging: paging, onReport: onReport))
+        }
         var done = Set<String>()
         for item in parent.items {
             switch resource.resolved(for: item) {
@@ -49,6 +52,42 @@ extension Store {
             }
         }
         return reports
+    }
+
+    /// Lists fetched at once, at most this many (dlt's `parallelized` runs them in a pool).
+    static let childListsAtOnce = 4
+
+    /// `parallelized`: a child's lists, one per distinct parent item, `childListsAtOnce` at
+    /// a time; each list's reports are handed on as it ends and returned in parent order.
+    private func fetchChildrenAtOnce(_ resource: RestResource, of parent: ItemsView, plugin: ManifestSource, paging: Paging,
+                                     onReport: (FetchReport) -> Void) async throws -> [FetchReport] {
+        var children: [RestResource] = []
+        var done = Set<String>()
+        for item in parent.items {
+            switch resource.resolved(for: item) {
+            case .success(let child):
+                if done.insert(child.label()).inserted { children.append(child) }
+            case .failure(let missing):
+                throw ShellError.failed("a \(parent.resource) item has no \(missing.field), which \(resource.name)'s path takes: \(item.canonicalText().prefix(200))")
+            }
+        }
+        var lists = [[FetchReport]](repeating: [], count: children.count)
+        try await withThrowingTaskGroup(of: (Int, [FetchReport]).self) { group in
+            var next = 0
+            func start() {
+                guard next < children.count else { return }
+                let (index, child) = (next, children[next])
+                next += 1
+                group.addTask { (index, try await self.fetchPages(child, plugin: plugin, firstPage: 1, paging: paging, onReport: { _ in })) }
+            }
+            for _ in 0 ..< Self.childListsAtOnce { start() }
+            while let (index, list) = try await group.next() {
+                lists[index] = list
+                list.forEach(onReport)
+                start()
+            }
+        }
+        return lists.flatMap { $0 }
     }
 
     /// How far one list may go: `limit` pages; `ceiling` names the limit when reaching it
@@ -102,7 +141,9 @@ extension Store {
             }
             itemsBefore += page.items.count
             report.notices += Self.leftOut(page, resource: resource, source: plugin.source)
-            if let previous, previous.body == page.body {
+            if page.ignoredByAction {
+                // A `response_actions` rule ignored the body: the list ends, as dlt's does.
+            } else if let previous, previous.body == page.body {
                 // An API that ignores the paging parameter answers the same page for ever.
                 report.notices.append(FetchNotice(.repeatedPage, "\(current) repeats the page before it, body for body: "
                     + "paging stopped there (the API may not take the paginator's parameter)"))

@@ -17,6 +17,12 @@ public enum ManifestSchemas {
                 if let index = types.firstIndex(where: { $0.0 == name }) { types[index].1.insert(typeName(value)) } else { types.append((name, [typeName(value)])) }
             }
         }
+        // A column the manifest types (dlt's `columns`) takes its declared type, or null
+        // (dlt's columns are nullable), whatever the data held so far shows.
+        for (name, dltType) in view.restResource.columnTypes {
+            let declared = Set((RestResource.columnSchemaTypes[dltType] ?? []) + ["null"])
+            if let index = types.firstIndex(where: { $0.0 == name }) { types[index].1 = declared } else { types.append((name, declared)) }
+        }
         // An integer is a number: where both were seen, "number" says it.
         let properties: [(String, JSONValue)] = types.sorted { $0.0 < $1.0 }.map { name, seen in
             var names = seen

@@ -55,7 +55,7 @@ public struct ManifestSource: SourcePlugin {
         }
         var best: (resource: RestResource, score: Int)?
         for resource in manifest.resources {
-            let own = resource.parent == nil && resource.path == pathOnly
+            let own = resource.parent == nil && resource.requestPath == pathOnly
             guard own || resource.matches(path: pathOnly) else { continue }
             var score = own ? 1 << 20 : 0
             var conflicts = false
@@ -70,6 +70,12 @@ public struct ManifestSource: SourcePlugin {
 
     public func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard let resource = resource(of: kind) else { throw DecodeError(path: "$", reason: "\(manifest.name) has no resource for \(kind)") }
+        // `response_actions` with `content` ignore a body holding the text (dlt looks in the
+        // text, before any JSON): an empty page that ends the list.
+        if !resource.ignoredContent.isEmpty {
+            let text = String(decoding: body, as: UTF8.self)
+            if resource.ignoredContent.contains(where: { text.contains($0.content) }) { return ManifestPage(ignoredBy: resource) }
+        }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes: body) } catch { throw DecodeError(path: "$", reason: "\(error)") }
         return try ManifestPage(json, resource: resource)
@@ -96,6 +102,8 @@ public struct ManifestPage: SourceDocument, Equatable {
     /// value for one of its fields (`nonObjectItems` of them not objects at all).
     public let keylessItems: Int
     public let nonObjectItems: Int
+    /// A body a `response_actions` `content` rule ignored: no items, and the list ends.
+    public let ignoredByAction: Bool
     /// Which reading of which body this is: unique in the process, kept by every snapshot
     /// holding the page, so a view built from pages can be reused while its pages are the
     /// same (`ItemsView`'s cache) without comparing their contents.
@@ -105,9 +113,23 @@ public struct ManifestPage: SourceDocument, Equatable {
         a.body == b.body && a.items == b.items && a.total == b.total && a.nextURL == b.nextURL && a.cursor == b.cursor
     }
 
+    /// The page a body ignored by a `response_actions` `content` rule stands for.
+    init(ignoredBy resource: RestResource) {
+        body = .null
+        identity = PageIdentity.next()
+        items = []
+        total = nil
+        nextURL = nil
+        cursor = nil
+        keylessItems = 0
+        nonObjectItems = 0
+        ignoredByAction = true
+    }
+
     init(_ json: JSONValue, resource: RestResource) throws(DecodeError) {
         body = json
         identity = PageIdentity.next()
+        ignoredByAction = false
         var selected = json
         var path = "$"
         if let selector = resource.dataSelector {

@@ -62,7 +62,12 @@ public struct RestManifest: Sendable, Equatable {
             var json = item.json
             if case .string(let name) = json { json = .object([("name", .string(name))]) }
             if let defaults { json = Self.merge(defaults.json, json) }
-            let resource = try RestResource(ManifestReader(json, path: item.path), clientPaginator: clientPaginator)
+            let resource: RestResource
+            do {
+                resource = try RestResource(ManifestReader(json, path: item.path), clientPaginator: clientPaginator)
+            } catch {
+                throw Self.whereWritten(error, item: item, defaults: defaults)
+            }
             if resources.contains(where: { $0.name == resource.name }) {
                 throw ManifestError(path: item.path + ".name", message: "\"\(resource.name)\" names two resources")
             }
@@ -92,6 +97,36 @@ public struct RestManifest: Sendable, Equatable {
         self.resources = resources
     }
 
+    /// An error about a key the resource took from `resource_defaults` names it there
+    /// (`resource_defaults.endpoint.paginator.type`), where the user wrote it.
+    static func whereWritten(_ error: ManifestError, item: ManifestReader, defaults: ManifestReader?) -> ManifestError {
+        guard let defaults, error.path.hasPrefix(item.path + ".") else { return error }
+        let rest = String(error.path.dropFirst(item.path.count + 1))
+        var own = item.json
+        if case .string(let name) = own { own = .object([("name", .string(name))]) }
+        guard value(at: rest, in: own) == nil, value(at: rest, in: defaults.json) != nil else { return error }
+        return ManifestError(path: defaults.path + "." + rest, message: error.message + " (in \(item.path), from resource_defaults)")
+    }
+
+    /// The value at a key path such as `endpoint.params[0].x` (no member holds a dot).
+    private static func value(at path: String, in json: JSONValue) -> JSONValue? {
+        var current: JSONValue? = json
+        for part in path.split(separator: ".") {
+            var name = Substring(part)
+            var indexes: [Int] = []
+            while name.hasSuffix("]"), let open = name.lastIndex(of: "["), let n = Int(name[name.index(after: open) ..< name.index(before: name.endIndex)]) {
+                indexes.insert(n, at: 0)
+                name = name[..<open]
+            }
+            if !name.isEmpty { current = current?[String(name)] }
+            for n in indexes {
+                guard case .array(let list)? = current, list.indices.contains(n) else { return nil }
+                current = list[n]
+            }
+        }
+        return current
+    }
+
     /// `defaults` with `value` over it, objects merged member by member (dlt's merge).
     static func merge(_ defaults: JSONValue, _ value: JSONValue) -> JSONValue {
         guard case .object(let base) = defaults, case .object(let over) = value else { return value }
@@ -106,7 +141,13 @@ public struct RestManifest: Sendable, Equatable {
         return .object(members)
     }
 
-    public func resource(_ name: String) -> RestResource? { resources.first { $0.name == name } }
+    /// The resource named `name`, or whose `table_name` it is.
+    public func resource(_ name: String) -> RestResource? {
+        resources.first { $0.name == name } ?? resources.first { $0.tableName == name }
+    }
+
+    /// dlt's keys this manifest gives that Fetchlog accepts with no effect (key paths).
+    public var acceptedWithoutEffect: [String] { resources.flatMap(\.acceptedWithoutEffect) }
 
     public static func == (a: RestManifest, b: RestManifest) -> Bool { a.json == b.json }
 }

@@ -48,7 +48,7 @@ public enum RestPaginator: Sendable, Equatable {
                            limitParam: try reader.optionalString("limit_param") ?? "limit", totalPath: try jsonPath("total_path", totalPath),
                            maximumOffset: try reader.optionalInt("maximum_offset"),
                            stopAfterEmptyPage: try reader.optionalBool("stop_after_empty_page") ?? true)
-        case "json_link":
+        case "json_link", "json_response": // json_response: dlt's deprecated name for json_link
             try reader.allow(["type", "next_url_path"])
             self = .jsonLink(nextURLPath: try jsonPath("next_url_path", try reader.optionalString("next_url_path") ?? "next")!)
         case "header_link":

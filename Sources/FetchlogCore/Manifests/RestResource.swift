@@ -39,8 +39,33 @@ public struct RestResource: Sendable, Equatable {
     /// session only — the durable window; nil keeps every page.
     public var durableItems: Int?
 
+    /// `write_disposition`: how a fetch's items meet the held ones (nil: Fetchlog's rule,
+    /// the same as `merge` — by primary key, newest values).
+    public var writeDisposition: WriteDisposition?
+    /// `selected: false`: a resource dlt would not load unless asked (kept for `source list`).
+    public var selected = true
+    /// `table_name`: another name the resource's view answers to (`items/SOURCE/TABLE`).
+    public var tableName: String?
+    /// `parallelized`: a child resource's lists are fetched several at once.
+    public var parallelized = false
+    /// `columns`: dlt data types by column name, for the generated JSON Schema.
+    public var columnTypes: [(String, String)] = []
+    /// `response_actions` with `content`: a body holding this text is ignored (the list
+    /// ends there, as dlt's `ignore`), for the given status or any.
+    public var ignoredContent: [(content: String, status: Int?)] = []
+    /// dlt's keys accepted with no effect in Fetchlog (key paths, for `source add` to say).
+    public var acceptedWithoutEffect: [String] = []
+
     public static func == (a: RestResource, b: RestResource) -> Bool {
-        a.name == b.name && a.path == b.path && a.params.elementsEqual(b.params, by: ==)
+        a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
+            && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)
+            && a.ignoredContent.elementsEqual(b.ignoredContent, by: { $0.content == $1.content && $0.status == $1.status })
+            && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.sameRequestsAndReading(b)
+    }
+
+    private func sameRequestsAndReading(_ b: RestResource) -> Bool {
+        let a = self
+        return a.name == b.name && a.path == b.path && a.params.elementsEqual(b.params, by: ==)
             && a.secretParams.elementsEqual(b.secretParams, by: ==) && a.dataSelector == b.dataSelector
             && a.paginator == b.paginator && a.primaryKey == b.primaryKey && a.ignoredStatuses == b.ignoredStatuses
             && a.searchFields == b.searchFields && a.facetFields == b.facetFields && a.timeToLive == b.timeToLive
@@ -50,9 +75,9 @@ public struct RestResource: Sendable, Equatable {
     }
 
     init(_ reader: ManifestReader, clientPaginator: RestPaginator?) throws(ManifestError) {
-        try reader.allow(["name", "endpoint", "primary_key", "include_from_parent", "fetchlog"],
-                         unsupported: ["write_disposition", "selected", "table_name", "max_table_nesting",
-                                       "processing_steps", "columns", "merge_key", "schema_contract", "table_format"])
+        try reader.allow(["name", "endpoint", "primary_key", "include_from_parent", "fetchlog"] + Self.hints + Self.hintsWithoutEffect,
+                         unsupported: ["processing_steps"],
+                         unsupportedNote: "is dlt's (Python callables), which a JSON manifest cannot hold: Fetchlog does not support it")
         name = try reader.string("name")
         guard name.range(of: #"^[A-Za-z0-9_-]{1,64}$"#, options: .regularExpression) != nil else {
             throw ManifestError(path: reader.path + ".name", message: "\"\(name)\" is not a resource name: letters, digits, - and _")
@@ -92,11 +117,23 @@ public struct RestResource: Sendable, Equatable {
                         throw ManifestError(path: resolve.path + ".type", message: "\"\(type)\" is not supported: only resolve (or write {resources.PARENT.FIELD})")
                     }
                     resolved[key] = (try resolve.string("resource"), try resolve.string("field"))
-                    if !path.contains("{\(key)}") { params.append((key, "{\(key)}")) }
+                    // As dlt: the older spelling binds a path placeholder only.
+                    guard path.contains("{\(key)}") else {
+                        throw ManifestError(path: resolve.path, message: "a resolve param must be bound in the path (\(path) has no {\(key)}); "
+                            + "in a query param write \"{resources.\(resolved[key]!.resource).\(resolved[key]!.field)}\"")
+                    }
                 default: throw ManifestError(path: given.path + "." + key, message: "expected a string, a number, a boolean or a resolve object")
                 }
             }
         }
+        // dlt fills a path's `{name}` from the fixed param of that name, which then leaves
+        // the query (`{org}/{repo}/issues` with `params: {org, repo}`).
+        for placeholder in Self.placeholders(in: path) where resolved[placeholder] == nil && !placeholder.contains(".") {
+            guard let index = params.firstIndex(where: { $0.0 == placeholder && Self.placeholders(in: $0.1).isEmpty }) else { continue }
+            path = path.replacingOccurrences(of: "{\(placeholder)}", with: Self.pathEscape(Self.unescapeBraces(params[index].1)))
+            params.remove(at: index)
+        }
+        self.path = path
         self.params = params
         // Child resources: every placeholder names one field of one parent resource.
         for (text, at) in Self.placeholders(in: path).map({ ($0, endpoint.path + ".path") })
@@ -151,16 +188,27 @@ public struct RestResource: Sendable, Equatable {
         var ignored = Set<Int>()
         if let actions = try endpoint.optional("response_actions") {
             for action in try actions.arrayValue() {
-                try action.allow(["status_code", "action"], unsupported: ["content"])
-                let status = try action.int("status_code")
-                let what = try action.string("action")
+                try action.allow(["status_code", "action", "content"])
+                let status = try action.optionalInt("status_code")
+                let content = try action.optionalString("content")
+                guard status != nil || content != nil else {
+                    throw ManifestError(path: action.path, message: "give status_code, content or both: what the action is for")
+                }
+                guard case .string(let what)? = action.json["action"] else {
+                    throw ManifestError(path: action.path + ".action", message: "expected \"ignore\" (dlt's actions that are Python callables have no JSON form)")
+                }
                 guard what == "ignore" else {
                     throw ManifestError(path: action.path + ".action", message: "\"\(what)\" is not supported: only ignore")
                 }
-                ignored.insert(status)
+                if let content {
+                    ignoredContent.append((content, status))
+                } else if let status {
+                    ignored.insert(status)
+                }
             }
         }
         ignoredStatuses = ignored
+        try readHints(reader)
         // What dlt has no word for (Fetchlog's own block).
         if let extra = try reader.optional("fetchlog") {
             try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items"])
@@ -194,14 +242,28 @@ public struct RestResource: Sendable, Equatable {
     }
 
     /// The `{…}` placeholders of a path or parameter value, as written inside the braces.
+    /// `{{` and `}}` are braces as text (dlt's escape, as Python's `str.format`), not one.
     static func placeholders(in text: String) -> [String] {
         var found: [String] = []
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            found.append(String(rest[rest.index(after: open) ..< close]))
-            rest = rest[rest.index(after: close)...]
+        let chars = Array(text)
+        var i = 0
+        while i < chars.count {
+            if chars[i] == "{" {
+                if i + 1 < chars.count, chars[i + 1] == "{" { i += 2; continue }
+                guard let close = chars[(i + 1)...].firstIndex(of: "}") else { break }
+                found.append(String(chars[(i + 1) ..< close]))
+                i = close + 1
+                continue
+            }
+            i += chars[i] == "}" && i + 1 < chars.count && chars[i + 1] == "}" ? 2 : 1
         }
         return found
+    }
+
+    /// A path or value as sent: `{{` and `}}` become the braces they stand for.
+    static func unescapeBraces(_ text: String) -> String {
+        guard text.contains("{{") || text.contains("}}") else { return text }
+        return text.replacingOccurrences(of: "{{", with: "{").replacingOccurrences(of: "}}", with: "}")
     }
 
     /// This child resource for one parent item: its placeholders replaced by the item's
@@ -267,11 +329,25 @@ public struct RestResource: Sendable, Equatable {
         }
     }
 
+    /// The label of a list's first page, as `fetch` asks it.
+    var firstPageLabel: String {
+        switch paginator {
+        case .pageNumber(let base, let page, let param, _, _, _): label(extra: [(param, String(page ?? base))])
+        case .offset(let limit, let offset, let offsetParam, let limitParam, _, _, _):
+            label(extra: [(offsetParam, String(offset)), (limitParam, String(limit))])
+        default: label()
+        }
+    }
+
     /// The resource path (with `params` and paging query) as events label it.
     public func label(extra: [(String, String)] = []) -> String {
-        let query = (params + extra).map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
+        let query = (params + extra).map { "\($0.0)=\(Resource.queryEscape(Self.unescapeBraces($0.1)))" }.joined(separator: "&")
+        let path = requestPath
         return query.isEmpty ? path : path + "?" + query
     }
+
+    /// `path` as asked (escaped braces as braces).
+    var requestPath: String { Self.unescapeBraces(path) }
 }
 
 
@@ -287,4 +363,74 @@ public struct RestLink: Sendable, Equatable {
     public let field: String
     public let to: String
     public let by: String
+}
+
+/// `write_disposition`, as dlt names them.
+public enum WriteDisposition: String, Sendable, Equatable {
+    /// By primary key, newest values (Fetchlog's rule when none is given).
+    case merge
+    /// The latest fetch of the list replaces what was held: items of the pages fetched
+    /// since its first page was last fetched.
+    case replace
+    /// Every item of every held page, duplicates included (no deduplication).
+    case append
+}
+
+extension RestResource {
+    /// dlt's resource hints Fetchlog acts on.
+    static let hints = ["write_disposition", "selected", "table_name", "parallelized", "columns"]
+    /// dlt's hints for its destination tables: accepted, said to have no effect.
+    static let hintsWithoutEffect = ["max_table_nesting", "merge_key", "schema_contract", "table_format", "file_format",
+                                     "references", "nested_hints"]
+    /// dlt's `columns` data types and the JSON Schema types their values take.
+    static let columnSchemaTypes: [String: [String]] = [
+        "text": ["string"], "bigint": ["integer"], "double": ["number"], "decimal": ["number", "string"], "bool": ["boolean"],
+        "timestamp": ["string"], "date": ["string"], "time": ["string"], "json": ["object", "array"], "binary": ["string"],
+        "wei": ["number", "string"],
+    ]
+
+    mutating func readHints(_ reader: ManifestReader) throws(ManifestError) {
+        switch reader.json["write_disposition"] {
+        case nil, .null?: break
+        case .string(let text)?:
+            guard let disposition = WriteDisposition(rawValue: text) else {
+                throw ManifestError(path: reader.path + ".write_disposition", message: "\"\(text)\" is not one of append, replace, merge")
+            }
+            writeDisposition = disposition
+        case .object?:
+            let given = try reader.object("write_disposition")
+            try given.allow(["disposition", "strategy"])
+            let text = try given.string("disposition")
+            guard let disposition = WriteDisposition(rawValue: text) else {
+                throw ManifestError(path: given.path + ".disposition", message: "\"\(text)\" is not one of append, replace, merge")
+            }
+            writeDisposition = disposition
+            if given.json["strategy"] != nil { acceptedWithoutEffect.append(given.path + ".strategy") }
+        default:
+            throw ManifestError(path: reader.path + ".write_disposition", message: "expected append, replace, merge or {\"disposition\": …}")
+        }
+        selected = try reader.optionalBool("selected") ?? true
+        parallelized = try reader.optionalBool("parallelized") ?? false
+        if let table = try reader.optionalString("table_name") {
+            guard table.range(of: #"^[A-Za-z0-9_-]{1,64}$"#, options: .regularExpression) != nil else {
+                throw ManifestError(path: reader.path + ".table_name", message: "\"\(table)\" is not a view name Fetchlog takes: letters, digits, - and _")
+            }
+            tableName = table
+        }
+        if let columns = try reader.optional("columns") {
+            guard case .object(let members) = columns.json else {
+                throw ManifestError(path: columns.path, message: "expected an object: {\"COLUMN\": {\"data_type\": …}}")
+            }
+            for (name, value) in members {
+                guard case .object = value else { throw ManifestError(path: columns.path + "." + name, message: "expected an object with data_type") }
+                guard let type = value["data_type"]?.stringValue else { continue } // other column hints: nullable, …
+                guard Self.columnSchemaTypes[type] != nil else {
+                    throw ManifestError(path: columns.path + "." + name + ".data_type",
+                                        message: "\"\(type)\" is not one of dlt's data types: \(Self.columnSchemaTypes.keys.sorted().joined(separator: ", "))")
+                }
+                columnTypes.append((name, type))
+            }
+        }
+        for key in Self.hintsWithoutEffect where reader.json[key] != nil { acceptedWithoutEffect.append(reader.path + "." + key) }
+    }
 }

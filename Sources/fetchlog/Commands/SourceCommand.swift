@@ -43,6 +43,11 @@ struct SourceCommand: AsyncParsableCommand {
             let seq = store.snapshot.state.manifests[manifest.name]?.seq ?? 0
             let names = manifest.resources.map(\.name)
             let verb = previous == nil ? "defined" : "redefined"
+            // dlt's table hints have no table here: said, so nobody expects them to act.
+            for path in manifest.acceptedWithoutEffect {
+                let line = "note: \(file): \(path) is dlt's; accepted, no effect in Fetchlog"
+                if let session = context.session { session.notify(line) } else { printError(line) }
+            }
             return .message("\(verb) source \(manifest.name) (\(names.count) resource\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", "))) at seq \(seq)",
                             json: .object([("source", .string(manifest.name)), ("resources", .array(names.map(JSONValue.string))),
                                            ("seq", .number(seq)), ("redefined", .bool(previous != nil))]))

@@ -95,6 +95,11 @@ public enum CatalogRoutes {
         case "/elsewhere":
             // Its next link names another host.
             return ok(#"{"data":\#(list([page])),"next":"https://elsewhere.example/catalog/elsewhere?page=\#(page + 1)"}"#)
+        case "/quiet":
+            // Page 1 has items; later pages say so in words, with a 200 (for `response_actions`
+            // with `content`).
+            guard page > 1 else { return ok(#"{"data":\#(list([1, 2])),"total_pages":9}"#) }
+            return ok("no data for this page")
         case "/keyless":
             // Two objects without an id, two values that are not objects, a repeated name.
             return ok(#"[{"id":1,"name":"one"},{"name":"no id"},{"id":null,"name":"null id"},"text",7,{"id":3,"name":"first","name":"last"}]"#)
