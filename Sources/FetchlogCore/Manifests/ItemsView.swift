@@ -31,7 +31,12 @@ public struct ItemsView: Sendable, Equatable {
             guard let view = ItemsView(state: state, source: source, resource: parentName) else { return nil }
             parent = view
         }
-        let fingerprint = Fingerprint(resource: resource, pages: held.map { $0.0 + "\u{0}" + String($0.1.identity) }, parent: parent?.fingerprint)
+        // `replace` reads which pages the latest run asked for: their attempts are part of
+        // what the view is built from.
+        let asked = { (label: String) in state.status[ResourceKey(source: source, path: label)]?.lastAttemptSeq ?? 0 }
+        let attempts = resource.writeDisposition == .replace ? held.map { "\u{0}" + String(asked($0.0)) } : held.map { _ in "" }
+        let fingerprint = Fingerprint(resource: resource, pages: zip(held, attempts).map { $0.0.0 + "\u{0}" + String($0.0.1.identity) + $0.1 },
+                                      parent: parent?.fingerprint)
         if let hit = Self.cache.view(source + "/" + name, fingerprint) {
             self = hit
             return
@@ -48,9 +53,10 @@ public struct ItemsView: Sendable, Equatable {
             case .append?:
                 items = held.flatMap(\.1.items)
             case .replace?:
-                // The latest run of the list: pages held since its first page last came.
-                let first = held.firstIndex { $0.0 == resource.firstPageLabel } ?? held.startIndex
-                items = Self.deduplicated(held[first...].flatMap(\.1.items), key: resource.primaryKey)
+                // The latest run of the list: the pages asked for since its first page last
+                // was (a 304 counts: it confirms the held body).
+                let since = asked(resource.firstPageLabel)
+                items = Self.deduplicated(held.filter { asked($0.0) >= since }.flatMap(\.1.items), key: resource.primaryKey)
             case .merge?, nil:
                 items = Self.deduplicated(held.flatMap(\.1.items), key: resource.primaryKey)
             }

@@ -42,7 +42,7 @@ import Testing
         #expect(Self.refusal(base + #""resources":[{"name":"a","write_disposition":"upsert"}]}"#)
             == #"resources[0].write_disposition: "upsert" is not one of append, replace, merge"#)
         #expect(Self.refusal(base + #""resources":[{"name":"a","columns":{"x":{"data_type":"varchar"}}}]}"#)?
-            .hasPrefix(#"resources[0].columns.x.data_type: "varchar" is not one of dlt's data types: binary, bigint, bool"#) == true)
+            .hasPrefix(#"resources[0].columns.x.data_type: "varchar" is not one of dlt's data types: bigint, binary, bool"#) == true)
         #expect(Self.refusal(base + #""resources":[{"name":"a","processing_steps":[]}]}"#)
             == "resources[0].processing_steps: is dlt's (Python callables), which a JSON manifest cannot hold: Fetchlog does not support it")
         // dlt refuses an older-style resolve param its path does not bind.

@@ -50,7 +50,7 @@ import Testing
              "resources[0].endpoint.params.api_key: the parameter api_key holds a secret: " + Self.literal),
             (Self.params(#"{"Token":12345}"#), "resources[0].endpoint.params.Token: the parameter Token holds a secret: " + Self.literal),
             (Self.params(#"{"access_token":"s3cret"}"#, defaults: true),
-             "resources[0].endpoint.params.access_token: the parameter access_token holds a secret: " + Self.literal),
+             "resource_defaults.endpoint.params.access_token: the parameter access_token holds a secret: " + Self.literal + " (in resources[0], from resource_defaults)"),
             (Self.client(#","headers":{"X-Token":"env:"}"#),
              "client.headers.X-Token: \"env:\" does not name an environment variable: write env:NAME, NAME letters, digits and _ (not starting with a digit)"),
             (Self.params(#"{"key":"env:MY KEY"}"#),
