@@ -15,7 +15,7 @@ public struct ItemsView: Sendable, Equatable {
     public let resource: String
     /// The resource as the definition in force describes it.
     public let restResource: RestResource
-    public let items: [JSONValue]
+    public private(set) var items: [JSONValue]
 
     /// Built from the pages the state holds — or reused, with its search index, while the
     /// resource's definition and pages (and its parents') are the ones it was built from.
@@ -61,6 +61,9 @@ public struct ItemsView: Sendable, Equatable {
                 items = Self.deduplicated(held.flatMap(\.1.items), key: resource.primaryKey)
             }
         }
+        // dlt loads only what lies inside an incremental's bounds (`initial_value`,
+        // `end_value`); an item without a cursor value as `on_cursor_value_missing` says.
+        if let incremental = resource.incremental { items = items.filter(incremental.keeps) }
         Self.cache.keep(source + "/" + name, self)
     }
 

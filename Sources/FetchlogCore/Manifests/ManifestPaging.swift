@@ -19,16 +19,19 @@ extension Store {
         guard let plugin = durableState.plugin(source.rawValue) as? ManifestSource else {
             throw ShellError.usage("\(source) is not a source defined by a manifest")
         }
-        guard let resource = plugin.manifest.resource(name) else {
+        guard let defined = plugin.manifest.resource(name) else {
             let names = plugin.manifest.resources.map(\.name)
             throw ShellError.usage("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
         }
-        let ceiling = pageCeiling ?? max(PageSelection.limit, resource.paginator.pageBound ?? 0)
+        let ceiling = pageCeiling ?? max(PageSelection.limit, defined.paginator.pageBound ?? 0)
         let limit = min(maxPages ?? ceiling, ceiling)
         // Stopping at `maxPages` is what was asked; stopping at the ceiling is news.
         let limitIsCeiling = maxPages.map { $0 >= ceiling } ?? true
         let ceilingName = pageCeiling.map { "--max-pages \($0)" } ?? "the ceiling of \(ceiling) pages"
         let paging = Paging(limit: limit, ceiling: limitIsCeiling ? ceilingName : nil)
+        // An incremental resource asks from the last value its held items hold.
+        let held = ItemsView(state: snapshot.state, source: source.rawValue, resource: name)?.items ?? []
+        let resource = defined.preparedForFetch(held: held)
         guard let parentName = resource.parent else {
             return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, paging: paging, onReport: onReport)
         }

@@ -12,9 +12,12 @@ public struct ManifestTrial: Sendable, Equatable {
         public let removed: [String]
         /// Items in both whose values differ, with the fields that differ (sorted).
         public let changed: [(key: String, fields: [String])]
+        /// An incremental resource's next first request under the new reading (its start
+        /// value from the items it would hold); nil for other resources.
+        public var next: String? = nil
 
         public static func == (a: ResourceChange, b: ResourceChange) -> Bool {
-            a.resource == b.resource && a.before == b.before && a.after == b.after && a.added == b.added && a.removed == b.removed
+            a.next == b.next && a.resource == b.resource && a.before == b.before && a.after == b.after && a.added == b.added && a.removed == b.removed
                 && a.changed.elementsEqual(b.changed) { $0.key == $1.key && $0.fields == $1.fields }
         }
     }
@@ -37,7 +40,11 @@ public struct ManifestTrial: Sendable, Equatable {
             let before = ItemsView(state: state, source: manifest.name, resource: name)?.items ?? []
             let after = ItemsView(state: tried, source: manifest.name, resource: name)?.items ?? []
             let key = manifest.resource(name)?.primaryKey ?? current?.resource(name)?.primaryKey ?? []
-            return Self.compare(name, before, after, key: key)
+            var change = Self.compare(name, before, after, key: key)
+            if let resource = manifest.resource(name), resource.incremental != nil, resource.parent == nil {
+                change.next = resource.preparedForFetch(held: after).firstPageLabel
+            }
+            return change
         }
     }
 

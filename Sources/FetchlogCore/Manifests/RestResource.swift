@@ -55,12 +55,14 @@ public struct RestResource: Sendable, Equatable {
     public var ignoredContent: [(content: String, status: Int?)] = []
     /// dlt's keys accepted with no effect in Fetchlog (key paths, for `source add` to say).
     public var acceptedWithoutEffect: [String] = []
+    /// `endpoint.incremental` or a `{"type": "incremental"}` param.
+    public var incremental: RestIncremental?
 
     public static func == (a: RestResource, b: RestResource) -> Bool {
         a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
             && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)
             && a.ignoredContent.elementsEqual(b.ignoredContent, by: { $0.content == $1.content && $0.status == $1.status })
-            && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.sameRequestsAndReading(b)
+            && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.incremental == b.incremental && a.sameRequestsAndReading(b)
     }
 
     private func sameRequestsAndReading(_ b: RestResource) -> Bool {
@@ -86,11 +88,15 @@ public struct RestResource: Sendable, Equatable {
         if case .string(let path) = endpointJSON { endpointJSON = .object([("path", .string(path))]) }
         let endpoint = try ManifestReader(endpointJSON, path: reader.path + ".endpoint")
         guard case .object = endpoint.json else { throw ManifestError(path: endpoint.path, message: "expected an object or a path") }
-        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions"],
-                           unsupported: ["method", "json", "incremental", "auth", "headers"])
+        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions", "incremental"],
+                           unsupported: ["method", "json", "auth", "headers"])
         var path = try endpoint.optional("path").map { value throws(ManifestError) in try value.stringValue() } ?? name
         if !path.hasPrefix("/") { path = "/" + path }
         self.path = path
+        if let given = try endpoint.optional("incremental") {
+            incremental = try RestIncremental(given)
+            acceptedWithoutEffect += incremental?.acceptedWithoutEffect ?? []
+        }
         var params: [(String, String)] = []
         // dlt's older spelling of a child resource: `"id": {"type":"resolve","resource":"posts","field":"id"}`,
         // `{id}` in the path (or, absent there, a query parameter).
@@ -109,6 +115,11 @@ public struct RestResource: Sendable, Equatable {
                 case .bool(let flag):
                     _ = try ManifestSecrets.parameter(key, flag ? "true" : "false", path: given.path + "." + key)
                     params.append((key, flag ? "true" : "false"))
+                case .object where value["type"]?.stringValue == "incremental":
+                    guard incremental == nil else {
+                        throw ManifestError(path: given.path + "." + key, message: "a second incremental: a resource takes one")
+                    }
+                    incremental = try RestIncremental(param: ManifestReader(value, path: given.path + "." + key), name: key)
                 case .object:
                     let resolve = try ManifestReader(value, path: given.path + "." + key)
                     try resolve.allow(["type", "resource", "field"])
@@ -138,6 +149,14 @@ public struct RestResource: Sendable, Equatable {
         // Child resources: every placeholder names one field of one parent resource.
         for (text, at) in Self.placeholders(in: path).map({ ($0, endpoint.path + ".path") })
             + params.flatMap({ param in Self.placeholders(in: param.1).map { ($0, endpoint.path + ".params." + param.0) } }) {
+            // `{incremental.start_value}` and the like: filled from the items held at fetch time.
+            if text.hasPrefix("incremental.") {
+                guard RestIncremental.placeholders.contains(text) else {
+                    throw ManifestError(path: at, message: "{\(text)} is not one of \(RestIncremental.placeholders.map { "{\($0)}" }.joined(separator: ", "))")
+                }
+                guard incremental != nil else { throw ManifestError(path: at, message: "{\(text)} needs an incremental (endpoint.incremental)") }
+                continue
+            }
             let parentName: String, field: String
             if let legacy = resolved[text] {
                 (parentName, field) = legacy

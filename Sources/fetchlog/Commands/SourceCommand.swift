@@ -74,14 +74,19 @@ struct SourceCommand: AsyncParsableCommand {
                  change.changed.prefix(3).map { "\($0.key): \($0.fields.joined(separator: ","))" }.joined(separator: "; ") + (change.changed.count > 3 ? " …" : "")]
             }
             let records: [JSONValue] = trial.resources.map { change in
-                .object([("resource", .string(change.resource)), ("before", .number(change.before)), ("after", .number(change.after)),
-                         ("added", .array(change.added.map(JSONValue.string))), ("removed", .array(change.removed.map(JSONValue.string))),
-                         ("changed", .array(change.changed.map { .object([("key", .string($0.key)), ("fields", .array($0.fields.map(JSONValue.string)))]) }))])
+                var members: [(String, JSONValue)] = [
+                    ("resource", .string(change.resource)), ("before", .number(change.before)), ("after", .number(change.after)),
+                    ("added", .array(change.added.map(JSONValue.string))), ("removed", .array(change.removed.map(JSONValue.string))),
+                    ("changed", .array(change.changed.map { .object([("key", .string($0.key)), ("fields", .array($0.fields.map(JSONValue.string)))]) }))]
+                if let next = change.next { members.append(("next", .string(next))) }
+                return .object(members)
             }
             let unchanged = trial.resources.allSatisfy { $0.added.isEmpty && $0.removed.isEmpty && $0.changed.isEmpty }
+            // An incremental resource's next request is the state it keeps: shown, so it can be checked.
+            let next = trial.resources.compactMap { change in change.next.map { "\n\(change.resource)'s next fetch asks \($0)" } }.joined()
             return .table(columns: ["resource", "items", "added", "removed", "changed", "changed fields (first 3)"], rows: rows, records: records,
-                          footer: unchanged ? "no item would change; nothing was fetched or written"
-                                            : "nothing was fetched or written; source add \(file) to apply it")
+                          footer: (unchanged ? "no item would change; nothing was fetched or written"
+                                             : "nothing was fetched or written; source add \(file) to apply it") + next)
         }
     }
 

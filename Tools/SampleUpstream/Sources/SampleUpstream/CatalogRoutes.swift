@@ -27,6 +27,9 @@ public enum CatalogRoutes {
         return #"{"data":[\#(list.joined(separator: ","))]}"#
     }
 
+    /// When item `id` of `/changes` last changed.
+    public static func changedAt(_ id: Int) -> String { "2026-01-" + (id < 10 ? "0" : "") + "\(id)T00:00:00Z" }
+
     static func list(_ ids: [Int]) -> String { "[" + ids.map(item).joined(separator: ",") + "]" }
 
     /// Words for the bulk catalog's names, so text search has something to find.
@@ -95,6 +98,15 @@ public enum CatalogRoutes {
         case "/elsewhere":
             // Its next link names another host.
             return ok(#"{"data":\#(list([page])),"next":"https://elsewhere.example/catalog/elsewhere?page=\#(page + 1)"}"#)
+        case "/changes":
+            // Incremental: item N changed on 2026-01-N; `updated_since` (inclusive) lists those
+            // changed since, oldest first, five a page, with the page count.
+            let since = query["updated_since"] ?? ""
+            let changed = (1 ... 12).filter { changedAt($0) >= since }
+            let pages = max(1, (changed.count + 4) / 5)
+            let slice = changed.dropFirst((page - 1) * 5).prefix(5)
+            let items = slice.map { #"{"id":\#($0),"name":"item \#($0)","updated_at":"\#(changedAt($0))"}"# }
+            return ok(#"{"data":[\#(items.joined(separator: ","))],"total_pages":\#(pages)}"#)
         case "/quiet":
             // Page 1 has items; later pages say so in words, with a 200 (for `response_actions`
             // with `content`).
