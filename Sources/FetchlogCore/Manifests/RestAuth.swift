@@ -155,6 +155,14 @@ public struct OAuth2ClientCredentials: Sendable, Equatable {
     public var requestData: [(String, SecretValue)]
     public var defaultExpiration: Int
 
+    public init(accessTokenURL: SecretValue, clientID: SecretValue, clientSecret: SecretValue, requestData: [(String, SecretValue)], defaultExpiration: Int) {
+        self.accessTokenURL = accessTokenURL
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.requestData = requestData
+        self.defaultExpiration = defaultExpiration
+    }
+
     public static func == (a: Self, b: Self) -> Bool {
         a.accessTokenURL == b.accessTokenURL && a.clientID == b.clientID && a.clientSecret == b.clientSecret
             && a.requestData.elementsEqual(b.requestData, by: ==) && a.defaultExpiration == b.defaultExpiration
