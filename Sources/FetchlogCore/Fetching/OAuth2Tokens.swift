@@ -154,6 +154,8 @@ extension Fetcher {
             throw TokenFailure(message: "the token endpoint \(shown) could not be asked: \(Self.describe(error).1)")
         }
         let status = response.status.code
+        // Shown with -v (one line per token), never recorded: the endpoint and its status, not the form or the answer.
+        configuration.logger.info("token request", metadata: ["url": "\(shown)", "status": "\(status)", "for": "\(request.origin)"])
         let json = try? JSONValue.parse(bytes: Array(buffer: body))
         guard (200 ..< 300).contains(status) else {
             // RFC 6749's error fields say what is wrong (`invalid_client`); they hold no secret.

@@ -193,6 +193,36 @@ import Testing
         await ManifestTests().stop(rig)
     }
 
+    /// From the command line: `-v` names the token request on stderr (endpoint and status,
+    /// never the form or the answer); the log holds the resource's event only; no output and
+    /// no byte of the store holds the token or the client secret.
+    @Test func theCommandLineNamesTheTokenRequestAndKeepsNoSecret() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("manifest-oauth-cli")
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let store = dir.sub("store"), file = dir.sub("oauth.json")
+        try Self.oauthManifest().write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await runFetchlog(["--store", store, "source", "add", file]).status == 0)
+        let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "--retries", "0", "-v", "fetch", "catalog", "guarded"],
+                                          environment: Self.client)
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(fetch.stderr.contains("token request") && fetch.stderr.contains("url=\(upstream.base)/catalog/oauth/token") && fetch.stderr.contains("status=200"),
+                "\(fetch.stderr)")
+        #expect(await upstream.server.requestLog.map { "\($0.method) \($0.path) \($0.status)" }
+            == ["POST /catalog/oauth/token 200", "GET /catalog/guarded 200"])
+        let logExport = try await runFetchlog(["--store", store, "log", "export"])
+        let log = try EventLog.open(at: store)
+        #expect(try log.lastSeq() == 2) // source.defined, then the one fetched page
+        #expect(try log.event(at: 2)?.request?.headers == [Header("Authorization", "***")])
+        log.close()
+        let data = try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb"))
+        for secret in [CatalogAuthRoutes.accessToken, CatalogAuthRoutes.clientSecret] {
+            for text in [fetch.stdout, fetch.stderr, logExport.stdout] { #expect(!text.contains(secret)) }
+            #expect(data.range(of: Data(secret.utf8)) == nil, "\(secret) is in data.mdb")
+        }
+        await upstream.stop()
+    }
+
     /// `"auth": "bearer"` reads its token as dlt does, from `CREDENTIALS__TOKEN` (the least
     /// specific of dlt's names); none set, the message names them all and nothing is sent.
     @Test func aShorthandsSecretComesFromDltsVariablesAndAMissingOneIsNamed() async throws {
