@@ -139,7 +139,7 @@ public final class Fetcher: Sendable {
                                                plugin: plugin, source: resource.source)
         } catch {
             return FetchReport(resource: resource, url: configuration.redaction.url(url(for: resource, plugin: plugin)), attempts: [],
-                               outcome: .failed(.transport, error.description + (error.sentNothing ? "; nothing was sent or recorded" : "")))
+                               outcome: .failed(error.failureClass, error.description + (error.sentNothing ? "; nothing was sent or recorded" : "")))
         }
         var redaction = configuration.redaction
         redaction.queryParameters.formUnion(credentials.secretParameters.map { $0.lowercased() })

@@ -76,6 +76,7 @@ actor OAuth2Tokens {
 /// Why no token came back: the message names the endpoint and what it said.
 struct TokenFailure: Error, Sendable {
     let message: String
+    var failureClass: FailureClass = .transport
 }
 
 extension Fetcher {
@@ -97,7 +98,8 @@ extension Fetcher {
                 try await askToken(request, url: url, shown: shown, checkAddress: plugin?.basesAreData == true && !isUpstreamURL(url))
             }
         } catch let failure as TokenFailure {
-            throw CredentialsError("\(request.origin): \(failure.message); the resource was not asked and nothing was recorded", sentNothing: false)
+            throw CredentialsError("\(request.origin): \(failure.message); the resource was not asked and nothing was recorded", sentNothing: false,
+                                   failureClass: failure.failureClass)
         } catch {
             throw CredentialsError("\(request.origin): asking \(shown) for a token failed: \(error); the resource was not asked and nothing was recorded", sentNothing: false)
         }
@@ -151,7 +153,8 @@ extension Fetcher {
             response = try await client.execute(http, deadline: deadline)
             body = try await response.body.collect(upTo: 1 << 20)
         } catch {
-            throw TokenFailure(message: "the token endpoint \(shown) could not be asked: \(Self.describe(error).1)")
+            let (failureClass, message) = Self.describe(error)
+            throw TokenFailure(message: "the token endpoint \(shown) could not be asked: \(message)", failureClass: failureClass)
         }
         let status = response.status.code
         // Shown with -v (one line per token), never recorded: the endpoint and its status, not the form or the answer.
@@ -161,10 +164,12 @@ extension Fetcher {
             // RFC 6749's error fields say what is wrong (`invalid_client`); they hold no secret.
             let said = [json?["error"]?.stringValue, json?["error_description"]?.stringValue].compactMap { $0 }.joined(separator: ": ")
             throw TokenFailure(message: "the token endpoint \(shown) answered \(status)" + (said.isEmpty ? "" : " (\(said.prefix(200)))")
-                + ", so there is no token: check the client_id and client_secret it was given")
+                + ", so there is no token: " + ([400, 401, 403].contains(status)
+                    ? "check the client_id and client_secret (and access_token_request_data) it was given"
+                    : "fetch again later (a token request is not retried)"), failureClass: .httpStatus)
         }
         guard let json, let value = json["access_token"]?.stringValue, !value.isEmpty else {
-            throw TokenFailure(message: "the token endpoint \(shown) answered \(status) without an access_token in a JSON object")
+            throw TokenFailure(message: "the token endpoint \(shown) answered \(status) without an access_token in a JSON object", failureClass: .decode)
         }
         let lifetime = json["expires_in"]?.intValue ?? json["expires_in"]?.stringValue.flatMap { Int($0) } ?? request.defaultExpiration
         return OAuth2Tokens.Token(value: value, expires: Timestamp(milliseconds: configuration.clock.now().milliseconds + Int64(lifetime) * 1000))

@@ -78,9 +78,12 @@ public struct CredentialsError: Error, Equatable, Sendable, CustomStringConverti
     /// False when a request was made on the way (to an OAuth 2.0 token endpoint), whose
     /// failure the message tells.
     public var sentNothing = true
-    public init(_ message: String, sentNothing: Bool = true) {
+    /// What failed: `httpStatus` when a token endpoint answered with an error status.
+    public var failureClass: FailureClass = .transport
+    public init(_ message: String, sentNothing: Bool = true, failureClass: FailureClass = .transport) {
         self.message = message
         self.sentNothing = sentNothing
+        self.failureClass = failureClass
     }
     public var description: String { message }
 }

@@ -185,10 +185,23 @@ import Testing
         let rig = try await start(try Self.manifest(Self.oauthManifest()),
                                   environment: ["CATALOG_CLIENT_ID": CatalogAuthRoutes.clientID, "CATALOG_CLIENT_SECRET": "wr0ng"])
         let reports = try await rig.store.fetchManifestResource(source: "catalog", resource: "guarded")
-        #expect(reports.map(\.outcome) == [.failed(.transport, "resources[0].endpoint.auth: the token endpoint \(rig.upstream.base)/catalog/oauth/token answered 401 "
-                + "(invalid_client: unknown client or wrong secret), so there is no token: check the client_id and client_secret it was given; "
-                + "the resource was not asked and nothing was recorded")])
+        #expect(reports.map(\.outcome) == [.failed(.httpStatus, "resources[0].endpoint.auth: the token endpoint \(rig.upstream.base)/catalog/oauth/token answered 401 "
+                + "(invalid_client: unknown client or wrong secret), so there is no token: check the client_id and client_secret "
+                + "(and access_token_request_data) it was given; the resource was not asked and nothing was recorded")])
         #expect(await requests(rig) == ["POST /catalog/oauth/token 401"])
+        #expect(try rig.log.lastSeq() == 0)
+        await ManifestTests().stop(rig)
+    }
+
+    /// A token endpoint that is down (503) is named with its status and not blamed on the
+    /// client's secret.
+    @Test func aTokenEndpointThatIsDownIsNamed() async throws {
+        let rig = try await start(try Self.manifest(Self.oauthManifest()), environment: Self.client)
+        await rig.upstream.server.setFaults([Fault(match: "/catalog/oauth/token", kind: .status(503))])
+        let reports = try await rig.store.fetchManifestResource(source: "catalog", resource: "guarded")
+        #expect(reports.map(\.outcome) == [.failed(.httpStatus, "resources[0].endpoint.auth: the token endpoint \(rig.upstream.base)/catalog/oauth/token answered 503 "
+                + "(injected fault), so there is no token: fetch again later (a token request is not retried); the resource was not asked and nothing was recorded")])
+        #expect(await requests(rig) == ["POST /catalog/oauth/token 503"])
         #expect(try rig.log.lastSeq() == 0)
         await ManifestTests().stop(rig)
     }
