@@ -25,6 +25,21 @@ extension ManifestSource {
         return credentials
     }
 
+    /// What a fetch of each resource would say about its secrets in `environment`, one line
+    /// per distinct message: a variable that is not set (`source add` tells it at once, so a
+    /// shorthand's secret is named when the manifest is given, not at the first fetch).
+    public func unsetSecrets(environment: [String: String]) -> [String] {
+        var messages: [String] = []
+        for resource in manifest.resources {
+            do throws(CredentialsError) {
+                _ = try credentials(for: kind(of: resource), environment: environment)
+            } catch {
+                if !messages.contains(error.message) { messages.append(error.message) }
+            }
+        }
+        return messages
+    }
+
     /// Headers and an auth, with `env:` secrets read now; every secret's header or
     /// parameter is recorded as `***`. An `oauth2_client_credentials` auth is a token request
     /// the fetcher makes (`OAuth2Tokens`).

@@ -236,6 +236,25 @@ import Testing
         await upstream.stop()
     }
 
+    /// dlt's `"auth": "api_key"` with none of its variables set: `source add` defines the
+    /// source and says at once which variables the key is read from (dlt refuses the config
+    /// then; Fetchlog reads secrets at fetch time, so the definition stands).
+    @Test func sourceAddNamesAShorthandsUnsetSecret() async throws {
+        let dir = TemporaryDirectory("manifest-shorthand-add")
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        let file = dir.sub("shorthand.json")
+        try #"{"name":"invalid_config","client":{"base_url":"https://api.example.com","auth":"api_key"},"resources":["posts"]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let add = try await runFetchlog(["--store", dir.sub("store"), "source", "add", file])
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.stdout == "defined source invalid_config (1 resource: posts) at seq 1\n"
+            + "note: client.auth.api_key is not written in the manifest, so it is read as dlt reads it, from SOURCES__REST_API__INVALID_CONFIG__CREDENTIALS__API_KEY "
+            + "(or SOURCES__REST_API__CREDENTIALS__API_KEY, SOURCES__CREDENTIALS__API_KEY, CREDENTIALS__API_KEY), and none of them is set: set one, "
+            + "or write \"api_key\": \"env:NAME\" in the manifest and set NAME, and fetch again; until then its fetches send nothing\n")
+        let set = try await runFetchlog(["--store", dir.sub("store"), "source", "add", file], environment: ["CREDENTIALS__API_KEY": "k"])
+        #expect(set.stdout == "redefined source invalid_config (1 resource: posts) at seq 2\n", "\(set.stdout)")
+    }
+
     /// `"auth": "bearer"` reads its token as dlt does, from `CREDENTIALS__TOKEN` (the least
     /// specific of dlt's names); none set, the message names them all and nothing is sent.
     @Test func aShorthandsSecretComesFromDltsVariablesAndAMissingOneIsNamed() async throws {
