@@ -132,7 +132,8 @@ public final class Fetcher: Sendable {
         // The source's credentials (API keys, tokens, fixed headers), resolved now, sent, and
         // recorded only as `***`. One that cannot be made (an `env:` variable not set) ends
         // the fetch before any attempt: nothing is sent, so nothing is recorded (an event
-        // would claim a request), and the report says which variable is missing.
+        // would claim a request), and the report says which variable is missing. An OAuth 2.0
+        // token is asked first (`authorized`); a token endpoint that fails ends it the same way.
         let credentials: Credentials
         do throws(CredentialsError) {
             credentials = try await authorized(plugin?.credentials(for: resource.document, environment: configuration.environment) ?? .none,
