@@ -11,7 +11,9 @@ comparison test holds Fetchlog to, and the peer of the manifest benchmark.
 
 MANIFEST is Fetchlog's JSON (dlt's rest_api config plus `name` and a `fetchlog` block per
 resource, which dlt has no word for and this script drops). BASE_URL replaces the
-manifest's client.base_url, so dlt asks the sample upstream directly.
+manifest's client.base_url, so dlt asks the sample upstream directly (an auth's
+access_token_url under that base too). A value "env:NAME" (Fetchlog's spelling of a secret)
+is given to dlt as the environment variable NAME's value.
 Exits 3 when dlt is not installed (the caller says so and skips), 1 on any other failure.
 """
 import json
@@ -25,11 +27,30 @@ except ImportError:
     sys.exit(3)
 
 
+def resolved(value, old_base, base_url):
+    """env:NAME secrets read, token URLs under the manifest's base moved to BASE_URL."""
+    import os
+    if isinstance(value, dict):
+        out = {}
+        for key, member in value.items():
+            if key == "access_token_url" and isinstance(member, str) and member.startswith(old_base + "/"):
+                member = base_url + member[len(old_base):]
+            out[key] = resolved(member, old_base, base_url)
+        return out
+    if isinstance(value, list):
+        return [resolved(member, old_base, base_url) for member in value]
+    if isinstance(value, str) and value.startswith("env:"):
+        return os.environ[value[4:]]
+    return value
+
+
 def config(manifest_path, base_url):
     with open(manifest_path, encoding="utf-8") as handle:
         manifest = json.load(handle)
     manifest.pop("name", None)
+    old_base = manifest["client"]["base_url"].rstrip("/")
     manifest["client"]["base_url"] = base_url
+    manifest = resolved(manifest, old_base, base_url)
     for resource in manifest["resources"]:
         if isinstance(resource, dict):
             resource.pop("fetchlog", None)

@@ -18,7 +18,9 @@ public final class Fetcher: Sendable {
     /// Where each resource's source lives and how its bodies decode.
     public let sources: SourceRegistry
     public let configuration: FetchConfiguration
-    private let client: HTTPClient
+    let client: HTTPClient
+    /// OAuth 2.0 access tokens (`oauth2_client_credentials`), held in memory for their lifetime.
+    let oauth2Tokens = OAuth2Tokens()
     private let shutDown = OnceFlag()
     private let inFlight = InFlight()
     /// Internal so that tests can see a caller join a shared fetch.
@@ -130,13 +132,15 @@ public final class Fetcher: Sendable {
         // The source's credentials (API keys, tokens, fixed headers), resolved now, sent, and
         // recorded only as `***`. One that cannot be made (an `env:` variable not set) ends
         // the fetch before any attempt: nothing is sent, so nothing is recorded (an event
-        // would claim a request), and the report says which variable is missing.
+        // would claim a request), and the report says which variable is missing. An OAuth 2.0
+        // token is asked first (`authorized`); a token endpoint that fails ends it the same way.
         let credentials: Credentials
         do throws(CredentialsError) {
-            credentials = try plugin?.credentials(for: resource.document, environment: configuration.environment) ?? .none
+            credentials = try await authorized(plugin?.credentials(for: resource.document, environment: configuration.environment) ?? .none,
+                                               plugin: plugin, source: resource.source)
         } catch {
             return FetchReport(resource: resource, url: configuration.redaction.url(url(for: resource, plugin: plugin)), attempts: [],
-                               outcome: .failed(.transport, error.description + "; nothing was sent or recorded"))
+                               outcome: .failed(error.failureClass, error.description + (error.sentNothing ? "; nothing was sent or recorded" : "")))
         }
         var redaction = configuration.redaction
         redaction.queryParameters.formUnion(credentials.secretParameters.map { $0.lowercased() })
@@ -240,6 +244,7 @@ public final class Fetcher: Sendable {
                 case .endOfList: .endOfList
                 default: .failed(event.failure?.failureClass ?? .transport, event.failure?.message ?? "failed")
                 }
+                if event.response?.status == 401 { await tokenRefused(credentials) }
                 var report = FetchReport(resource: resource, url: recordedURL, attempts: attempts, outcome: outcome)
                 // The body as decoded on arrival, for the store to fold without decoding it again.
                 if event.kind == .fetched, seq > 0, let decoded { report.decoded = (seq, decoded) }

@@ -25,6 +25,7 @@ enum ManifestSecrets {
         switch value {
         case .environment(let variable):
             try checkVariable(variable, path: path)
+        case .firstOf: break // not written in a manifest: an auth's missing field
         case .literal:
             // The value is not repeated: it is the secret.
             guard !secretByName else {

@@ -212,29 +212,8 @@ extension ManifestSource {
     /// `client.headers` and `client.auth`, with `env:` secrets read now; every secret's
     /// header or parameter is recorded as `***`.
     public func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials {
-        var credentials = Credentials()
-        for (name, value) in manifest.headers {
-            credentials.headers.append(Header(name, try value.resolve(environment, at: "client.headers.\(name)")))
-            if value.isSecret { credentials.secretHeaders.insert(name.lowercased()) }
-        }
-        switch manifest.auth {
-        case nil: break
-        case .bearer(let token)?:
-            credentials.headers.append(Header("Authorization", "Bearer " + (try token.resolve(environment, at: "client.auth.token"))))
-        case .apiKey(let name, let key, let inQuery)?:
-            let value = try key.resolve(environment, at: "client.auth.api_key")
-            if inQuery {
-                credentials.query.append((name, value))
-                credentials.secretParameters.insert(name.lowercased())
-            } else {
-                credentials.headers.append(Header(name, value))
-                credentials.secretHeaders.insert(name.lowercased())
-            }
-        case .httpBasic(let user, let password)?:
-            let pair = user + ":" + (try password.resolve(environment, at: "client.auth.password"))
-            credentials.headers.append(Header("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
-        }
-        return credentials
+        try Self.credentials(headers: manifest.headers.map { ($0.0, $0.1, "client.headers.\($0.0)") },
+                             auth: manifest.auth.map { ($0, "client.auth") }, environment: environment)
     }
 }
 

@@ -49,7 +49,8 @@ public struct RestManifest: Sendable, Equatable {
             }
         }
         self.headers = headers
-        auth = try client.optional("auth").map { value throws(ManifestError) in try RestAuth(value) }
+        let source = name
+        auth = try client.optional("auth").map { value throws(ManifestError) in try RestAuth(value, source: source) }
         let clientPaginator = try client.optional("paginator").map { value throws(ManifestError) in try RestPaginator(value, path: "client.paginator") }
         let defaults = try root.optional("resource_defaults")
         if let defaults, case .object = defaults.json {} else if let defaults {
@@ -62,9 +63,10 @@ public struct RestManifest: Sendable, Equatable {
             var json = item.json
             if case .string(let name) = json { json = .object([("name", .string(name))]) }
             if let defaults { json = Self.merge(defaults.json, json) }
-            let resource: RestResource
+            var resource: RestResource
             do {
                 resource = try RestResource(ManifestReader(json, path: item.path), clientPaginator: clientPaginator)
+                resource.credentials = try EndpointCredentials(endpoint: json["endpoint"], path: item.path + ".endpoint", source: name)
             } catch {
                 throw Self.whereWritten(error, item: item, defaults: defaults)
             }

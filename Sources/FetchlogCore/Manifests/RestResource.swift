@@ -38,6 +38,8 @@ public struct RestResource: Sendable, Equatable {
     /// `fetchlog.durable_items`: items past this many (in list order) are fetched for this
     /// session only — the durable window; nil keeps every page.
     public var durableItems: Int?
+    /// `endpoint.headers` and `endpoint.auth`, over the client's (`ManifestCredentials`).
+    public var credentials = EndpointCredentials()
 
     /// `write_disposition`: how a fetch's items meet the held ones (nil: Fetchlog's rule,
     /// the same as `merge` — by primary key, newest values).
@@ -73,7 +75,7 @@ public struct RestResource: Sendable, Equatable {
             && a.searchFields == b.searchFields && a.facetFields == b.facetFields && a.timeToLive == b.timeToLive
             && a.parent == b.parent && a.placeholders.elementsEqual(b.placeholders, by: { $0.text == $1.text && $0.field == $1.field })
             && a.includeFromParent == b.includeFromParent && a.links == b.links && a.imageFields == b.imageFields
-            && a.durableItems == b.durableItems
+            && a.durableItems == b.durableItems && a.credentials == b.credentials
     }
 
     init(_ reader: ManifestReader, clientPaginator: RestPaginator?) throws(ManifestError) {
@@ -88,8 +90,8 @@ public struct RestResource: Sendable, Equatable {
         if case .string(let path) = endpointJSON { endpointJSON = .object([("path", .string(path))]) }
         let endpoint = try ManifestReader(endpointJSON, path: reader.path + ".endpoint")
         guard case .object = endpoint.json else { throw ManifestError(path: endpoint.path, message: "expected an object or a path") }
-        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions", "incremental"],
-                           unsupported: ["method", "json", "auth", "headers"])
+        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions", "incremental", "headers", "auth"],
+                           unsupported: ["method", "json"])
         var path = try endpoint.optional("path").map { value throws(ManifestError) in try value.stringValue() } ?? name
         if !path.hasPrefix("/") { path = "/" + path }
         self.path = path
@@ -125,7 +127,7 @@ public struct RestResource: Sendable, Equatable {
                     try resolve.allow(["type", "resource", "field"])
                     let type = try resolve.string("type")
                     guard type == "resolve" else {
-                        throw ManifestError(path: resolve.path + ".type", message: "\"\(type)\" is not supported: only resolve (or write {resources.PARENT.FIELD})")
+                        throw ManifestError(path: resolve.path + ".type", message: "\"\(type)\" is not supported: only resolve or incremental (or write {resources.PARENT.FIELD})")
                     }
                     resolved[key] = (try resolve.string("resource"), try resolve.string("field"))
                     // As dlt: the older spelling binds a path placeholder only.

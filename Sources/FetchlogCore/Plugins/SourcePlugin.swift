@@ -53,6 +53,9 @@ public struct Credentials: Sendable, Equatable {
     public var secretHeaders: Set<String> = []
     /// Lowercased names of query parameters whose values are secret.
     public var secretParameters: Set<String> = []
+    /// A bearer token to ask for first (`oauth2_client_credentials`): the fetcher asks the
+    /// token endpoint, or takes the token it holds (`OAuth2Tokens`).
+    public var tokenRequest: OAuth2TokenRequest?
 
     public init(headers: [Header] = [], query: [(String, String)] = [], secretHeaders: Set<String> = [], secretParameters: Set<String> = []) {
         self.headers = headers
@@ -65,13 +68,23 @@ public struct Credentials: Sendable, Equatable {
 
     public static func == (a: Credentials, b: Credentials) -> Bool {
         a.headers == b.headers && a.query.elementsEqual(b.query, by: ==) && a.secretHeaders == b.secretHeaders && a.secretParameters == b.secretParameters
+            && a.tokenRequest == b.tokenRequest
     }
 }
 
 /// A credential that cannot be made: which, and why (the environment variable not set).
 public struct CredentialsError: Error, Equatable, Sendable, CustomStringConvertible {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// False when a request was made on the way (to an OAuth 2.0 token endpoint), whose
+    /// failure the message tells.
+    public var sentNothing = true
+    /// What failed: `httpStatus` when a token endpoint answered with an error status.
+    public var failureClass: FailureClass = .transport
+    public init(_ message: String, sentNothing: Bool = true, failureClass: FailureClass = .transport) {
+        self.message = message
+        self.sentNothing = sentNothing
+        self.failureClass = failureClass
+    }
     public var description: String { message }
 }
 

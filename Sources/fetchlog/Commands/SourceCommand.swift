@@ -43,14 +43,17 @@ struct SourceCommand: AsyncParsableCommand {
             let seq = store.snapshot.state.manifests[manifest.name]?.seq ?? 0
             let names = manifest.resources.map(\.name)
             let verb = previous == nil ? "defined" : "redefined"
+            // Secrets are read at fetch time; one not set now is named now, not at the first fetch.
+            let unset = ManifestSource(manifest).unsetSecrets(environment: ProcessInfo.processInfo.environment)
             // dlt's table hints have no table here: said, so nobody expects them to act.
-            for path in manifest.acceptedWithoutEffect {
-                let line = "note: \(file): \(path) is dlt's; accepted, no effect in Fetchlog"
-                if let session = context.session { session.notify(line) } else { printError(line) }
-            }
-            return .message("\(verb) source \(manifest.name) (\(names.count) resource\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", "))) at seq \(seq)",
-                            json: .object([("source", .string(manifest.name)), ("resources", .array(names.map(JSONValue.string))),
-                                           ("seq", .number(seq)), ("redefined", .bool(previous != nil))]))
+            let notes = unset.map { "note: \($0); until then its fetches send nothing" }
+                + manifest.acceptedWithoutEffect.map { "note: \($0) is dlt's; accepted, no effect in Fetchlog" }
+            var json: [(String, JSONValue)] = [("source", .string(manifest.name)), ("resources", .array(names.map(JSONValue.string))),
+                                               ("seq", .number(seq)), ("redefined", .bool(previous != nil))]
+            if !notes.isEmpty { json.append(("notes", .array(notes.map(JSONValue.string)))) }
+            return .message((["\(verb) source \(manifest.name) (\(names.count) resource\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", "))) at seq \(seq)"]
+                                + notes).joined(separator: "\n"),
+                            json: .object(json))
         }
     }
 

@@ -52,4 +52,44 @@ import Testing
         #expect(dltRequests > 0)
         await ManifestTests().stop(rig)
     }
+
+    /// Issue 24, item 4: an endpoint's headers over the client's (`versioned` answers only
+    /// version 2) and `oauth2_client_credentials` (`guarded` answers only with the token), the
+    /// secrets from the environment for both. Each asks the token endpoint exactly once. An
+    /// `api_key` in a cookie is not compared: dlt 1.31 raises NotImplementedError for it.
+    @Test func dltAndFetchlogAgreeOnEndpointHeadersAndOAuth2() async throws {
+        let probe = try await runProcess("/usr/bin/env", ["python3", "-c", "import dlt; print(dlt.__version__)"])
+        guard probe.status == 0 else {
+            print("DltComparisonTests: skipped: Python's dlt is not installed (pip install 'dlt[duckdb]==1.31.*')")
+            return
+        }
+        let text = #"""
+        {"name":"catalog","client":{"base_url":"https://catalog.example","headers":{"X-Api-Version":"1","X-Client":"fetchlog-tests"}},
+         "resources":[
+          {"name":"versioned","primary_key":"id","endpoint":{"path":"versioned","paginator":"single_page","headers":{"X-Api-Version":"2"}}},
+          {"name":"guarded","primary_key":"id","endpoint":{"path":"guarded","data_selector":"data","paginator":"single_page",
+            "auth":{"type":"oauth2_client_credentials","access_token_url":"https://catalog.example/oauth/token",
+                    "client_id":"env:CATALOG_CLIENT_ID","client_secret":"env:CATALOG_CLIENT_SECRET","access_token_request_data":{"lifetime":60}}}}]}
+        """#
+        let rig = try await ManifestAuthTests().start(try ManifestAuthTests.manifest(text), environment: ManifestAuthTests.client)
+        try FileManager.default.createDirectory(atPath: rig.directory.path + "/dlt", withIntermediateDirectories: true)
+        let file = rig.directory.path + "/dlt/auth.json"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let dlt = try await runProcess("/usr/bin/env", ["python3", Repo.root + "/Tools/dlt/rest-api-items.py", file, rig.upstream.base + "/catalog", "versioned", "guarded"],
+                                       environment: ManifestAuthTests.client.merging(["RUNTIME__LOG_LEVEL": "WARNING", "DLT_DATA_DIR": rig.directory.path + "/dlt"]) { $1 })
+        #expect(dlt.status == 0, "\(dlt.stderr)")
+        let read = try JSONValue.parse(bytes: Array(dlt.stdout.utf8))
+        let dltAsked = await ManifestAuthTests().requests(rig)
+        #expect(dltAsked == ["GET /catalog/versioned 200", "POST /catalog/oauth/token 200", "GET /catalog/guarded 200"])
+        for name in ["versioned", "guarded"] {
+            _ = try await rig.store.fetchManifestResource(source: "catalog", resource: name)
+            let ours = try #require(ItemsView(state: rig.store.snapshot.state, source: "catalog", resource: name))
+            #expect(ours.items.map { $0.canonicalText() } == (read[name]?.arrayValue ?? []).map { $0.canonicalText() }, "\(name)")
+        }
+        #expect((read["versioned"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == [1, 2, 3])
+        #expect((read["guarded"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == [7, 8, 9])
+        // Fetchlog's own requests after dlt's: the same three (its first GETs are not conditional).
+        #expect(await ManifestAuthTests().requests(rig) == dltAsked + dltAsked)
+        await ManifestTests().stop(rig)
+    }
 }

@@ -16,34 +16,22 @@ import Testing
 
     /// Valid configs accepted today: raise it when a feature lands (a ratchet; issue 24's
     /// target is all but a few, the rest refused for a literal secret or a path-like name).
-    static let acceptedFloor = 66
+    static let acceptedFloor = 81
 
     /// dlt's valid configs the reader refuses today, by file, with the first refused feature.
     static let refusedToday: [String: String] = [
-        "source_configs.VALID_CONFIGS.10.json": "endpoint.params.*.cursor_path",
-        "source_configs.VALID_CONFIGS.11.json": "endpoint.incremental",
-        "source_configs.VALID_CONFIGS.17.json": "endpoint.auth",
+        "source_configs.VALID_CONFIGS.17.json": "literal secret",
         "source_configs.VALID_CONFIGS.6.json": "literal secret",
-        "source_configs.VALID_CONFIGS.7.json": "client.auth.type",
+        "source_configs.VALID_CONFIGS.7.json": "literal secret",
         "source_configs.VALID_CONFIGS.9.json": "literal secret",
-        "test_offline.test_dependent_resource_parallelized_with_incremental.json": "endpoint.incremental",
         "test_offline.test_dependent_resource_post_data_param.json": "endpoint.method",
-        "test_offline.test_dependent_resource_query_string_params.incremental_in_endpoint.json": "endpoint.incremental",
-        "test_offline.test_dependent_resource_query_string_params.incremental_in_endpoint_mixed_with_static.json": "endpoint.incremental",
-        "test_offline.test_dependent_resource_query_string_params.incremental_in_params.json": "endpoint.params.*.cursor_path",
-        "test_offline.test_dependent_resource_query_string_params.incremental_in_params_with_static.json": "endpoint.params.*.cursor_path",
-        "test_offline.test_headers_in_dependent_resource.json": "endpoint.headers",
-        "test_offline.test_headers_in_top_level_resource.basic.json": "endpoint.headers",
-        "test_offline.test_headers_in_top_level_resource.braces-in-header-name.json": "endpoint.headers",
-        "test_offline.test_headers_in_top_level_resource.empty-header-and-escaped-braces.json": "endpoint.headers",
-        "test_offline.test_headers_with_incremental_values.json": "endpoint.headers",
-        "test_offline.test_incremental_implicitly_filters_out_data.json": "endpoint.incremental",
-        "test_offline.test_incremental_object_interpolation.json": "endpoint.incremental",
+        "test_offline.test_headers_in_dependent_resource.json": "endpoint.headers.*",
+        "test_offline.test_headers_with_incremental_values.json": "endpoint.headers.*",
         "test_offline.test_interpolate_parent_values_in_path_and_json_body.json": "endpoint.method",
         "test_offline.test_json_body_in_top_level_resource.complex_nested_json.json": "endpoint.method",
         "test_offline.test_json_body_in_top_level_resource.empty_json.json": "endpoint.method",
         "test_offline.test_load_mock_api.4.json": "endpoint.method",
-        "test_offline.test_load_mock_api.5.json": "endpoint.headers",
+        "test_offline.test_load_mock_api.5.json": "endpoint.headers.*",
         "test_offline.test_post_data_param_with_incremental_values.json": "endpoint.method",
         "test_offline.test_post_data_param_with_list_of_tuples.json": "endpoint.method",
         "test_offline.test_post_data_param_with_raw_data.json": "endpoint.method",
@@ -55,9 +43,6 @@ import Testing
         "test_offline.test_request_json_body.empty_json_get.json": "endpoint.method",
         "test_offline.test_secret_redaction_in_http_errors.json": "literal secret",
         "test_offline.test_secret_redaction_in_logs_and_errors.json": "literal secret",
-        "test_offline.test_single_resource_query_string_params.incremental_in_endpoint.json": "endpoint.incremental",
-        "test_offline.test_single_resource_query_string_params.incremental_in_endpoint_mixed_with_static.json": "endpoint.incremental",
-        "test_offline.test_single_resource_query_string_params.incremental_in_params.json": "endpoint.params.*.cursor_path",
         "test_offline.test_unauthorized_access_to_protected_endpoint.json": "resource name",
         "test_rest_api_source.test_rest_api_source_with_data_parameter.json": "endpoint.method",
     ]
@@ -65,6 +50,11 @@ import Testing
     /// dlt's invalid configs the reader accepts today (a ratchet too: one refused now fails
     /// `everyInvalidConfigIsRefused` until it is taken off).
     static let acceptedInvalidToday: Set<String> = [
+        // An api_key auth without its key: dlt refuses it because its config resolution finds
+        // no secret when the source is built. Fetchlog reads secrets when it fetches (from
+        // dlt's own variable names, SOURCES__REST_API__…__CREDENTIALS__API_KEY and the like):
+        // `source add` names the unset secret, and a fetch sends nothing until it is set.
+        "source_configs.INVALID_CONFIGS.3.json", "source_configs.INVALID_CONFIGS.4.json", "source_configs.INVALID_CONFIGS.5.json",
     ]
 
     struct Fixture {

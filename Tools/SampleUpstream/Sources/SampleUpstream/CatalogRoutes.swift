@@ -46,6 +46,7 @@ public enum CatalogRoutes {
         let page = Int(query["page"] ?? "") ?? 1
         let origin = "http://\(host ?? "127.0.0.1")/catalog"
         func ok(_ body: String, link: String? = nil) -> RouteResult { .ok(Data(body.utf8), link: link) }
+        if let guarded = CatalogAuthRoutes.respond(path: path, headers: headers) { return guarded }
         switch path {
         case "/pages":
             return ok(#"{"data":\#(list(ids(page: page))),"total_pages":3}"#)

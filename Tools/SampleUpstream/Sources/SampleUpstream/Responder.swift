@@ -89,6 +89,17 @@ struct UpstreamResponder: HTTPResponder {
             break
         }
 
+        // The catalog's OAuth 2.0 token endpoint (`CatalogAuthRoutes.token`) takes a form POST.
+        if method == .post, path == "/catalog/oauth/token" {
+            let form = try await request.body.collect(upTo: 1 << 16)
+            let response: Response = switch CatalogAuthRoutes.token(form: parseQuery(String(buffer: form))) {
+            case .ok(let body, _, _): jsonResponse(200, body)
+            case .error(let status, let body): jsonResponse(status, body)
+            }
+            await record(response.status.code, decision.summary)
+            return response
+        }
+
         guard method == .get || method == .head else {
             await record(405, decision.summary)
             return jsonResponse(405, JSONBody.encode(["error": "method not allowed", "path": fullPath]))
