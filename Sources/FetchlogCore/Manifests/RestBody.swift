@@ -4,7 +4,9 @@
 public enum RestBody: Sendable, Equatable {
     /// `json`: sent as JSON (`application/json`), its canonical text.
     case json(JSONValue)
-    /// `data` as an object: a form (`application/x-www-form-urlencoded`), in the order given.
+    /// `data` as an object, or a list of `[name, value]` pairs (Python's list of tuples,
+    /// written in JSON; a name may repeat): a form (`application/x-www-form-urlencoded`), in
+    /// the order given. An empty one sends no body at all, as requests does.
     case form([(String, String)])
     /// `data` as a string: sent as it is, with no Content-Type, as Python's requests sends a
     /// `str` (a JSON text written as a string stays byte for byte what was written).
@@ -47,18 +49,19 @@ public enum RestBody: Sendable, Equatable {
             case .string(let text): self = .text(text)
             case .object(let members):
                 var form: [(String, String)] = []
-                for (key, value) in members {
-                    switch value {
-                    case .string(let text): form.append((key, text))
-                    case .number(let text): form.append((key, text))
-                    case .bool(let flag): form.append((key, flag ? "True" : "False")) // Python's str(), as requests encodes
-                    default:
-                        throw ManifestError(path: data.path + "." + key, message: "expected a string, a number or a boolean (a form field)")
+                for (key, value) in members { form.append((key, try Self.field(value, at: data.path + "." + key))) }
+                self = .form(form)
+            case .array(let pairs):
+                var form: [(String, String)] = []
+                for (index, pair) in pairs.enumerated() {
+                    guard case .array(let parts) = pair, parts.count == 2, case .string(let key) = parts[0] else {
+                        throw ManifestError(path: data.path + "[\(index)]", message: "expected a [name, value] pair (a form field)")
                     }
+                    form.append((key, try Self.field(parts[1], at: data.path + "[\(index)][1]")))
                 }
                 self = .form(form)
             default:
-                throw ManifestError(path: data.path, message: "expected an object (a form) or a string (sent as it is)")
+                throw ManifestError(path: data.path, message: "expected an object or a list of [name, value] pairs (a form), or a string (sent as it is)")
             }
         } else {
             return nil
@@ -77,6 +80,16 @@ public enum RestBody: Sendable, Equatable {
         case .object(let members):
             for (key, member) in members { try refuseSecrets(member, at: path + "." + key) }
         default: break
+        }
+    }
+
+    /// A form field's value as Python's `str()` writes it, as requests encodes it.
+    private static func field(_ value: JSONValue, at path: String) throws(ManifestError) -> String {
+        switch value {
+        case .string(let text): text
+        case .number(let text): text
+        case .bool(let flag): flag ? "True" : "False"
+        default: throw ManifestError(path: path, message: "expected a string, a number or a boolean (a form field)")
         }
     }
 
@@ -131,6 +144,7 @@ public enum RestBody: Sendable, Equatable {
             guard let cursor else { return json.canonicalText() }
             return setting(cursor.path[...], to: cursor.value, in: json).canonicalText()
         case .form(let fields)?:
+            guard !fields.isEmpty else { return nil }
             return fields.map { formEscape($0.0) + "=" + formEscape($0.1) }.joined(separator: "&")
         case .text(let text)?:
             return text

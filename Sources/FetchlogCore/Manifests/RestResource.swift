@@ -311,10 +311,9 @@ public struct RestResource: Sendable, Equatable {
     public func requestSuffix(bodyCursor: JSONValue? = nil) -> String {
         var target: [String]?
         if case .cursor(_, .body(let path), _, _) = paginator, bodyCursor != nil { target = path }
-        guard method != "GET" || body != nil || target != nil else { return "" }
-        var suffix = "#" + name + " " + method
-        if let text = RestBody.text(body, cursor: target.map { ($0, bodyCursor!) }) { suffix += " " + text }
-        return suffix
+        let text = RestBody.text(body, cursor: target.map { ($0, bodyCursor!) })
+        guard method != "GET" || text != nil else { return "" }
+        return "#" + name + " " + method + (text.map { " " + $0 } ?? "")
     }
 }
 

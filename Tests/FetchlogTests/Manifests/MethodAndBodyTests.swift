@@ -154,6 +154,27 @@ import Testing
         #expect(get.method == "GET" && get.body == nil && get.label() == "/single")
     }
 
+    @Test func formsAndBodiesAreSentAsDltSendsThem() throws {
+        func request(_ endpoint: String) throws -> SourceRequest {
+            let manifest = try ManifestTests.manifest(#"{"name":"r","endpoint":\#(endpoint)}"#)
+            let plugin = ManifestSource(manifest)
+            return plugin.request(for: Resource(source: "catalog", path: manifest.resources[0].label(), document: plugin.kind(of: manifest.resources[0])))
+        }
+        let form = "application/x-www-form-urlencoded"
+        // dlt's own cases (tests/sources/rest_api/integration/test_offline.py, test_request_data_body).
+        #expect(try request(#"{"path":"f","method":"POST","data":{}}"#) == SourceRequest(method: "POST"))
+        #expect(try request(#"{"path":"f","method":"POST","data":{"key1":"value1","key2":"value2"}}"#)
+            == SourceRequest(method: "POST", body: Array("key1=value1&key2=value2".utf8), contentType: form))
+        #expect(try request(#"{"path":"f","method":"POST","data":[["key1","value1"],["key2","value2"],["key1","another_value"]]}"#)
+            == SourceRequest(method: "POST", body: Array("key1=value1&key2=value2&key1=another_value".utf8), contentType: form))
+        #expect(try request(#"{"path":"f","method":"POST","data":"raw string data"}"#) == SourceRequest(method: "POST", body: Array("raw string data".utf8)))
+        #expect(try request(#"{"path":"f","method":"POST"}"#) == SourceRequest(method: "POST"))
+        // test_request_json_body: a GET with an empty JSON body sends `{}`.
+        #expect(try request(#"{"path":"f","method":"GET","json":{}}"#) == SourceRequest(method: "GET", body: Array("{}".utf8), contentType: "application/json"))
+        #expect(try request(#"{"path":"f","method":"POST","data":{"q":"a b&c/é","n":2,"t":true}}"#)
+            == SourceRequest(method: "POST", body: Array("q=a+b%26c%2F%C3%A9&n=2&t=True".utf8), contentType: form))
+    }
+
     @Test func placeholdersInABodyTakeTheParentsValues() throws {
         let manifest = try ManifestTests.manifest(#"{"name":"items","endpoint":"pages"},"#
             + #"{"name":"hits","endpoint":{"path":"search","method":"POST","json":{"id":"{resources.items.id}","query":"near {resources.items.name}","tags":["{resources.items.id}"]}}}"#)
