@@ -60,11 +60,11 @@ import Testing
         var event = richEvent()
         event.seq = 1
         var record = EnvelopeCodec.encode(event)
-        record[5] = 5
+        record[5] = 6
         let crc = record.withUnsafeBytes { fl_crc32c(0, $0.baseAddress, $0.count - 4) }
         record.replaceSubrange(record.count - 4 ..< record.count, with: withUnsafeBytes(of: crc.bigEndian, Array.init))
-        #expect(throws: EnvelopeError.unsupportedVersion(5)) { try record.withUnsafeBytes { try EnvelopeCodec.decode($0) } }
-        #expect(EnvelopeError.unsupportedVersion(5).description == "envelope version 5 is newer than this build reads (up to 4): upgrade fetchlog")
+        #expect(throws: EnvelopeError.unsupportedVersion(6)) { try record.withUnsafeBytes { try EnvelopeCodec.decode($0) } }
+        #expect(EnvelopeError.unsupportedVersion(6).description == "envelope version 6 is newer than this build reads (up to 5): upgrade fetchlog")
     }
 
     @Test func versionOneRecordsAreUpcast() throws {

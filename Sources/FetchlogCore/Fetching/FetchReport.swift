@@ -34,6 +34,9 @@ public struct FetchReport: Sendable {
     /// The stored body as the fetcher decoded it on arrival, with its event's seq: the store
     /// folds that event with it instead of decoding the body a second time.
     package var decoded: (seq: UInt64, document: any SourceDocument)? = nil
+    /// The last attempt's response headers as recorded (a manifest's `header_cursor` and
+    /// `header_link` page by them).
+    package var responseHeaders: [Header] = []
 
     /// Where a fetch's attempts were recorded.
     public enum Recorded: Sendable, Equatable {

@@ -156,8 +156,15 @@ public final class Fetcher: Sendable {
         }
         var requestHeaders: [Header] = credentials.headers
         if let authorization { requestHeaders.append(Header("Authorization", authorization)) }
+        // The method and body the source asks with (a manifest's POST); the body is recorded
+        // as sent, never masked: the log replays it.
+        let asked = plugin?.request(for: resource) ?? .get
+        if asked.body != nil, let contentType = asked.contentType { requestHeaders.append(Header("Content-Type", contentType)) }
+        let keptExtra = plugin?.keptResponseHeaders(for: resource.document) ?? []
         var conditional = false
-        if case .durable = recording, let held = validators {
+        // Only a GET is revalidated: a POST's answer depends on its body and is not a cached
+        // representation (dlt never revalidates either), so it is always asked in full.
+        if case .durable = recording, asked.method == "GET", let held = validators {
             if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
             if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
             conditional = held.etag != nil || held.lastModified != nil
@@ -189,8 +196,9 @@ public final class Fetcher: Sendable {
                 // manifest's base, which is in the log and may come from another store's: the
                 // hosts of sources in code and the `--upstream` base are the user's choice.
                 // Every redirect off the upstream is checked: a Location is as untrusted as a body.
-                await perform(url: url, headers: requestHeaders, accept: resource.document == .asset ? "image/*" : "application/json",
-                              checkAddress: addressCheck(resource, plugin: plugin, url: url), limitHit: limitHit)
+                await perform(url: url, method: asked.method, body: asked.body, headers: requestHeaders,
+                              accept: resource.document == .asset ? "image/*" : "application/json",
+                              checkAddress: addressCheck(resource, plugin: plugin, url: url), keptExtra: keptExtra, limitHit: limitHit)
             }
             // A failure while cancelled is the cancellation itself (the HTTP client abandons
             // the request): nothing came back from the upstream, so nothing is recorded. A
@@ -202,7 +210,7 @@ public final class Fetcher: Sendable {
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
-                              request: Event.Request(method: "GET", url: recordedURL, headers: recorded(requestHeaders)))
+                              request: Event.Request(method: asked.method, url: recordedURL, headers: recorded(requestHeaders), body: asked.body))
             var decoded: (any SourceDocument)?
             let retryable = classify(result, resource: resource, plugin: plugin, into: &event, decoded: &decoded)
             let seq: UInt64
@@ -246,6 +254,7 @@ public final class Fetcher: Sendable {
                 }
                 if event.response?.status == 401 { await tokenRefused(credentials) }
                 var report = FetchReport(resource: resource, url: recordedURL, attempts: attempts, outcome: outcome)
+                report.responseHeaders = event.response?.headers ?? []
                 // The body as decoded on arrival, for the store to fold without decoding it again.
                 if event.kind == .fetched, seq > 0, let decoded { report.decoded = (seq, decoded) }
                 return report
@@ -325,10 +334,13 @@ public final class Fetcher: Sendable {
 
     /// One attempt: the request, its redirects (each checked, at most `maxRedirects`) and
     /// the body, all within `deadline`, the body no slower than `minimumRate`.
-    private func perform(url: String, headers: [Header], accept: String, checkAddress: AddressRule?, limitHit: LimitHit) async -> AttemptResult {
+    private func perform(url: String, method: String, body: [UInt8]?, headers: [Header], accept: String, checkAddress: AddressRule?,
+                         keptExtra: Set<String>, limitHit: LimitHit) async -> AttemptResult {
         let deadline = ContinuousClock.now + configuration.deadline
         var current = url
         var sending = headers
+        var method = method
+        var body = body
         var check = checkAddress
         var hops: [Header] = []
         var lastRedirect: (status: UInt16, headers: [Header])?
@@ -356,7 +368,8 @@ public final class Fetcher: Sendable {
             }
             if let rule = check, let refusal = await addressRefusal(current, rule: rule) { return finish(refusal) }
             var request = HTTPClientRequest(url: current)
-            request.method = .GET
+            request.method = HTTPMethod(rawValue: method)
+            if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
             request.headers.add(name: "User-Agent", value: configuration.userAgent)
             request.headers.add(name: "Accept", value: accept)
             for header in sending { request.headers.add(name: header.name, value: header.value) }
@@ -379,7 +392,10 @@ public final class Fetcher: Sendable {
                 return finish(.failure(failureClass, message, status: nil, headers: [], partialBody: nil))
             }
             let status = UInt16(clamping: response.status.code)
-            let kept = response.headers.filter { Header.keptResponseHeaders.contains($0.name.lowercased()) }.map { Header($0.name, $0.value) }
+            let kept = response.headers.filter {
+                let name = $0.name.lowercased()
+                return Header.keptResponseHeaders.contains(name) || keptExtra.contains(name)
+            }.map { Header($0.name, $0.value) }
 
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
                 // The redirect's own body is not wanted: dropping the response ends its stream,
@@ -400,6 +416,13 @@ public final class Fetcher: Sendable {
                     // Validators belong to the origin; so does every header named as a secret
                     // (a manifest's `X-Api-Key`, not only Authorization): one naming rule.
                     sending.removeAll { Self.originBoundHeaders.contains($0.name.lowercased()) || Redaction.isSecretHeader($0.name) }
+                }
+                // A 303, and a 301 or 302 after a POST, is followed with a GET and no body (as
+                // browsers and Python's requests do); a 307 or 308 repeats the request as it was.
+                if method != "GET", status == 303 || status == 301 || status == 302 {
+                    method = "GET"
+                    body = nil
+                    sending.removeAll { $0.name.lowercased() == "content-type" }
                 }
                 check = isUpstream(next.string) ? nil : .redirect
                 current = next.string

@@ -19,8 +19,12 @@ package enum EnvelopeCodec {
     /// with those two optional parts. Only such records are written as version 4, so a log
     /// that never merged or compacted reads with older builds record for record.
     package static let originVersion: UInt16 = 4
+    /// The version of a record whose request carried a body (a POST with `json` or `data`):
+    /// as version 4, with the request body after the request headers. Only such records
+    /// are written as version 5, so every other record still reads with older builds.
+    package static let requestBodyVersion: UInt16 = 5
     /// The newest version this build reads.
-    package static let newestReadableVersion: UInt16 = 4
+    package static let newestReadableVersion: UInt16 = 5
     /// The oldest version this build can upcast.
     package static let oldestReadableVersion: UInt16 = 1
 
@@ -43,6 +47,8 @@ package enum EnvelopeCodec {
         static let compacted = Flags(rawValue: 32)
         /// Version 4: the origin (store id, seq) follows the failure message.
         static let origin = Flags(rawValue: 64)
+        /// Version 5: the request's body (u32 length + bytes) follows the request headers.
+        static let requestBody = Flags(rawValue: 128)
     }
 
     /// Finds a body by its SHA-256 digest (the store's `bodies` database).
@@ -57,6 +63,7 @@ package enum EnvelopeCodec {
         size += 2 + event.label.utf8.count
         if let request = event.request {
             size += 2 + request.method.utf8.count + 4 + request.url.utf8.count + headersSize(request.headers)
+            if let body = request.body { size += 4 + body.count }
         }
         if let response = event.response { size += 2 + headersSize(response.headers) }
         if let failure = event.failure { size += 4 + failure.message.utf8.count }
@@ -80,6 +87,7 @@ package enum EnvelopeCodec {
             try short(request.method, "request.method")
             if request.headers.count > Int(UInt16.max) { throw .fieldTooLong(field: "request.headers", length: request.headers.count) }
             for h in request.headers { try short(h.name, "request header name") }
+            if let body = request.body, body.count > Int(UInt32.max) { throw .fieldTooLong(field: "request.body", length: body.count) }
         }
         if let response = event.response {
             if response.headers.count > Int(UInt16.max) { throw .fieldTooLong(field: "response.headers", length: response.headers.count) }
@@ -96,6 +104,7 @@ package enum EnvelopeCodec {
 
     /// The version `encode` writes for `event`.
     static func version(for event: Event, bodyReference: Bool) -> UInt16 {
+        if event.request?.body != nil { return requestBodyVersion }
         if event.origin != nil || event.compactedBody != nil { return originVersion }
         return bodyReference ? bodyReferenceVersion : currentVersion
     }
@@ -121,6 +130,7 @@ package enum EnvelopeCodec {
         if (event.body != nil && digest != nil) || event.compactedBody != nil { flags.insert(.bodyReference) }
         if event.compactedBody != nil { flags.insert(.compacted) }
         if event.origin != nil { flags.insert(.origin) }
+        if event.request?.body != nil { flags.insert(.requestBody) }
         w.u16(flags.rawValue)
         w.string16(event.source)
         w.string16(event.label)
@@ -128,6 +138,10 @@ package enum EnvelopeCodec {
             w.string16(request.method)
             w.string32(request.url)
             w.headers(request.headers)
+            if let body = request.body {
+                w.u32(UInt32(body.count))
+                body.withUnsafeBytes { w.raw($0) }
+            }
         }
         if let response = event.response {
             w.u16(response.status)
@@ -191,7 +205,7 @@ package enum EnvelopeCodec {
     /// found from the record's end; nil for a record that holds its body, has none, or
     /// whose body was compacted away (nothing to look up).
     package static func bodyReference(of record: UnsafeRawBufferPointer) -> (length: Int, crc: UInt32, digest: UnsafeRawBufferPointer)? {
-        guard let version = version(of: record), version == bodyReferenceVersion || version == originVersion,
+        guard let version = version(of: record), version >= bodyReferenceVersion, version <= newestReadableVersion,
               record.count >= headerSize + 44 else { return nil }
         let flags = Flags(rawValue: UInt16(record[34]) << 8 | UInt16(record[35]))
         guard flags.contains(.bodyReference), !flags.contains(.compacted) else { return nil }
@@ -202,7 +216,8 @@ package enum EnvelopeCodec {
 
     /// True for a record whose body `log compact` dropped.
     package static func isCompacted(_ record: UnsafeRawBufferPointer) -> Bool {
-        guard version(of: record) == originVersion, record.count >= headerSize else { return false }
+        guard let version = version(of: record), version >= originVersion, version <= newestReadableVersion,
+              record.count >= headerSize else { return false }
         return Flags(rawValue: UInt16(record[34]) << 8 | UInt16(record[35])).contains(.compacted)
     }
 
@@ -229,6 +244,7 @@ package enum EnvelopeCodec {
         case 2: return try decodeV2(body, lookup: lookup)
         case 3: return try decodeV2(body, lookup: lookup, referenceAllowed: true)
         case 4: return try decodeV2(body, lookup: lookup, referenceAllowed: true, version4: true)
+        case 5: return try decodeV2(body, lookup: lookup, referenceAllowed: true, version4: true, version5: true)
         case 1: return try LegacyEnvelopeV1.decode(body)
         case let v: throw .unsupportedVersion(v)
         }
@@ -244,6 +260,7 @@ package enum EnvelopeCodec {
         case 2: return try decodeV2(fields, lookup: { _ in nil }, compactBody: true)
         case 3: return try decodeV2(fields, lookup: { _ in nil }, referenceAllowed: true, compactBody: true)
         case 4: return try decodeV2(fields, lookup: { _ in nil }, referenceAllowed: true, version4: true, compactBody: true)
+        case 5: return try decodeV2(fields, lookup: { _ in nil }, referenceAllowed: true, version4: true, version5: true, compactBody: true)
         case 1:
             var event = try LegacyEnvelopeV1.decode(fields)
             if let body = event.body {
@@ -257,7 +274,7 @@ package enum EnvelopeCodec {
     }
 
     private static func decodeV2(_ record: UnsafeRawBufferPointer, lookup: BodyLookup, referenceAllowed: Bool = false,
-                                 version4: Bool = false, compactBody: Bool = false) throws(EnvelopeError) -> Event {
+                                 version4: Bool = false, version5: Bool = false, compactBody: Bool = false) throws(EnvelopeError) -> Event {
         var r = Reader(buffer: record, offset: 6)
         let kind = EventKind(code: try r.u8("kind"))
         let failureCode = try r.u8("failure class")
@@ -273,6 +290,10 @@ package enum EnvelopeCodec {
             let method = try r.string16("request.method")
             let url = try r.string32("request.url")
             event.request = Event.Request(method: method, url: url, headers: try r.headers("request.headers"))
+            if flags.contains(.requestBody) {
+                guard version5 else { throw .invalidValue(field: "flags", value: "\(flags.rawValue) (a request body) in a record before version 5") }
+                event.request?.body = try r.bytes32("request.body")
+            }
         }
         if flags.contains(.response) {
             let status = try r.u16("response.status")

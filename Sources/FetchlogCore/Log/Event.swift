@@ -77,10 +77,15 @@ public struct Event: Sendable, Equatable {
         public var url: String
         /// Validators and other headers sent (If-None-Match, If-Modified-Since, …).
         public var headers: [Header]
-        public init(method: String = "GET", url: String, headers: [Header] = []) {
+        /// The body sent (a manifest's POST with `json` or `data`), exactly as sent; nil
+        /// when none was. Never a secret: the log replays it, and its Content-Type is in
+        /// `headers`.
+        public var body: [UInt8]?
+        public init(method: String = "GET", url: String, headers: [Header] = [], body: [UInt8]? = nil) {
             self.method = method
             self.url = url
             self.headers = headers
+            self.body = body
         }
     }
 

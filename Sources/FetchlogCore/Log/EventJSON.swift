@@ -29,7 +29,10 @@ public enum EventJSON {
             ("durationMicros", event.durationMicros.map { .number($0) } ?? .null),
         ]
         members.append(("request", event.request.map {
-            .object([("method", .string($0.method)), ("url", .string($0.url)), ("headers", headers($0.headers))])
+            var request: [(String, JSONValue)] = [("method", .string($0.method)), ("url", .string($0.url)), ("headers", headers($0.headers))]
+            // Only a request that sent a body has the member: older exports stay byte for byte.
+            if let body = $0.body { request.append(("body", bodyValue(body))) }
+            return .object(request)
         } ?? .null))
         members.append(("response", event.response.map {
             .object([("status", .number($0.status)), ("headers", headers($0.headers))])
@@ -103,6 +106,19 @@ public enum EventJSON {
         if !request.isNull {
             event.request = Event.Request(method: try string("method", in: request), url: try string("url", in: request),
                                           headers: try headers(request, "request"))
+            if let sent = request["body"], !sent.isNull {
+                let size = try integer("size", Int.self, in: sent)
+                let bytes: [UInt8]
+                switch try string("encoding", in: sent) {
+                case "utf8": bytes = Array(try string("text", in: sent).utf8)
+                case "base64":
+                    guard let data = Data(base64Encoded: try string("data", in: sent)) else { throw .invalid("request.body.data", "not base64") }
+                    bytes = [UInt8](data)
+                case let other: throw .invalid("request.body.encoding", "unknown encoding \(other)")
+                }
+                guard bytes.count == size else { throw .invalid("request.body.size", "says \(size) bytes, the body has \(bytes.count)") }
+                event.request?.body = bytes
+            }
         }
         let response = try field("response")
         if !response.isNull {

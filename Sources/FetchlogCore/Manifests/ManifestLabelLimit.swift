@@ -1,5 +1,5 @@
 /// How long a resource's path may be: every request of the resource is labelled (events'
-/// `label`, the resource key) with its path and query, which the envelope holds in at most
+/// `label`, the resource key) with its path and query (and a body it sends), which the envelope holds in at most
 /// `EnvelopeCodec.maxLabelBytes`. A path past that can never be fetched, so it is refused
 /// when the source is defined.
 enum ManifestLabelLimit {
@@ -18,6 +18,10 @@ enum ManifestLabelLimit {
         }
         let labelBytes = resource.label().utf8.count
         if labelBytes > maxBytes {
+            // A body is part of the label (`RestResource.requestSuffix`): name it when it is what makes it too long.
+            if let body = resource.body, resource.label().utf8.count - resource.requestSuffix().utf8.count <= maxBytes {
+                throw ManifestError(path: endpointPath + "." + body.key, message: tooLong(labelBytes, "the path with its params and body"))
+            }
             throw ManifestError(path: endpointPath + ".params", message: tooLong(labelBytes, "the path with its params"))
         }
     }

@@ -171,10 +171,26 @@ extension Store {
                     label = resource.label(extra: [(offsetParam, String(pageValue)), (limitParam, String(step))])
                 case .jsonLink:
                     label = follow(page.nextURL, of: resource, plugin: plugin, report: &report)
-                case .headerLink:
+                case .headerLink("next"):
                     label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext, of: resource, plugin: plugin, report: &report)
-                case .cursor(_, let param):
-                    if let cursor = page.cursor, !cursor.isEmpty { label = resource.label(extra: [(param, cursor)]) }
+                case .headerLink(let relation):
+                    // `links_next_key`: another relation than `next` names the next page.
+                    let link = responseHeader("Link", of: report, target: target).flatMap { LinkHeader.target($0, relation: relation) }
+                    label = follow(link, of: resource, plugin: plugin, report: &report)
+                case .cursor(_, let cursorTarget, _, let stopAfterEmpty):
+                    // As dlt: an empty page ends the list when asked to, then `has_more_path`
+                    // decides, and without a cursor there is no next page to ask for.
+                    if stopAfterEmpty && page.items.isEmpty { break }
+                    if page.hasMore == false { break }
+                    guard let cursor = page.cursor, !cursor.isEmpty else { break }
+                    switch cursorTarget {
+                    case .param(let param): label = resource.label(extra: [(param, cursor)])
+                    case .body: label = resource.label(bodyCursor: page.cursorValue)
+                    }
+                case .headerCursor(let key, let param):
+                    if let cursor = responseHeader(key, of: report, target: target), !cursor.isEmpty {
+                        label = resource.label(extra: [(param, cursor)])
+                    }
                 case .auto:
                     label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL, of: resource, plugin: plugin, report: &report)
                 }
@@ -198,11 +214,27 @@ extension Store {
         return reports
     }
 
+    /// A response header of the page just fetched, or, when it was not modified (a 304 need
+    /// not repeat it), of the response whose body is held.
+    private func responseHeader(_ name: String, of report: FetchReport, target: Resource) -> String? {
+        let lower = name.lowercased()
+        if report.outcome == .fetched { return report.responseHeaders.first { $0.name.lowercased() == lower }?.value }
+        guard let seq = snapshot.state.status[ResourceKey(target)]?.lastSuccessSeq, seq > 0 else { return nil }
+        return (try? log.event(at: seq))??.response?.header(name)
+    }
+
     /// `url` as the next page's label, or nil with a notice on `report` when it is outside
     /// the source (another origin or base path): its credentials stay with their source.
     private func follow(_ url: String?, of resource: RestResource, plugin: ManifestSource, report: inout FetchReport) -> String? {
         guard let url, !url.isEmpty else { return nil }
-        if let label = nextLabel(url, plugin: plugin) {
+        if var label = nextLabel(url, plugin: plugin) {
+            // A request with a body follows the link with the same method and body (dlt
+            // changes only the URL): the label gets the resource's suffix, which names it.
+            let suffix = resource.requestSuffix()
+            if !suffix.isEmpty {
+                if let hash = label.firstIndex(of: "#") { label = String(label[..<hash]) }
+                return label + suffix
+            }
             // A link that drops the fixed params telling this resource from another on its
             // path keeps the resource's name as a fragment (not sent; the label decides).
             return plugin.resource(ofLabel: label)?.name == resource.name ? label : label + "#" + resource.name

@@ -35,11 +35,13 @@ public struct ManifestSource: SourcePlugin {
     /// the one whose fixed parameters it holds most of did. A resource's own path beats a
     /// child's pattern; a tie keeps manifest order (the same request asked twice). A page
     /// reached by a link that would read as another resource's carries its own resource's
-    /// name as a fragment (`/linked?page=2#bracketed`), never sent: that name decides.
+    /// name as a fragment (`/linked?page=2#bracketed`), never sent: that name decides; so
+    /// it does in a request with a body (`/search#search POST {…}`, `RestResource.requestSuffix`).
     func resource(ofLabel full: String) -> RestResource? {
         var label = Substring(full)
         if let hash = label.firstIndex(of: "#") {
-            let named = manifest.resource(String(label[label.index(after: hash)...]))
+            let fragment = label[label.index(after: hash)...]
+            let named = manifest.resource(String(fragment.prefix { $0 != " " }))
             label = label[..<hash]
             if let named { return named }
         }
@@ -84,6 +86,27 @@ public struct ManifestSource: SourcePlugin {
     public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool {
         resource(of: kind)?.ignoredStatuses.contains(Int(status)) ?? false
     }
+
+    /// The method and body a label asks with (`RestResource.requestSuffix`: `#NAME METHOD
+    /// BODY`); a label without them is a GET. The Content-Type is the resource's body's.
+    public func request(for resource: Resource) -> SourceRequest {
+        guard let hash = resource.path.firstIndex(of: "#") else { return .get }
+        let parts = resource.path[resource.path.index(after: hash)...].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, let named = manifest.resource(String(parts[0])) else { return .get }
+        var request = SourceRequest(method: String(parts[1]))
+        if parts.count == 3 {
+            request.body = Array(parts[2].utf8)
+            // A cursor written into a body that had none makes a JSON one.
+            request.contentType = named.body.map { $0.contentType } ?? "application/json"
+        }
+        return request
+    }
+
+    /// A `header_cursor`'s header: kept in the log, which the next page's label comes from.
+    public func keptResponseHeaders(for kind: DocumentKind) -> Set<String> {
+        guard case .headerCursor(let key, _)? = resource(of: kind)?.paginator else { return [] }
+        return [key.lowercased()]
+    }
 }
 
 /// One page of a manifest resource, as decoded: the items, and what the paginator reads.
@@ -96,8 +119,13 @@ public struct ManifestPage: SourceDocument, Equatable {
     public let total: Int?
     /// The next page's URL from the body (`json_link`'s `next_url_path`, or `auto`'s `next`).
     public let nextURL: String?
-    /// The next cursor (`cursor`'s `cursor_path`).
+    /// The next cursor (`cursor`'s `cursor_path`), as a query parameter's text.
     public let cursor: String?
+    /// The next cursor as the body holds it, for a `cursor_body_path` (its type kept).
+    public let cursorValue: JSONValue?
+    /// `has_more_path`'s boolean (a `"true"`/`"false"` string read as dlt reads it); nil
+    /// when the paginator has none.
+    public let hasMore: Bool?
     /// Items the resource's view leaves out, when it has a primary key: those without a
     /// value for one of its fields (`nonObjectItems` of them not objects at all).
     public let keylessItems: Int
@@ -111,6 +139,7 @@ public struct ManifestPage: SourceDocument, Equatable {
 
     public static func == (a: ManifestPage, b: ManifestPage) -> Bool {
         a.body == b.body && a.items == b.items && a.total == b.total && a.nextURL == b.nextURL && a.cursor == b.cursor
+            && a.cursorValue == b.cursorValue && a.hasMore == b.hasMore
     }
 
     /// The page a body ignored by a `response_actions` `content` rule stands for.
@@ -121,6 +150,8 @@ public struct ManifestPage: SourceDocument, Equatable {
         total = nil
         nextURL = nil
         cursor = nil
+        cursorValue = nil
+        hasMore = nil
         keylessItems = 0
         nonObjectItems = 0
         ignoredByAction = true
@@ -182,6 +213,7 @@ public struct ManifestPage: SourceDocument, Equatable {
         keylessItems = keyless
         nonObjectItems = nonObjects
         func value(at path: JSONPath?) -> JSONValue? { path?.first(in: json) }
+        var foundCursor: JSONValue?, foundMore: Bool?
         switch resource.paginator {
         case .pageNumber(_, _, _, let totalPath, _, _), .offset(_, _, _, _, let totalPath, _, _):
             total = value(at: totalPath)?.intValue
@@ -195,16 +227,40 @@ public struct ManifestPage: SourceDocument, Equatable {
             total = nil
             nextURL = json["next"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             cursor = nil
-        case .cursor(let cursorPath, _):
+        case .cursor(let cursorPath, _, let hasMorePath, _):
             total = nil
             nextURL = nil
+            // dlt takes the first value, and none when it is falsy (null, "", 0, false).
             let found = value(at: cursorPath)
-            cursor = found?.stringValue ?? found?.intValue.map(String.init)
-        case .singlePage, .headerLink:
+            let falsy: Bool = switch found {
+            case nil, .null?, .bool(false)?: true
+            case .string(let s)?: s.isEmpty
+            case .number(let n)?: Double(n) == 0
+            case .array(let a)?: a.isEmpty
+            case .object(let o)?: o.isEmpty
+            default: false
+            }
+            cursor = falsy ? nil : found?.stringValue ?? found?.canonicalText()
+            foundCursor = falsy ? nil : found
+            if let hasMorePath {
+                let flag = value(at: hasMorePath)
+                switch flag {
+                case .bool(let b)?: foundMore = b
+                case .string(let text)? where ["true", "false", "1", "0", "yes", "no", "y", "n", "on", "off", "t", "f"].contains(text.lowercased()):
+                    foundMore = ["true", "1", "yes", "y", "on", "t"].contains(text.lowercased())
+                default:
+                    // dlt stops with an error: the body does not say whether there is more.
+                    throw DecodeError(path: hasMorePath.text, reason: flag == nil ? "missing (the paginator's has_more_path names it)"
+                        : "expected a boolean (the paginator's has_more_path), got \(flag!.canonicalText().prefix(80))")
+                }
+            }
+        case .singlePage, .headerLink, .headerCursor:
             total = nil
             nextURL = nil
             cursor = nil
         }
+        cursorValue = foundCursor
+        hasMore = foundMore
     }
 }
 

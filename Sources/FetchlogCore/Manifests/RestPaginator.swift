@@ -8,10 +8,26 @@ public enum RestPaginator: Sendable, Equatable {
     case pageNumber(basePage: Int, page: Int?, pageParam: String, totalPath: JSONPath?, maximumPage: Int?, stopAfterEmptyPage: Bool)
     case offset(limit: Int, offset: Int, offsetParam: String, limitParam: String, totalPath: JSONPath?, maximumOffset: Int?, stopAfterEmptyPage: Bool)
     case jsonLink(nextURLPath: JSONPath)
-    case headerLink
-    case cursor(cursorPath: JSONPath, cursorParam: String)
+    /// `links_next_key`: the `Link` relation naming the next page (`next` by default).
+    case headerLink(linksNextKey: String)
+    /// dlt's `JSONResponseCursorPaginator`: the cursor at `cursorPath` goes to `target` (a
+    /// query parameter, or a place in the JSON body: `cursor_body_path`); `has_more_path`
+    /// (a boolean in the body) and `stop_after_empty_page` (off by default) end the list too.
+    case cursor(cursorPath: JSONPath, target: CursorTarget, hasMorePath: JSONPath?, stopAfterEmptyPage: Bool)
+    /// dlt's `HeaderCursorPaginator`: the next cursor is the response header `cursor_key`
+    /// (`next`), sent as the query parameter `cursor_param` (`cursor`).
+    case headerCursor(cursorKey: String, cursorParam: String)
 
-    static let types = ["single_page", "page_number", "offset", "json_link", "header_link", "cursor", "auto"]
+    /// Where a cursor goes in the next request.
+    public enum CursorTarget: Sendable, Equatable {
+        /// A query parameter (`cursor_param`).
+        case param(String)
+        /// A member of the JSON body (`cursor_body_path`, dot-separated, as dlt sets it:
+        /// objects made on the way).
+        case body([String])
+    }
+
+    static let types = ["single_page", "page_number", "offset", "json_link", "header_link", "cursor", "header_cursor", "auto"]
 
     init(_ reader: ManifestReader, path: String) throws(ManifestError) {
         var json = reader.json
@@ -32,14 +48,16 @@ public enum RestPaginator: Sendable, Equatable {
             try reader.allow(["type"])
             self = .auto
         case "page_number":
-            try reader.allow(["type", "base_page", "page", "page_param", "total_path", "maximum_page", "stop_after_empty_page"])
+            try reader.allow(["type", "base_page", "page", "page_param", "total_path", "maximum_page", "stop_after_empty_page"],
+                             unsupported: ["page_body_path", "has_more_path"])
             let totalPath = reader.json["total_path"].map { $0.isNull ? nil : $0.stringValue } ?? "total"
             self = .pageNumber(basePage: try reader.optionalInt("base_page") ?? 0, page: try reader.optionalInt("page"),
                                pageParam: try reader.optionalString("page_param") ?? "page", totalPath: try jsonPath("total_path", totalPath),
                                maximumPage: try reader.optionalInt("maximum_page"),
                                stopAfterEmptyPage: try reader.optionalBool("stop_after_empty_page") ?? true)
         case "offset":
-            try reader.allow(["type", "limit", "offset", "offset_param", "limit_param", "total_path", "maximum_offset", "stop_after_empty_page"])
+            try reader.allow(["type", "limit", "offset", "offset_param", "limit_param", "total_path", "maximum_offset", "stop_after_empty_page"],
+                             unsupported: ["offset_body_path", "limit_body_path", "has_more_path"])
             let totalPath = reader.json["total_path"].map { $0.isNull ? nil : $0.stringValue } ?? "total"
             let limit = try reader.int("limit")
             guard limit > 0 else { throw ManifestError(path: path + ".limit", message: "must be at least 1") }
@@ -53,14 +71,34 @@ public enum RestPaginator: Sendable, Equatable {
             self = .jsonLink(nextURLPath: try jsonPath("next_url_path", try reader.optionalString("next_url_path") ?? "next")!)
         case "header_link":
             try reader.allow(["type", "links_next_key"])
-            if let key = try reader.optionalString("links_next_key"), key != "next" {
-                throw ManifestError(path: path + ".links_next_key", message: "only next is supported")
-            }
-            self = .headerLink
+            let key = try reader.optionalString("links_next_key") ?? "next"
+            guard !key.isEmpty else { throw ManifestError(path: path + ".links_next_key", message: "must name a link relation (next)") }
+            self = .headerLink(linksNextKey: key)
         case "cursor":
-            try reader.allow(["type", "cursor_path", "cursor_param"])
-            self = .cursor(cursorPath: try jsonPath("cursor_path", try reader.optionalString("cursor_path") ?? "cursors.next")!,
-                           cursorParam: try reader.optionalString("cursor_param") ?? "cursor")
+            try reader.allow(["type", "cursor_path", "cursor_param", "cursor_body_path", "has_more_path", "stop_after_empty_page"])
+            let param = try reader.optionalString("cursor_param")
+            let target: CursorTarget
+            if let bodyPath = try reader.optionalString("cursor_body_path") {
+                // dlt refuses both at once: the cursor goes to one place.
+                guard param == nil else {
+                    throw ManifestError(path: path + ".cursor_body_path", message: "give cursor_param or cursor_body_path, not both (as dlt says)")
+                }
+                let parts = bodyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard !parts.contains(where: \.isEmpty) else {
+                    throw ManifestError(path: path + ".cursor_body_path", message: "\"\(bodyPath)\" is not a dot-separated path of member names (page.cursor)")
+                }
+                target = .body(parts)
+            } else {
+                target = .param(param ?? "cursor")
+            }
+            self = .cursor(cursorPath: try jsonPath("cursor_path", try reader.optionalString("cursor_path") ?? "cursors.next")!, target: target,
+                           hasMorePath: try jsonPath("has_more_path", try reader.optionalString("has_more_path")),
+                           stopAfterEmptyPage: try reader.optionalBool("stop_after_empty_page") ?? false)
+        case "header_cursor":
+            try reader.allow(["type", "cursor_key", "cursor_param"])
+            let key = try reader.optionalString("cursor_key") ?? "next"
+            guard !key.isEmpty else { throw ManifestError(path: path + ".cursor_key", message: "must name a response header") }
+            self = .headerCursor(cursorKey: key, cursorParam: try reader.optionalString("cursor_param") ?? "cursor")
         default:
             throw ManifestError(path: path + ".type", message: "\"\(type)\" is not one of \(Self.types.joined(separator: ", "))")
         }

@@ -59,6 +59,11 @@ public struct RestResource: Sendable, Equatable {
     public var acceptedWithoutEffect: [String] = []
     /// `endpoint.incremental` or a `{"type": "incremental"}` param.
     public var incremental: RestIncremental?
+    /// `endpoint.method`: GET (dlt's default) or POST.
+    public var method = "GET"
+    /// `endpoint.json` or `endpoint.data`: the request body, placeholders and all until a
+    /// child resource is resolved for one parent item.
+    public var body: RestBody?
 
     public static func == (a: RestResource, b: RestResource) -> Bool {
         a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
@@ -75,7 +80,7 @@ public struct RestResource: Sendable, Equatable {
             && a.searchFields == b.searchFields && a.facetFields == b.facetFields && a.timeToLive == b.timeToLive
             && a.parent == b.parent && a.placeholders.elementsEqual(b.placeholders, by: { $0.text == $1.text && $0.field == $1.field })
             && a.includeFromParent == b.includeFromParent && a.links == b.links && a.imageFields == b.imageFields
-            && a.durableItems == b.durableItems && a.credentials == b.credentials
+            && a.durableItems == b.durableItems && a.credentials == b.credentials && a.method == b.method && a.body == b.body
     }
 
     init(_ reader: ManifestReader, clientPaginator: RestPaginator?) throws(ManifestError) {
@@ -90,8 +95,16 @@ public struct RestResource: Sendable, Equatable {
         if case .string(let path) = endpointJSON { endpointJSON = .object([("path", .string(path))]) }
         let endpoint = try ManifestReader(endpointJSON, path: reader.path + ".endpoint")
         guard case .object = endpoint.json else { throw ManifestError(path: endpoint.path, message: "expected an object or a path") }
-        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions", "incremental", "headers", "auth"],
-                           unsupported: ["method", "json"])
+        try endpoint.allow(["path", "params", "data_selector", "paginator", "response_actions", "incremental", "headers", "auth",
+                            "method", "json", "data"])
+        if let given = try endpoint.optionalString("method") {
+            // dlt's HTTPMethodBasic: GET and POST, in either case.
+            guard ["GET", "POST"].contains(given.uppercased()) else {
+                throw ManifestError(path: endpoint.path + ".method", message: "\"\(given)\" is not supported: GET or POST (dlt's methods for a resource)")
+            }
+            method = given.uppercased()
+        }
+        body = try RestBody(json: endpoint.optional("json"), data: endpoint.optional("data"), at: endpoint.path)
         var path = try endpoint.optional("path").map { value throws(ManifestError) in try value.stringValue() } ?? name
         if !path.hasPrefix("/") { path = "/" + path }
         self.path = path
@@ -148,9 +161,16 @@ public struct RestResource: Sendable, Equatable {
         }
         self.path = path
         self.params = params
+        let bodyTexts = body.map { given in given.strings.map { ($0, endpoint.path + "." + given.key) } } ?? []
+        // A `data` string is sent as it is, and a JSON text in it has braces of its own:
+        // only `{resources.…}` there is a placeholder.
+        let textBody: Bool = if case .text? = body { true } else { false }
         // Child resources: every placeholder names one field of one parent resource.
         for (text, at) in Self.placeholders(in: path).map({ ($0, endpoint.path + ".path") })
-            + params.flatMap({ param in Self.placeholders(in: param.1).map { ($0, endpoint.path + ".params." + param.0) } }) {
+            + params.flatMap({ param in Self.placeholders(in: param.1).map { ($0, endpoint.path + ".params." + param.0) } })
+            + bodyTexts.flatMap({ given in
+                Self.placeholders(in: given.0).filter { !textBody || $0.hasPrefix("resources.") }.map { ($0, given.1) }
+            }) {
             // `{incremental.start_value}` and the like: filled from the items held at fetch time.
             if text.hasPrefix("incremental.") {
                 guard RestIncremental.placeholders.contains(text) else {
@@ -196,6 +216,10 @@ public struct RestResource: Sendable, Equatable {
         }
         paginator = try endpoint.optional("paginator").map { value throws(ManifestError) in try RestPaginator(value, path: value.path) }
             ?? clientPaginator ?? .auto
+        if case .cursor(_, .body, _, _) = paginator, let body, body.key == "data" {
+            // dlt writes the cursor into `json` and then refuses a request with both.
+            throw ManifestError(path: endpoint.path + ".data", message: "a cursor_body_path writes the cursor into a JSON body: use json, not data")
+        }
         switch reader.json["primary_key"] {
         case nil: primaryKey = []
         case .string(let key)?: primaryKey = [key]
@@ -304,6 +328,7 @@ public struct RestResource: Sendable, Equatable {
             }
             copy.path = copy.path.replacingOccurrences(of: "{\(text)}", with: Self.pathEscape(raw))
             copy.params = copy.params.map { ($0.0, $0.1.replacingOccurrences(of: "{\(text)}", with: raw)) }
+            copy.body = copy.body?.filling("{\(text)}", with: value, text: raw)
         }
         return .success(copy)
     }
@@ -360,11 +385,29 @@ public struct RestResource: Sendable, Equatable {
         }
     }
 
-    /// The resource path (with `params` and paging query) as events label it.
-    public func label(extra: [(String, String)] = []) -> String {
+    /// The resource path (with `params` and paging query) as events label it; a request
+    /// with a body (or another method than GET) also carries `requestSuffix`, the cursor
+    /// `bodyCursor` written into its JSON body.
+    public func label(extra: [(String, String)] = [], bodyCursor: JSONValue? = nil) -> String {
         let query = (params + extra).map { "\($0.0)=\(Resource.queryEscape(Self.unescapeBraces($0.1)))" }.joined(separator: "&")
         let path = requestPath
-        return query.isEmpty ? path : path + "?" + query
+        return (query.isEmpty ? path : path + "?" + query) + requestSuffix(bodyCursor: bodyCursor)
+    }
+
+    /// What a label holds beyond its URL for a request that is not a plain GET:
+    /// `#NAME METHOD BODY`. A label is a request's identity (the resource key its page is
+    /// held under), and two pages of a POST cursor list share one URL: only the body tells
+    /// them apart, so the body as sent is part of the label, canonical (a JSON body with its
+    /// keys sorted) so one request always has one label. It is a fragment: never sent (the
+    /// URL ends at `#`), and the resource's name first, so the label names its resource
+    /// however many resources share the path (`ManifestSource.resource(ofLabel:)`).
+    /// Empty for a GET without a body: such labels stay as they always were.
+    public func requestSuffix(bodyCursor: JSONValue? = nil) -> String {
+        var target: [String]?
+        if case .cursor(_, .body(let path), _, _) = paginator, bodyCursor != nil { target = path }
+        let text = RestBody.text(body, cursor: target.map { ($0, bodyCursor!) })
+        guard method != "GET" || text != nil else { return "" }
+        return "#" + name + " " + method + (text.map { " " + $0 } ?? "")
     }
 
     /// `path` as asked (escaped braces as braces).

@@ -42,6 +42,28 @@ public protocol SourcePlugin: Sendable {
     /// in the log and merges in from other stores' logs, so requests to it meet the address
     /// policy of URLs named by bodies (`FetchConfiguration.allowPrivateHosts`).
     var basesAreData: Bool { get }
+    /// How a resource is asked: its method and body (a manifest's POST with `json` or
+    /// `data`); by default a GET without one.
+    func request(for resource: Resource) -> SourceRequest
+    /// Response headers of `kind` the log keeps beyond `Header.keptResponseHeaders` (a
+    /// manifest's `header_cursor` reads its next cursor from one); lowercased.
+    func keptResponseHeaders(for kind: DocumentKind) -> Set<String>
+}
+
+/// The method and body of one request, beyond its URL.
+public struct SourceRequest: Sendable, Equatable {
+    public var method: String
+    public var body: [UInt8]?
+    /// The body's Content-Type; nil sends none (a `data` string is sent as it is).
+    public var contentType: String?
+
+    public init(method: String = "GET", body: [UInt8]? = nil, contentType: String? = nil) {
+        self.method = method
+        self.body = body
+        self.contentType = contentType
+    }
+
+    public static let get = SourceRequest()
 }
 
 /// Extra headers and query parameters of a source's requests, and which of them are secret
@@ -100,6 +122,8 @@ extension SourcePlugin {
         try credentials(environment: environment)
     }
     public var basesAreData: Bool { false }
+    public func request(for resource: Resource) -> SourceRequest { .get }
+    public func keptResponseHeaders(for kind: DocumentKind) -> Set<String> { [] }
 }
 
 /// Images and other binary files named by bodies: the core's own source. A body's kind is

@@ -471,6 +471,11 @@ enum LogRendering {
         if let request = event.request {
             out.line("request      \(request.method) \(request.url)")
             for header in request.headers { out.line("  \(header.name): \(header.value)") }
+            // The body a POST sent, as sent (a replay of the request needs it).
+            if let sent = request.body {
+                let text = String(validating: sent, as: UTF8.self).map { $0.replacingOccurrences(of: "\n", with: "\\n") }
+                out.line("  (body, \(sent.count) bytes) " + (text ?? "binary; `fetchlog log export` carries it as base64"))
+            }
         }
         if let response = event.response {
             out.line("response     \(response.status)")

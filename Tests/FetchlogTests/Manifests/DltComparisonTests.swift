@@ -92,4 +92,44 @@ import Testing
         #expect(await ManifestAuthTests().requests(rig) == dltAsked + dltAsked)
         await ManifestTests().stop(rig)
     }
+
+    /// dlt's method and body (`docs/manifests/catalog-search.json`): a POST search paged by
+    /// a cursor written into its JSON body and ended by `has_more`, a form POST, a cursor in
+    /// a response header, a `Link` relation other than `next`.
+    static let searchResources = ["search", "formed", "header_cursored", "related"]
+
+    @Test func dltAndFetchlogReadTheSamePostedAndHeaderPagedItems() async throws {
+        let probe = try await runProcess("/usr/bin/env", ["python3", "-c", "import dlt; print(dlt.__version__)"])
+        guard probe.status == 0 else {
+            print("DltComparisonTests: skipped: Python's dlt is not installed (pip install 'dlt[duckdb]==1.31.*')")
+            return
+        }
+        let path = Repo.root + "/docs/manifests/catalog-search.json"
+        let manifest = try RestManifest(json: try JSONValue.parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
+        let rig = try await ManifestTests().start(manifest)
+        let dlt = try await runProcess("/usr/bin/env", ["python3", Repo.root + "/Tools/dlt/rest-api-items.py", path, rig.upstream.base + "/catalog"]
+                                       + Self.searchResources,
+                                       environment: ["RUNTIME__LOG_LEVEL": "WARNING", "DLT_DATA_DIR": rig.directory.path + "/dlt"])
+        #expect(dlt.status == 0, "\(dlt.stderr)")
+        let read = try JSONValue.parse(bytes: Array(dlt.stdout.utf8))
+        // dlt asked as Fetchlog will: three POSTs, one form POST, three and three GETs.
+        let dltRequests = await rig.upstream.server.requestLog.filter { $0.path.hasPrefix("/catalog/") }.map { "\($0.method) \($0.status)" }
+        #expect(dltRequests == Array(repeating: "POST 200", count: 4) + Array(repeating: "GET 200", count: 6))
+        for name in Self.searchResources {
+            _ = try await rig.store.fetchManifestResource(source: "catalog", resource: name)
+            let ours = try #require(ItemsView(state: rig.store.snapshot.state, source: "catalog", resource: name))
+            var theirs: [JSONValue] = []
+            var seen = Set<String>()
+            for item in read[name]?.arrayValue ?? [] where seen.insert(item["id"]?.canonicalText() ?? "?").inserted { theirs.append(item) }
+            // Keys, values and member order, in dlt's order (first seen; the catalog's repeated item is the same body).
+            #expect(ours.items.map { $0.canonicalText() } == theirs.map { $0.canonicalText() }, "\(name)")
+            #expect(ours.items.map(\.memberNames) == theirs.map(\.memberNames), "\(name): member order")
+        }
+        let counts = Dictionary(uniqueKeysWithValues: Self.searchResources.map { ($0, (read[$0]?.arrayValue ?? []).count) })
+        #expect(counts == ["search": 12, "formed": 4, "header_cursored": 13, "related": 13])
+        // Fetchlog asked the same requests dlt did.
+        let all = await rig.upstream.server.requestLog.filter { $0.path.hasPrefix("/catalog/") }.map { "\($0.method) \($0.path)" }
+        #expect(Array(all.prefix(10)) == Array(all.dropFirst(10)))
+        await ManifestTests().stop(rig)
+    }
 }

@@ -74,7 +74,7 @@ import Testing
         let file = try write(Self.manifest.replacingOccurrences(of: "page_number", with: "pages"), dir, "bad.json")
         let add = try await runFetchlog(["--store", store, "source", "add", file])
         #expect(add.status == 1)
-        #expect(add.stderr.contains("bad.json: resources[0].endpoint.paginator.type: \"pages\" is not one of single_page, page_number, offset, json_link, header_link, cursor, auto"), "\(add.stderr)")
+        #expect(add.stderr.contains("bad.json: resources[0].endpoint.paginator.type: \"pages\" is not one of single_page, page_number, offset, json_link, header_link, cursor, header_cursor, auto"), "\(add.stderr)")
         let taken = try write(Self.manifest.replacingOccurrences(of: #""name":"catalog""#, with: #""name":"tvmaze""#), dir, "taken.json")
         let clash = try await runFetchlog(["--store", store, "source", "add", taken])
         #expect(clash.status == 1)

@@ -38,7 +38,7 @@ import Testing
     @Test func dltsKeysAreNamedWhereTheyWereWritten() {
         let base = #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"#
         #expect(Self.refusal(base + #""resource_defaults":{"endpoint":{"paginator":{"type":"pages"}}},"resources":["a"]}"#)
-            == #"resource_defaults.endpoint.paginator.type: "pages" is not one of single_page, page_number, offset, json_link, header_link, cursor, auto (in resources[0], from resource_defaults)"#)
+            == #"resource_defaults.endpoint.paginator.type: "pages" is not one of single_page, page_number, offset, json_link, header_link, cursor, header_cursor, auto (in resources[0], from resource_defaults)"#)
         #expect(Self.refusal(base + #""resources":[{"name":"a","write_disposition":"upsert"}]}"#)
             == #"resources[0].write_disposition: "upsert" is not one of append, replace, merge"#)
         #expect(Self.refusal(base + #""resources":[{"name":"a","columns":{"x":{"data_type":"varchar"}}}]}"#)?

@@ -122,9 +122,9 @@ import Testing
 
     static let errors: [(manifest: String, error: String)] = [
         (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"paginator":{"type":"pages"}}}]}"#,
-         "resources[0].endpoint.paginator.type: \"pages\" is not one of single_page, page_number, offset, json_link, header_link, cursor, auto"),
+         "resources[0].endpoint.paginator.type: \"pages\" is not one of single_page, page_number, offset, json_link, header_link, cursor, header_cursor, auto"),
         (#"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"pth":"a"}}]}"#,
-         "resources[0].endpoint.pth: unknown key (did you mean 'path'?); allowed: path, params, data_selector, paginator, response_actions, incremental, headers, auth"),
+         "resources[0].endpoint.pth: unknown key (did you mean 'path'?); allowed: path, params, data_selector, paginator, response_actions, incremental, headers, auth, method, json, data"),
         (#"{"name":"catalog","client":{"base_url":"https://x.example","auth":{"type":"bearer","token":"t"}},"resources":["a"]}"#,
          "client.auth.token: write \"env:NAME\" and set NAME in the environment: a literal secret would be stored in the log with the manifest"),
         (#"{"name":"catalog","client":{"base_url":"https://x.example","auth":{"type":"oauth2"}},"resources":["a"]}"#,

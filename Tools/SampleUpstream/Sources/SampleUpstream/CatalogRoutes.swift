@@ -42,12 +42,56 @@ public enum CatalogRoutes {
         return #"{"id":\#(id),"name":"\#(colour) \#(animal) \#(id)","size":\#(id % 997),"colour":"\#(colour)","tags":["\#(animal)","t\#(id % 13)"]}"#
     }
 
-    static func respond(path: String, query: [String: String], host: String?, headers: [String: String], fullPath: String) -> RouteResult {
+    /// The ids whose name (`item N`) holds `text`, in id order.
+    public static func matching(_ text: String) -> [Int] { (1 ... 12).filter { "item \($0)".contains(text) } }
+
+    /// Page `cursor` (`s1`, `s2`, … ; none: `s1`) of a search's matches, five to a page.
+    public static func searchPage(_ matches: [Int], cursor: String?) -> (ids: [Int], last: Bool) {
+        let n = cursor.flatMap { Int($0.dropFirst()) } ?? 1
+        let ids = Array(matches.dropFirst((n - 1) * 5).prefix(5))
+        return (ids, n * 5 >= matches.count)
+    }
+
+    static func respond(path: String, query: [String: String], host: String?, headers: [String: String], fullPath: String,
+                        method: String = "GET", body: Data = Data()) -> RouteResult {
         let page = Int(query["page"] ?? "") ?? 1
         let origin = "http://\(host ?? "127.0.0.1")/catalog"
         func ok(_ body: String, link: String? = nil) -> RouteResult { .ok(Data(body.utf8), link: link) }
+        func refuse(_ status: Int, _ message: String) -> RouteResult { .error(status, JSONBody.encode(["error": message, "path": fullPath])) }
+        if method == "POST", path != "/search", path != "/form-search" { return refuse(405, "only GET here") }
         if let guarded = CatalogAuthRoutes.respond(path: path, headers: headers) { return guarded }
         switch path {
+        case "/search":
+            // POST only, a JSON object body: `query` (text in the names) and, after the first
+            // page, `page.after` (the cursor). The next cursor is always given; `has_more`
+            // says false on the last page, so a client that reads only the cursor asks once more.
+            guard method == "POST" else { return refuse(405, "POST a JSON body: {\"query\": TEXT, \"page\": {\"after\": CURSOR}}") }
+            if let type = headers["content-type"], !type.hasPrefix("application/json") { return refuse(415, "send JSON, not \(type)") }
+            guard let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let text = json["query"] as? String else {
+                return refuse(400, "the body must be a JSON object with a string query")
+            }
+            let cursor = (json["page"] as? [String: Any])?["after"] as? String
+            let n = cursor.flatMap { Int($0.dropFirst()) } ?? 1
+            let (ids, last) = searchPage(matching(text), cursor: cursor)
+            return ok(#"{"hits":\#(list(ids)),"next":{"cursor":"s\#(n + 1)"},"has_more":\#(!last)}"#)
+        case "/form-search":
+            // POST only, a form body: `q` (text in the names); one page.
+            guard method == "POST" else { return refuse(405, "POST a form: q=TEXT") }
+            guard headers["content-type"]?.hasPrefix("application/x-www-form-urlencoded") == true else {
+                return refuse(415, "send a form (application/x-www-form-urlencoded)")
+            }
+            guard let text = parseQuery(String(decoding: body, as: UTF8.self))["q"] else { return refuse(400, "the form has no q") }
+            return ok(#"{"hits":\#(list(matching(text)))}"#)
+        case "/header-cursor":
+            // The next cursor in the `X-Next-Cursor` header (none on the last page), asked
+            // back as `cursor`: pages 1–3 as `ids(page:)`.
+            let n = Int(query["cursor"]?.dropFirst() ?? "") ?? 1
+            return .ok(Data(list(ids(page: n)).utf8), headers: n < 3 ? [("X-Next-Cursor", "h\(n + 1)")] : [])
+        case "/related":
+            // Links by another relation than `next` (`links_next_key`): `following`; its
+            // `next` names page 1 again, which a client reading `next` would loop on.
+            let link = page < 3 ? #"<\#(origin)/related?page=\#(page + 1)>; rel="following", <\#(origin)/related?page=1>; rel="next""# : nil
+            return ok(list(ids(page: page)), link: link)
         case "/pages":
             return ok(#"{"data":\#(list(ids(page: page))),"total_pages":3}"#)
         case "/ended":

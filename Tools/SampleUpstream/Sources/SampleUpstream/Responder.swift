@@ -93,20 +93,22 @@ struct UpstreamResponder: HTTPResponder {
         if method == .post, path == "/catalog/oauth/token" {
             let form = try await request.body.collect(upTo: 1 << 16)
             let response: Response = switch CatalogAuthRoutes.token(form: parseQuery(String(buffer: form))) {
-            case .ok(let body, _, _): jsonResponse(200, body)
+            case .ok(let body, _, _, _): jsonResponse(200, body)
             case .error(let status, let body): jsonResponse(status, body)
             }
             await record(response.status.code, decision.summary)
             return response
         }
 
-        guard method == .get || method == .head else {
+        let components = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
+        let source = components.first.map(String.init) ?? ""
+        // The catalog takes POSTs too (its search routes check the method themselves).
+        guard method == .get || method == .head || (method == .post && source == "catalog") else {
             await record(405, decision.summary)
             return jsonResponse(405, JSONBody.encode(["error": "method not allowed", "path": fullPath]))
         }
-
-        let components = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
-        let source = components.first.map(String.init) ?? ""
+        var requestBody = Data()
+        if method == .post, let bytes = try? await request.body.collect(upTo: 1 << 20) { requestBody = Data(buffer: bytes) }
         let rest = components.count > 1 ? "/" + components[1] : ""
         let (versions, switches) = await state.snapshot(source: source)
         let query = parseQuery(request.uri.query)
@@ -123,7 +125,8 @@ struct UpstreamResponder: HTTPResponder {
         case "artic":
             result = ArticRoutes.respond(path: rest, query: query, fullPath: fullPath)
         case "catalog":
-            result = CatalogRoutes.respond(path: rest, query: query, host: request.head.authority, headers: headers, fullPath: fullPath)
+            result = CatalogRoutes.respond(path: rest, query: query, host: request.head.authority, headers: headers, fullPath: fullPath,
+                                           method: method.rawValue, body: requestBody)
         case SourceMetadata.assets:
             result = SampleAssets.respond(path: path, fullPath: fullPath)
         default:
@@ -134,7 +137,7 @@ struct UpstreamResponder: HTTPResponder {
         switch result {
         case .error(let status, let body):
             response = jsonResponse(status, body)
-        case .ok(let body, let contentType, let link):
+        case .ok(let body, let contentType, let link, let extraHeaders):
             let etag = Validators.etag(for: body)
             let lastModified = SourceMetadata.lastModified(source, versions: versions, switches: switches)
             var headers = HTTPFields()
@@ -142,6 +145,7 @@ struct UpstreamResponder: HTTPResponder {
             headers[.lastModified] = Validators.httpDate(lastModified)
             if let cacheControl = SourceMetadata.cacheControl(source) { headers[.cacheControl] = cacheControl }
             if let link { headers[.init("Link")!] = link }
+            for (name, value) in extraHeaders { headers[.init(name)!] = value }
             // Transport faults must reach the client even when it holds a current copy.
             let bodyFault: Bool = switch decision.failure {
             case .resetMidBody, .truncated, .malformedJSON, .slowDrip: true

@@ -4,7 +4,7 @@ import Foundation
 enum RouteResult: Sendable {
     /// 200 with a body (JSON unless the content type says otherwise); validators and caching
     /// headers are added by the server; `link` is sent as the `Link` header.
-    case ok(Data, contentType: String = RouteResult.jsonContentType, link: String? = nil)
+    case ok(Data, contentType: String = RouteResult.jsonContentType, link: String? = nil, headers: [(String, String)] = [])
     /// An error status with the source's own JSON error body (no validators).
     case error(Int, Data)
 
