@@ -114,14 +114,13 @@ public struct RestIncremental: Sendable, Equatable {
     }
 
     /// The `{incremental.…}` placeholders' values for the next request (as dlt names them).
-    func placeholderValues(items: [JSONValue]) -> [String: String] {
-        var values: [String: String] = [:]
-        let text = { (value: JSONValue?) -> String? in value.map { ItemsView.text($0) } }
-        values["incremental.start_value"] = text(startValue(of: items))
-        values["incremental.initial_value"] = text(initialValue)
-        values["incremental.end_value"] = text(endValue)
-        values["incremental.last_value"] = text(lastValue(of: items) ?? initialValue)
-        values["incremental.lag"] = lag.map { CanonicalNumber.text($0) }
+    func placeholderValues(items: [JSONValue]) -> [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        values["incremental.start_value"] = startValue(of: items)
+        values["incremental.initial_value"] = initialValue
+        values["incremental.end_value"] = endValue
+        values["incremental.last_value"] = lastValue(of: items) ?? initialValue
+        values["incremental.lag"] = lag.map { .number(CanonicalNumber.text($0)) }
         return values
     }
 
@@ -164,16 +163,18 @@ extension RestResource {
     public func preparedForFetch(held items: [JSONValue]) -> RestResource {
         guard let incremental else { return self }
         var copy = self
-        let values = incremental.placeholderValues(items: items)
+        let values = incremental.placeholderValues(items: items).mapValues { ($0, ItemsView.text($0)) }
         func fill(_ text: String) -> String {
             var text = text
-            for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
+            for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value.1) }
             return text
         }
         copy.path = fill(path)
         copy.params = params.map { ($0.0, fill($0.1)) }
-        if let start = incremental.startParam, let value = values["incremental.start_value"] { copy.params.append((start, value)) }
-        if let end = incremental.endParam, let value = values["incremental.end_value"] { copy.params.append((end, value)) }
+        // In a body a value that is only the placeholder keeps its type (a number stays one).
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) { copy.body = copy.body?.filling("{\(name)}", with: value.0, text: value.1) }
+        if let start = incremental.startParam, let value = values["incremental.start_value"] { copy.params.append((start, value.1)) }
+        if let end = incremental.endParam, let value = values["incremental.end_value"] { copy.params.append((end, value.1)) }
         return copy
     }
 }
