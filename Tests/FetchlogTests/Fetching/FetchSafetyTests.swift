@@ -28,9 +28,10 @@ import Testing
         let h = try await FetchHarness.start(faults: [Fault(match: "/brastlewark", kind: .slowDrip(milliseconds: 20))])
         defer { Task { await h.stop() } }
         var configuration = Self.configuration(base: h.base)
-        // 8 s: the headers come first, and under the full suite on two cores they were seen
-        // to take over 3 s to arrive; the body, at 50 bytes/s, would take over 2 hours.
-        configuration.deadline = .seconds(8)
+        // 20 s: the headers come first, and under the full suite on two cores they were seen
+        // to take over 3 s to arrive, and (session 9, with the damaged-store and 200 MB
+        // stream suites beside it) over 8 s; the body, at 50 bytes/s, would take over 2 hours.
+        configuration.deadline = .seconds(20)
         configuration.minimumRate = .off
         let fetcher = Fetcher(log: h.log, configuration: configuration)
         let started = ContinuousClock.now
@@ -54,19 +55,19 @@ import Testing
         // and (in session 4's full runs) over 1.5 s late. What this test holds is that the
         // deadline ends the attempt at all — the body alone would take over 2 hours — so the
         // bound is loose; the message below says the deadline is what ended it.
-        #expect(attempt >= .seconds(8) && attempt <= .seconds(25), "the attempt took \(attempt), not the 8 s deadline")
+        #expect(attempt >= .seconds(20) && attempt <= .seconds(37), "the attempt took \(attempt), not the 20 s deadline")
         // The call as a whole (the attempt, then the event's append and fsync) must end: before
         // the fix it never did. CI saw the append take 5 s under load, so the bound on the whole
         // call is loose; the deadline's accuracy is held by the recorded attempt above.
-        #expect(elapsed >= .seconds(8) && elapsed <= .seconds(35), "the fetch took \(elapsed)")
+        #expect(elapsed >= .seconds(20) && elapsed <= .seconds(47), "the fetch took \(elapsed)")
         #expect(event.kind == .fetchFailed)
         #expect(event.failure?.failureClass == .timeout)
-        #expect(event.failure?.message == "the attempt ran past its deadline of 8 s (headers and body) after \(partial.count) of \(census.count) body bytes; "
+        #expect(event.failure?.message == "the attempt ran past its deadline of 20 s (headers and body) after \(partial.count) of \(census.count) body bytes; "
             + "raise --deadline if the upstream is only slow")
-        // At most 50 bytes/s for 8 s (fewer, even none, when the machine is so loaded that
+        // At most 50 bytes/s for 20 s (fewer, even none, when the machine is so loaded that
         // the reader is not scheduled before the deadline): a partial body, byte for byte
         // what was sent.
-        #expect(partial.count <= 450)
+        #expect(partial.count <= 1050)
         #expect(partial == Array(census.prefix(partial.count)))
         #expect(event.response?.status == 200)
     }

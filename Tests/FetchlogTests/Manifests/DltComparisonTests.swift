@@ -132,4 +132,34 @@ import Testing
         #expect(Array(all.prefix(10)) == Array(all.dropFirst(10)))
         await ManifestTests().stop(rig)
     }
+
+    /// Issue 24, item 3: dlt's incremental on its first run (no pipeline state) asks from
+    /// `initial_value` and keeps what lies past it, as Fetchlog's first fetch does — the same
+    /// requests, items and order, for `endpoint.incremental` and the `{type: incremental}` param.
+    @Test func dltAndFetchlogAgreeOnAFirstIncrementalRun() async throws {
+        let probe = try await runProcess("/usr/bin/env", ["python3", "-c", "import dlt; print(dlt.__version__)"])
+        guard probe.status == 0 else {
+            print("DltComparisonTests: skipped: Python's dlt is not installed (pip install 'dlt[duckdb]==1.31.*')")
+            return
+        }
+        let rig = try await ManifestTests().start(try RestManifest(json: try JSONValue.parse(IncrementalTests.manifest)))
+        try FileManager.default.createDirectory(atPath: rig.directory.path + "/dlt", withIntermediateDirectories: true)
+        let file = rig.directory.path + "/dlt/incremental.json"
+        try IncrementalTests.manifest.write(toFile: file, atomically: true, encoding: .utf8)
+        let dlt = try await runProcess("/usr/bin/env", ["python3", Repo.root + "/Tools/dlt/rest-api-items.py", file, rig.upstream.base + "/catalog", "changes", "recent"],
+                                       environment: ["RUNTIME__LOG_LEVEL": "WARNING", "DLT_DATA_DIR": rig.directory.path + "/dlt"])
+        #expect(dlt.status == 0, "\(dlt.stderr)")
+        let read = try JSONValue.parse(bytes: Array(dlt.stdout.utf8))
+        let dltAsked = await rig.upstream.asked
+        #expect(dltAsked == (1 ... 3).map { "/catalog/changes?\(IncrementalTests.since(1))&page=\($0)" }
+                    + ["/catalog/changes?v=2&\(IncrementalTests.since(10))&page=1"], "\(dltAsked)")
+        for name in ["changes", "recent"] {
+            _ = try await rig.store.fetchManifestResource(source: "catalog", resource: name)
+            let ours = try #require(ItemsView(state: rig.store.snapshot.state, source: "catalog", resource: name))
+            #expect(ours.items.map { $0.canonicalText() } == (read[name]?.arrayValue ?? []).map { $0.canonicalText() }, "\(name)")
+        }
+        #expect((read["recent"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == [10, 11, 12])
+        #expect(await rig.upstream.asked == dltAsked + dltAsked)
+        await ManifestTests().stop(rig)
+    }
 }
