@@ -32,24 +32,14 @@ import Testing
     }
 
     @Test func aSecondFetchAsksOnlyForWhatChangedAndEveryReadingAgreesOnTheNextRequest() async throws {
-        let upstream = try await CatalogUpstream.start()
-        let dir = TemporaryDirectory("incremental")
-        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
-        let store = dir.sub("store"), file = dir.sub("catalog.json")
-        try Self.manifest.write(toFile: file, atomically: true, encoding: .utf8)
-        func fetch(_ store: String, _ resource: String, _ extra: [String] = []) async throws -> CommandResult {
-            try await runFetchlog(["--store", store, "--upstream", upstream.base, "--retries", "0", "fetch", "catalog", resource] + extra)
-        }
-        func ids(_ store: String, _ resource: String) async throws -> [Int] {
-            let export = try await runFetchlog(["--store", store, "export", "items/catalog/" + resource])
-            return (try JSONValue.parse(bytes: Array(export.stdout.utf8))["items"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
-        }
-        #expect(try await runFetchlog(["--store", store, "source", "add", file]).status == 0)
+        let rig = try await ManifestCLIRig.start("incremental", manifest: Self.manifest)
+        let (upstream, store, file, dir) = (rig.upstream, rig.store, rig.file, rig.dir)
+        func fetch(_ resource: String, _ extra: [String] = []) async throws -> CommandResult { try await rig.fetch([resource] + extra) }
 
         // First fetch: from initial_value, every page (12 items, five a page).
-        #expect(try await fetch(store, "changes").status == 0)
+        #expect(try await fetch("changes").status == 0)
         #expect(await upstream.asked == (1 ... 3).map { "/catalog/changes?\(Self.since(1))&page=\($0)" })
-        #expect(try await ids(store, "changes") == Array(1 ... 12))
+        #expect(try await rig.ids("changes") == Array(1 ... 12))
         // The next request, as `source try` shows it: from the last value held.
         let trial = try await runFetchlog(["--store", store, "source", "try", file, "--format", "json"])
         let rows = try JSONValue.parse(bytes: Array(trial.stdout.utf8)).arrayValue ?? []
@@ -57,17 +47,17 @@ import Testing
                 "\(trial.stdout)")
 
         // Second fetch: only what changed since (item 12, the cursor's range being closed).
-        let second = try await fetch(store, "changes", ["--format", "json"])
+        let second = try await fetch("changes", ["--format", "json"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(await upstream.asked.count == 4)
         #expect(await upstream.asked.last == "/catalog/changes?\(Self.since(12))&page=1")
         #expect(try JSONValue.parse(bytes: Array(second.stdout.utf8)).arrayValue?.count == 1)
-        #expect(try await ids(store, "changes") == Array(1 ... 12))
+        #expect(try await rig.ids("changes") == Array(1 ... 12))
 
         // The `{"type": "incremental"}` param, its initial_value a lower bound on what is kept.
-        #expect(try await fetch(store, "recent").status == 0)
+        #expect(try await fetch("recent").status == 0)
         #expect(await upstream.asked.suffix(1) == ["/catalog/changes?v=2&\(Self.since(10))&page=1"])
-        #expect(try await ids(store, "recent") == [10, 11, 12])
+        #expect(try await rig.ids("recent") == [10, 11, 12])
 
         // --at and a second store fed the same log compute the same next request.
         let log = try EventLog.open(at: store)
@@ -86,18 +76,14 @@ import Testing
         #expect((try JSONValue.parse(bytes: Array(final.stdout.utf8)).arrayValue ?? []).map { $0["next"]?.stringValue ?? "-" }
                     == ["/changes?\(Self.since(12))&page=1", "/changes?v=2&\(Self.since(12))&page=1"], "\(final.stdout)")
         #expect(last == 6)
-        await upstream.stop()
+        await rig.stop()
     }
 
     /// A fetch killed while its request hangs records nothing for it: the next fetch asks
     /// from the items committed before (page 1's: item 5 the latest), not from nowhere.
     @Test func aFetchKilledMidwayAsksAgainFromTheCommittedItems() async throws {
-        let upstream = try await CatalogUpstream.start()
-        let dir = TemporaryDirectory("incremental-kill")
-        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
-        let store = dir.sub("store"), file = dir.sub("catalog.json")
-        try Self.manifest.write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(try await runFetchlog(["--store", store, "source", "add", file]).status == 0)
+        let rig = try await ManifestCLIRig.start("incremental-kill", manifest: Self.manifest)
+        let (upstream, store) = (rig.upstream, rig.store)
         let arguments = ["--store", store, "--upstream", upstream.base, "--retries", "0", "fetch", "catalog", "changes"]
         #expect(try await runFetchlog(arguments + ["--pages", "1"]).status == 0)
         #expect(await upstream.asked == ["/catalog/changes?\(Self.since(1))&page=1"])
@@ -120,9 +106,8 @@ import Testing
         let again = try await runFetchlog(arguments)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(Array(await upstream.asked.suffix(2)) == ["/catalog/changes?\(Self.since(5))&page=1", "/catalog/changes?\(Self.since(5))&page=2"])
-        let export = try await runFetchlog(["--store", store, "export", "items/catalog/changes"])
-        #expect((try JSONValue.parse(bytes: Array(export.stdout.utf8))["items"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == Array(1 ... 12))
-        await upstream.stop()
+        #expect(try await rig.ids("changes") == Array(1 ... 12))
+        await rig.stop()
     }
 
     @Test func incrementalsAreReadWithDltsMeaning() throws {

@@ -23,38 +23,16 @@ import Testing
       {"name":"keyless","primary_key":"id","endpoint":{"path":"keyless","paginator":"single_page"}}]}
     """#
 
-    struct Rig {
-        let upstream: CatalogUpstream
-        /// Kept for the rig's life: the directory goes when it does.
-        let dir: TemporaryDirectory
-        let store: String
-
-        static func start(_ name: String) async throws -> Rig {
-            let upstream = try await CatalogUpstream.start()
-            let dir = TemporaryDirectory(name)
-            try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
-            let file = dir.sub("catalog.json")
-            try PagingBoundsTests.manifest.write(toFile: file, atomically: true, encoding: .utf8)
-            let rig = Rig(upstream: upstream, dir: dir, store: dir.sub("store"))
-            #expect(try await runFetchlog(["--store", rig.store, "source", "add", file]).status == 0)
-            return rig
-        }
-
-        func fetch(_ arguments: String...) async throws -> CommandResult {
-            try await runFetchlog(["--store", store, "--upstream", upstream.base, "--retries", "0", "fetch", "catalog"] + arguments)
-        }
-
-        /// The notices of each record of a `--format json` fetch, in order (records without any: []).
-        func notices(_ result: CommandResult) throws -> [[String]] {
-            try (JSONValue.parse(bytes: Array(result.stdout.utf8)).arrayValue ?? []).map { record in
-                (record["notices"]?.arrayValue ?? []).map { ($0["kind"]?.stringValue ?? "") + ":" + ($0["count"].map(ItemsView.text) ?? "-") }
-            }
+    /// The notices of each record of a `--format json` fetch, in order (records without any: []).
+    static func notices(_ result: CommandResult) throws -> [[String]] {
+        try (JSONValue.parse(bytes: Array(result.stdout.utf8)).arrayValue ?? []).map { record in
+            (record["notices"]?.arrayValue ?? []).map { ($0["kind"]?.stringValue ?? "") + ":" + ($0["count"].map(ItemsView.text) ?? "-") }
         }
     }
 
     @Test func aListThatNeverEndsStopsAtTheCeilingAndSaysSo() async throws {
-        let rig = try await Rig.start("paging-ceiling")
-        let endless = try await rig.fetch("endless", "--max-pages", "5")
+        let rig = try await ManifestCLIRig.start("paging-ceiling", manifest: Self.manifest)
+        let endless = try await rig.fetch(["endless", "--max-pages", "5"])
         #expect(endless.status == 0, "\(endless.stderr)")
         #expect(await rig.upstream.asked == ["/catalog/endless"] + (2 ... 5).map { "/catalog/endless?cursor=c\($0)" })
         #expect(endless.stderr == "fetchlog: warning: catalog/endless?cursor=c5: stopped at --max-pages 5 with the list not ended "
@@ -63,55 +41,55 @@ import Testing
         #expect(endless.stdout.hasSuffix("5 requests (200×5); 5 events appended (seq 2…6); 285 B of bodies\n"), "\(endless.stdout)")
 
         // In JSON the notice rides on the last page's record.
-        let boundless = try await rig.fetch("boundless", "--max-pages", "3", "--format", "json")
+        let boundless = try await rig.fetch(["boundless", "--max-pages", "3", "--format", "json"])
         #expect(boundless.status == 0, "\(boundless.stderr)")
-        #expect(try rig.notices(boundless) == [[], [], ["pageCeiling:-"]], "\(boundless.stdout)")
+        #expect(try Self.notices(boundless) == [[], [], ["pageCeiling:-"]], "\(boundless.stdout)")
         #expect(boundless.stderr.contains("stopped at --max-pages 3 with the list not ended (next: /boundless?page=4)"), "\(boundless.stderr)")
 
         // What was asked for is no news: --pages N, or the paginator's own maximum_page.
-        let asked = try await rig.fetch("endless", "--pages", "2")
+        let asked = try await rig.fetch(["endless", "--pages", "2"])
         #expect(asked.status == 0 && asked.stderr == "", "\(asked.stderr)")
-        let capped = try await rig.fetch("capped", "--format", "json")
+        let capped = try await rig.fetch(["capped", "--format", "json"])
         #expect(capped.status == 0 && capped.stderr == "", "\(capped.stderr)")
-        #expect(try rig.notices(capped) == [[], [], []])
+        #expect(try Self.notices(capped) == [[], [], []])
         #expect(await rig.upstream.asked.suffix(5) == ["/catalog/endless", "/catalog/endless?cursor=c2",
                                                          "/catalog/boundless?cap=yes&page=1", "/catalog/boundless?cap=yes&page=2",
                                                          "/catalog/boundless?cap=yes&page=3"])
-        let bad = try await rig.fetch("endless", "--max-pages", "0")
+        let bad = try await rig.fetch(["endless", "--max-pages", "0"])
         #expect(bad.status == 64 && bad.stderr.contains("--max-pages takes 1 or more, not 0"), "\(bad.stderr)")
-        await rig.upstream.stop()
+        await rig.stop()
     }
 
     @Test func aRepeatedPageAndALinkElsewhereEndPagingAndSaySo() async throws {
-        let rig = try await Rig.start("paging-repeat")
-        let same = try await rig.fetch("same", "--format", "json")
+        let rig = try await ManifestCLIRig.start("paging-repeat", manifest: Self.manifest)
+        let same = try await rig.fetch(["same", "--format", "json"])
         #expect(same.status == 0, "\(same.stderr)")
         #expect(await rig.upstream.asked == ["/catalog/same?page=1", "/catalog/same?page=2"])
-        #expect(try rig.notices(same) == [[], ["repeatedPage:-"]])
+        #expect(try Self.notices(same) == [[], ["repeatedPage:-"]])
         #expect(same.stderr == "fetchlog: warning: catalog/same?page=2: /same?page=2 repeats the page before it, body for body: "
             + "paging stopped there (the API may not take the paginator's parameter)\n", "\(same.stderr)")
 
-        let elsewhere = try await rig.fetch("elsewhere")
+        let elsewhere = try await rig.fetch(["elsewhere"])
         #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
         #expect(await rig.upstream.asked.last == "/catalog/elsewhere")
         #expect(await rig.upstream.asked.count == 3)
         #expect(elsewhere.stderr == "fetchlog: warning: catalog/elsewhere: the next link https://elsewhere.example/catalog/elsewhere?page=2 "
             + "is outside catalog's base https://catalog.example: not followed, so paging stopped "
             + "(Fetchlog sends a source's requests, and its credentials, under its base only)\n", "\(elsewhere.stderr)")
-        await rig.upstream.stop()
+        await rig.stop()
     }
 
     @Test func itemsTheViewLeavesOutAreCountedAndARepeatedNameKeepsItsLastValue() async throws {
-        let rig = try await Rig.start("paging-keyless")
-        let fetch = try await rig.fetch("keyless", "--format", "json")
+        let rig = try await ManifestCLIRig.start("paging-keyless", manifest: Self.manifest)
+        let fetch = try await rig.fetch(["keyless", "--format", "json"])
         #expect(fetch.status == 0, "\(fetch.stderr)")
-        #expect(try rig.notices(fetch) == [["itemsLeftOut:4"]], "\(fetch.stdout)")
+        #expect(try Self.notices(fetch) == [["itemsLeftOut:4"]], "\(fetch.stdout)")
         #expect(fetch.stderr == "fetchlog: warning: catalog/keyless: 4 of the page's 6 items left out of items/catalog/keyless: "
             + "2 without a value for the primary key (id) and 2 that are not an object\n", "\(fetch.stderr)")
         let export = try await runFetchlog(["--store", rig.store, "export", "items/catalog/keyless"])
         let items = try JSONValue.parse(bytes: Array(export.stdout.utf8))["items"]
         // `{"id":3,"name":"first","name":"last"}`: one name, its last value (Python's json, so dlt).
         #expect(items?.canonicalText() == #"[{"id":1,"name":"one"},{"id":3,"name":"last"}]"#, "\(export.stdout)")
-        await rig.upstream.stop()
+        await rig.stop()
     }
 }

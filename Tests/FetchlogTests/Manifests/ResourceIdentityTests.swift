@@ -23,36 +23,25 @@ import Testing
     /// resource on it), and `status` called every resource stale at once (a manifest source
     /// had no rule, so it was "revalidate on every open").
     @Test func resourcesOnOnePathKeepTheirOwnItemsAndStayFreshForTheirTTL() async throws {
-        let upstream = try await CatalogUpstream.start()
         // The manifest is held canonically (keys sorted), so its params ask `pages` before `size`.
-        let dir = TemporaryDirectory("resource-identity")
-        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
-        let store = dir.sub("store"), file = dir.sub("catalog.json")
-        try Self.manifest.write(toFile: file, atomically: true, encoding: .utf8)
+        let rig = try await ManifestCLIRig.start("resource-identity", manifest: Self.manifest)
+        let (upstream, store, file) = (rig.upstream, rig.store, rig.file)
         func env(_ now: String) -> [String: String] { ["FETCHLOG_NOW": now] }
-        #expect(try await runFetchlog(["--store", store, "source", "add", file]).status == 0)
         for resource in ["items", "two", "five"] {
-            let fetch = try await runFetchlog(["--store", store, "--upstream", upstream.base, "fetch", "catalog", resource],
-                                              environment: env("2026-11-22T08:00:00Z"))
+            let fetch = try await rig.fetch([resource], environment: env("2026-11-22T08:00:00Z"))
             #expect(fetch.status == 0, "\(fetch.stderr)")
         }
         #expect(await upstream.asked == ["/catalog/pages?page=1", "/catalog/pages?page=2", "/catalog/pages?page=3",
                                          "/catalog/bulk?pages=1&size=2&page=1", "/catalog/bulk?pages=1&size=5&page=1"])
 
-        func ids(_ name: String, at: [String] = []) async throws -> [Int] {
-            let export = try await runFetchlog(["--store", store, "export", "items/catalog/" + name] + at)
-            #expect(export.status == 0, "\(export.stderr)")
-            let json = try JSONValue.parse(bytes: Array(export.stdout.utf8))
-            return (json["items"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue }
-        }
-        #expect(try await ids("two") == [1, 2])
-        #expect(try await ids("five") == [1, 2, 3, 4, 5])
-        #expect(try await ids("items") == Array(1 ... 12))
+        #expect(try await rig.ids("two") == [1, 2])
+        #expect(try await rig.ids("five") == [1, 2, 3, 4, 5])
+        #expect(try await rig.ids("items") == Array(1 ... 12))
         // The past from the log alone agrees (the log holds requests, not resource names):
         // at seq 5 only two's page (seq 5) was held, five's came at seq 6.
-        #expect(try await ids("two", at: ["--at", "5"]) == [1, 2])
-        #expect(try await ids("five", at: ["--at", "5"]) == [])
-        #expect(try await ids("five", at: ["--at", "6"]) == [1, 2, 3, 4, 5])
+        #expect(try await rig.ids("two", ["--at", "5"]) == [1, 2])
+        #expect(try await rig.ids("five", ["--at", "5"]) == [])
+        #expect(try await rig.ids("five", ["--at", "6"]) == [1, 2, 3, 4, 5])
 
         // `source try` with the same manifest reads the held pages the same way.
         let trial = try await runFetchlog(["--store", store, "source", "try", file, "--format", "json"])
@@ -82,6 +71,6 @@ import Testing
         #expect(later["/pages?page=1"] == "stale 2026-11-22T08:15:00.000Z")
         #expect(later["/bulk?pages=1&size=2&page=1"] == "stale 2026-11-22T08:15:00.000Z")
         #expect(later["/bulk?pages=1&size=5&page=1"] == "fresh 2026-11-22T09:00:00.000Z")
-        await upstream.stop()
+        await rig.stop()
     }
 }
