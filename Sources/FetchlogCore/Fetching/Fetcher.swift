@@ -160,6 +160,11 @@ public final class Fetcher: Sendable {
         // as sent, never masked: the log replays it.
         let asked = plugin?.request(for: resource) ?? .get
         if asked.body != nil, let contentType = asked.contentType { requestHeaders.append(Header("Content-Type", contentType)) }
+        // A request's own headers (filled templates) over the source's of the same name.
+        for header in asked.headers {
+            requestHeaders.removeAll { $0.name.lowercased() == header.name.lowercased() }
+            requestHeaders.append(header)
+        }
         let keptExtra = plugin?.keptResponseHeaders(for: resource.document) ?? []
         var conditional = false
         // Only a GET is revalidated: a POST's answer depends on its body and is not a cached

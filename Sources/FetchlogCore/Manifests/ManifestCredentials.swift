@@ -116,13 +116,18 @@ public struct EndpointCredentials: Sendable, Equatable {
         var headers: [(String, SecretValue)] = []
         for (name, value) in members {
             guard case .string(let text) = value else { throw ManifestError(path: given.path + "." + name, message: "expected a string") }
-            if text.contains("{resources.") || text.contains("{incremental.") {
-                throw ManifestError(path: given.path + "." + name, message: "a placeholder in a header is dlt's; Fetchlog does not support it yet")
-            }
+            // A template (`{resources.posts.id}`) is the resource's, filled per request
+            // (`RestResource.headerTemplates`); it holds no secret to resolve.
+            if isTemplate(text) { continue }
             headers.append((name, try ManifestSecrets.header(name, text, path: given.path + "." + name)))
         }
         return headers
     }
 
     public static func == (a: Self, b: Self) -> Bool { a.headers.elementsEqual(b.headers, by: ==) && a.auth == b.auth }
+
+    /// True when an endpoint header's value holds a placeholder dlt fills.
+    static func isTemplate(_ text: String) -> Bool {
+        RestResource.placeholders(in: text).contains { $0.hasPrefix("resources.") || $0.hasPrefix("incremental.") }
+    }
 }

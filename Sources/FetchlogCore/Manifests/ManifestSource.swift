@@ -94,8 +94,14 @@ public struct ManifestSource: SourcePlugin {
         let parts = resource.path[resource.path.index(after: hash)...].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, let named = manifest.resource(String(parts[0])) else { return .get }
         var request = SourceRequest(method: String(parts[1]))
-        if parts.count == 3 {
-            request.body = Array(parts[2].utf8)
+        var rest = parts.count == 3 ? parts[2] : nil
+        // Filled header templates come first, as one `H…` token.
+        if !named.headerTemplates.isEmpty, let token = rest.map({ $0.prefix { $0 != " " } }), let headers = RestResource.headers(fromToken: token) {
+            request.headers = headers
+            rest = token.endIndex < rest!.endIndex ? rest![rest!.index(after: token.endIndex)...] : nil
+        }
+        if let rest {
+            request.body = Array(rest.utf8)
             // A cursor written into a body that had none makes a JSON one.
             request.contentType = named.body.map { $0.contentType } ?? "application/json"
         }

@@ -171,6 +171,7 @@ extension RestResource {
         }
         copy.path = fill(path)
         copy.params = params.map { ($0.0, fill($0.1)) }
+        copy.headerTemplates = headerTemplates.map { ($0.0, fill($0.1)) }
         // In a body a value that is only the placeholder keeps its type (a number stays one).
         for (name, value) in values.sorted(by: { $0.key < $1.key }) { copy.body = copy.body?.filling("{\(name)}", with: value.0, text: value.1) }
         if let start = incremental.startParam, let value = values["incremental.start_value"] { copy.params.append((start, value.1)) }

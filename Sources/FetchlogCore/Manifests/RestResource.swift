@@ -59,6 +59,10 @@ public struct RestResource: Sendable, Equatable {
     public var acceptedWithoutEffect: [String] = []
     /// `endpoint.incremental` or a `{"type": "incremental"}` param.
     public var incremental: RestIncremental?
+    /// `endpoint.headers` whose values hold `{resources.…}` or `{incremental.…}`
+    /// placeholders: filled per request (per parent item, from the items held), sent, and
+    /// part of the label, since they may be all that tells two requests apart.
+    public var headerTemplates: [(String, String)] = []
     /// `endpoint.method`: GET (dlt's default) or POST.
     public var method = "GET"
     /// `endpoint.json` or `endpoint.data`: the request body, placeholders and all until a
@@ -69,7 +73,8 @@ public struct RestResource: Sendable, Equatable {
         a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
             && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)
             && a.ignoredContent.elementsEqual(b.ignoredContent, by: { $0.content == $1.content && $0.status == $1.status })
-            && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.incremental == b.incremental && a.sameRequestsAndReading(b)
+            && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.incremental == b.incremental
+            && a.headerTemplates.elementsEqual(b.headerTemplates, by: ==) && a.sameRequestsAndReading(b)
     }
 
     private func sameRequestsAndReading(_ b: RestResource) -> Bool {
@@ -162,15 +167,23 @@ public struct RestResource: Sendable, Equatable {
         self.path = path
         self.params = params
         let bodyTexts = body.map { given in given.strings.map { ($0, endpoint.path + "." + given.key) } } ?? []
+        if case .object(let headers)? = endpoint.json["headers"] {
+            for (name, value) in headers {
+                guard case .string(let text) = value, EndpointCredentials.isTemplate(text) else { continue }
+                headerTemplates.append((name, text))
+            }
+        }
         // A `data` string is sent as it is, and a JSON text in it has braces of its own:
         // only `{resources.…}` there is a placeholder.
         let textBody: Bool = if case .text? = body { true } else { false }
         // Child resources: every placeholder names one field of one parent resource.
-        for (text, at) in Self.placeholders(in: path).map({ ($0, endpoint.path + ".path") })
-            + params.flatMap({ param in Self.placeholders(in: param.1).map { ($0, endpoint.path + ".params." + param.0) } })
-            + bodyTexts.flatMap({ given in
-                Self.placeholders(in: given.0).filter { !textBody || $0.hasPrefix("resources.") }.map { ($0, given.1) }
-            }) {
+        var found: [(String, String)] = Self.placeholders(in: path).map { ($0, endpoint.path + ".path") }
+        found += params.flatMap { param in Self.placeholders(in: param.1).map { ($0, endpoint.path + ".params." + param.0) } }
+        found += bodyTexts.flatMap { given in
+            Self.placeholders(in: given.0).filter { !textBody || $0.hasPrefix("resources.") }.map { ($0, given.1) }
+        }
+        found += headerTemplates.flatMap { header in Self.placeholders(in: header.1).map { ($0, endpoint.path + ".headers." + header.0) } }
+        for (text, at) in found {
             // `{incremental.start_value}` and the like: filled from the items held at fetch time.
             if text.hasPrefix("incremental.") {
                 guard RestIncremental.placeholders.contains(text) else {
@@ -329,6 +342,7 @@ public struct RestResource: Sendable, Equatable {
             copy.path = copy.path.replacingOccurrences(of: "{\(text)}", with: Self.pathEscape(raw))
             copy.params = copy.params.map { ($0.0, $0.1.replacingOccurrences(of: "{\(text)}", with: raw)) }
             copy.body = copy.body?.filling("{\(text)}", with: value, text: raw)
+            copy.headerTemplates = copy.headerTemplates.map { ($0.0, $0.1.replacingOccurrences(of: "{\(text)}", with: raw)) }
         }
         return .success(copy)
     }
@@ -406,8 +420,21 @@ public struct RestResource: Sendable, Equatable {
         var target: [String]?
         if case .cursor(_, .body(let path), _, _) = paginator, bodyCursor != nil { target = path }
         let text = RestBody.text(body, cursor: target.map { ($0, bodyCursor!) })
-        guard method != "GET" || text != nil else { return "" }
-        return "#" + name + " " + method + (text.map { " " + $0 } ?? "")
+        guard method != "GET" || text != nil || !headerTemplates.isEmpty else { return "" }
+        return "#" + name + " " + method + (headerTemplates.isEmpty ? "" : " " + Self.headersToken(headerTemplates)) + (text.map { " " + $0 } ?? "")
+    }
+
+    /// Filled header templates in a label: `H` and their canonical JSON object,
+    /// percent-encoded (no space, which ends the token).
+    static func headersToken(_ headers: [(String, String)]) -> String {
+        "H" + Resource.queryEscape(JSONValue.object(headers.map { ($0.0, .string(unescapeBraces($0.1))) }).canonicalText())
+    }
+
+    /// The headers a label's `H…` token holds.
+    static func headers(fromToken token: Substring) -> [Header]? {
+        guard token.hasPrefix("H"), let text = String(token.dropFirst()).removingPercentEncoding,
+              case .object(let members)? = try? JSONValue.parse(text) else { return nil }
+        return members.map { Header($0.0, $0.1.stringValue ?? $0.1.canonicalText()) }
     }
 
     /// `path` as asked (escaped braces as braces).

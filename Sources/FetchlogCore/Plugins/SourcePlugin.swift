@@ -56,11 +56,15 @@ public struct SourceRequest: Sendable, Equatable {
     public var body: [UInt8]?
     /// The body's Content-Type; nil sends none (a `data` string is sent as it is).
     public var contentType: String?
+    /// Headers the request itself carries (a manifest's filled header templates), sent and
+    /// recorded as they are: they are no secret.
+    public var headers: [Header] = []
 
-    public init(method: String = "GET", body: [UInt8]? = nil, contentType: String? = nil) {
+    public init(method: String = "GET", body: [UInt8]? = nil, contentType: String? = nil, headers: [Header] = []) {
         self.method = method
         self.body = body
         self.contentType = contentType
+        self.headers = headers
     }
 
     public static let get = SourceRequest()

@@ -134,4 +134,43 @@ import Testing
         #expect(refusal(#"{"name":"a","endpoint":{"path":"a","incremental":{"cursor_path":"n","convert":"f"}}}"#)
             == "resources[0].endpoint.incremental.convert: is dlt's (a Python callable), which a JSON manifest cannot hold")
     }
+
+    /// Issue 24, item 4: placeholders in an endpoint's headers, filled per parent item and
+    /// from the items held, sent, and part of each page's label (the header may be all that
+    /// tells two requests apart). Before, they were refused ("dlt's; Fetchlog does not
+    /// support it yet").
+    @Test func headerPlaceholdersAreFilledPerParentItemAndFromTheItemsHeld() async throws {
+        let manifest = #"""
+        {"name":"catalog","client":{"base_url":"https://catalog.example"},
+         "resources":[
+          {"name":"items","primary_key":"id","endpoint":{"path":"pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}}},
+          {"name":"reviews","primary_key":"id","include_from_parent":["name"],
+           "endpoint":{"path":"by-header","headers":{"X-Item-Id":"{resources.items.id}"},"data_selector":"data","paginator":"single_page"}},
+          {"name":"changes","primary_key":"id","endpoint":{"path":"changes","data_selector":"data","headers":{"X-Updated-Since":"{incremental.start_value}"},
+           "paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"},
+           "incremental":{"cursor_path":"updated_at","initial_value":"2026-01-01T00:00:00Z"}}}]}
+        """#
+        let rig = try await ManifestCLIRig.start("header-placeholders", manifest: manifest)
+        #expect(try await rig.fetch(["reviews"]).status == 0)
+        let asked = await rig.upstream.server.requestLog.filter { $0.path.hasPrefix("/catalog/by-header") }
+        #expect(asked.map { $0.headers?["x-item-id"] ?? "-" } == (1 ... 12).map(String.init))
+        #expect(asked.allSatisfy { $0.status == 200 })
+        // The reviews of every item: ids k-1…k-(k % 3), each with its item's name.
+        let export = try await runFetchlog(["--store", rig.store, "export", "items/catalog/reviews"])
+        let reviews = try JSONValue.parse(bytes: Array(export.stdout.utf8))["items"]?.arrayValue ?? []
+        #expect(reviews.map { $0["id"]?.stringValue ?? "-" } == (1 ... 12).flatMap { id in (0 ..< id % 3).map { "\(id)-\($0 + 1)" } })
+        #expect(reviews.first?["_items_name"] == .string("item 1"))
+
+        #expect(try await rig.fetch(["changes"]).status == 0)
+        #expect(try await rig.fetch(["changes"]).status == 0)
+        let since = await rig.upstream.server.requestLog.filter { $0.path.hasPrefix("/catalog/changes") }
+        #expect(since.map { "\($0.path) \($0.headers?["x-updated-since"] ?? "-")" } == [
+            "/catalog/changes?page=1 2026-01-01T00:00:00Z", "/catalog/changes?page=2 2026-01-01T00:00:00Z",
+            "/catalog/changes?page=3 2026-01-01T00:00:00Z", "/catalog/changes?page=1 2026-01-12T00:00:00Z",
+        ])
+        #expect(try await rig.ids("changes") == Array(1 ... 12))
+        let verify = try await runFetchlog(["--store", rig.store, "replay", "--verify"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        await rig.stop()
+    }
 }

@@ -73,8 +73,9 @@ import Testing
          "resource_defaults.endpoint.headers.X-Api-Key: the header X-Api-Key holds a secret: write \"env:NAME\" and set NAME in the environment, since a literal secret would be stored in the log with the manifest (in resources[0], from resource_defaults)"),
         (#"{"name":"c","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"auth":{"type":"api_key","api_key":"env:K","location":"body"}}}]}"#,
          "resources[0].endpoint.auth.location: \"body\" is not one of header, query, param, cookie"),
-        (#"{"name":"c","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"headers":{"X-Parent":"{resources.b.id}"}}},"b"]}"#,
-         "resources[0].endpoint.headers.X-Parent: a placeholder in a header is dlt's; Fetchlog does not support it yet"),
+        // A header placeholder is filled per request (IncrementalTests): one with nothing to fill it is refused.
+        (#"{"name":"c","client":{"base_url":"https://x.example"},"resources":[{"name":"a","endpoint":{"headers":{"X-Since":"{incremental.start_value}"}}},"b"]}"#,
+         "resources[0].endpoint.headers.X-Since: {incremental.start_value} needs an incremental (endpoint.incremental)"),
     ]
 
     @Test func literalSecretsAndUnknownTypesAreRefusedNamingTheKeyPath() throws {

@@ -146,12 +146,18 @@ public enum CatalogRoutes {
         case "/changes":
             // Incremental: item N changed on 2026-01-N; `updated_since` (inclusive) lists those
             // changed since, oldest first, five a page, with the page count.
-            let since = query["updated_since"] ?? ""
+            let since = query["updated_since"] ?? headers["x-updated-since"] ?? ""
             let changed = (1 ... 12).filter { changedAt($0) >= since }
             let pages = max(1, (changed.count + 4) / 5)
             let slice = changed.dropFirst((page - 1) * 5).prefix(5)
             let items = slice.map { #"{"id":\#($0),"name":"item \#($0)","updated_at":"\#(changedAt($0))"}"# }
             return ok(#"{"data":[\#(items.joined(separator: ","))],"total_pages":\#(pages)}"#)
+        case "/by-header":
+            // An item's reviews, the item named by a header only (dlt's header placeholders).
+            guard let id = Int(headers["x-item-id"] ?? ""), (1 ... 12).contains(id) else {
+                return .error(400, Data(#"{"error":"say which item in X-Item-Id"}"#.utf8))
+            }
+            return ok(reviews(of: id))
         case "/quiet":
             // Page 1 has items; later pages say so in words, with a 200 (for `response_actions`
             // with `content`).
