@@ -70,24 +70,26 @@ public struct ItemsView: Sendable, Equatable {
     /// A child resource's items: per parent item, the pages at its resolved path whose
     /// query holds its resolved placeholder parameters, each item with its parent members.
     private static func childItems(_ resource: RestResource, _ held: [(String, ManifestPage)], parent: ItemsView) -> [JSONValue] {
-        var byPath: [Substring: [(query: Set<Substring>, headers: Substring?, page: ManifestPage)]] = [:]
+        var byPath: [Substring: [(query: Set<Substring>, fragment: Substring?, page: ManifestPage)]] = [:]
         for (label, page) in held {
-            // A `#resource …` fragment is not part of the URL; its `H…` token holds the
-            // filled header templates, which may be all that names the parent item.
+            // A `#resource …` fragment is not part of the URL; it holds the request's filled
+            // header templates and body, which may be all that names the parent item.
             let parts = label.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-            let headers = parts.count > 1 ? parts[1].split(separator: " ").first { $0.hasPrefix("H") } : nil
             let url = parts[0].split(separator: "?", maxSplits: 1)
-            byPath[url[0], default: []].append((Set(url.count > 1 ? url[1].split(separator: "&") : []), headers, page))
+            byPath[url[0], default: []].append((Set(url.count > 1 ? url[1].split(separator: "&") : []), parts.count > 1 ? parts[1] : nil, page))
         }
+        // A paginator that writes its cursor into the body changes the body page by page:
+        // only the first page's would match, so the fragment is not compared then.
+        let bodyPaged: Bool = if case .cursor(_, .body, _, _) = resource.paginator { true } else { false }
         let placeholderParams = Set(resource.params.filter { $0.1.contains("{") }.map(\.0))
         var collected: [JSONValue] = []
         for parentItem in parent.items {
             guard case .success(let child) = resource.resolved(for: parentItem) else { continue }
             let wanted = child.params.filter { placeholderParams.contains($0.0) }.map { Substring("\($0.0)=\(Resource.queryEscape($0.1))") }
-            let headers = child.headerTemplates.isEmpty ? nil : RestResource.headersToken(child.headerTemplates)
+            let suffix = bodyPaged ? "" : child.requestSuffix()
             let extra = resource.parentMembers(of: parentItem)
             for entry in byPath[Substring(child.requestPath)] ?? [] where wanted.allSatisfy(entry.query.contains) {
-                if let headers, entry.headers.map(String.init) != headers { continue }
+                if !suffix.isEmpty, entry.fragment.map({ "#" + $0 }) != suffix { continue }
                 collected += entry.page.items.map { adding(extra, to: $0) }
             }
         }

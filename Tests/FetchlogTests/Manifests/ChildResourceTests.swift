@@ -117,4 +117,23 @@ import Testing
         #expect(invalid.stdout + invalid.stderr == "invalid: \(documentFile) at items/0: 'id' is a required property\n", "\(invalid.stdout) \(invalid.stderr)")
         await ManifestTests().stop(rig)
     }
+
+    /// A child whose parent item is named only in its POST body (or a header): every page
+    /// shares one URL, so its label's fragment is what tells whose page it is. Before, each
+    /// parent item took every page at the path, and every hit carried the last parent's id.
+    @Test func childPagesNamedByTheirBodyKeepTheirOwnParent() async throws {
+        let manifest = try ManifestTests.manifest(
+            #"{"name":"items","primary_key":"id","endpoint":{"path":"pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}}},"#
+                + #"{"name":"hits","primary_key":"id","include_from_parent":["id"],"#
+                + #""endpoint":{"path":"form-search","method":"POST","data":{"q":"{resources.items.name}"},"data_selector":"hits","paginator":"single_page"}}"#)
+        let rig = try await ManifestTests().start(manifest)
+        let reports = try await rig.store.fetchManifestResource(source: "catalog", resource: "hits")
+        #expect(reports.count == 15)
+        let hits = try ViewCatalog.export("items/catalog/hits", state: rig.store.snapshot.state)["items"]?.arrayValue ?? []
+        // "item 1" finds 1, 10, 11 and 12; each later parent finds its own again: the last
+        // parent to bring a hit is the hit itself.
+        #expect(hits.compactMap { $0["id"]?.intValue } == [1, 10, 11, 12, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(hits.allSatisfy { $0["id"] == $0["_items_id"] }, "\(hits.map { $0.canonicalText() })")
+        await ManifestTests().stop(rig)
+    }
 }
