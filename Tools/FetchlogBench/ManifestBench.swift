@@ -6,11 +6,18 @@ import SampleUpstream
 /// `fetchlog-bench --manifests`: a manifest resource fetched end to end into a queryable
 /// view by Fetchlog beside dlt 1.31's `rest_api` loading the same pages into DuckDB (and
 /// dlt only extracting them), from the same sample upstream, alternating, in one run; then
-/// `items … TEXT` latency over 100,000 items beside SQLite answering the same search.
+/// `items … TEXT` latency over 100,000 items beside SQLite answering the same search; then
+/// an incremental refetch of 100,000 items after 1 % changed beside dlt's (IncrementalBench).
 /// Needs Python's dlt (`pip install 'dlt[duckdb]==1.31.*'`); run from the repository root.
 func runManifestBenchmarks(quick: Bool) async {
     let upstream = try! SampleUpstream()
     let base = try! await upstream.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    if CommandLine.arguments.contains("--incremental") {
+        // `--manifests --incremental`: the incremental refetch alone.
+        await runIncrementalManifestBenchmark(upstream: upstream, base: base, quick: quick)
+        await upstream.stop()
+        return
+    }
     func manifest(size: Int, pages: Int) -> String {
         #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":[{"name":"bulk","primary_key":"id","#
             + #""endpoint":{"path":"bulk","data_selector":"data","params":{"size":\#(size),"pages":\#(pages)},"#
@@ -137,5 +144,7 @@ func runManifestBenchmarks(quick: Bool) async {
     print("| ratio (SQLite ÷ Fetchlog) | \(String(format: "%.1f", s50 / p50))× | \(String(format: "%.1f", s99 / p99))× |")
     await fetcher.shutdown()
     log.close()
+
+    await runIncrementalManifestBenchmark(upstream: upstream, base: base, quick: quick)
     await upstream.stop()
 }

@@ -2,7 +2,8 @@
 // same machine, same record sizes. Build and run in release:
 //
 //     swift run -c release fetchlog-bench [--quick]   (--decode, --views: the view-layer sets;
-//                                                     --manifests: a manifest vs dlt, search vs SQLite;
+//                                                     --manifests: a manifest vs dlt, search vs SQLite,
+//                                                       an incremental refetch vs dlt's (alone: --manifests --incremental);
 //                                                     --year: a year of revalidations, compaction;
 //                                                     --replication: JetStream seeding and catch-up vs raw nats.c;
 //                                                     --scale: censuses of 1.3k to 1.3M gnomes vs SQLite and jq, logs to 1M events)

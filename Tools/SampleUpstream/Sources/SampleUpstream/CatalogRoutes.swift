@@ -42,6 +42,46 @@ public enum CatalogRoutes {
         return #"{"id":\#(id),"name":"\#(colour) \#(animal) \#(id)","size":\#(id % 997),"colour":"\#(colour)","tags":["\#(animal)","t\#(id % 13)"]}"#
     }
 
+    /// `/bulkchanges`: when item `id` last changed, in seconds after 2026-01-01T00:00:00Z.
+    /// Generation 0: item N at N seconds (every timestamp distinct, so an inclusive
+    /// `updated_since` of the latest one lists that one item). Generation 1: every hundredth
+    /// item (`id % 100 == 0`, 1 % of them, the last one among them when N is a multiple of
+    /// 100) changed again, 10,000,000 s later (late April), after every generation-0 time.
+    public static func bulkChangedAt(_ id: Int, generation: Int) -> Int {
+        generation >= 1 && id % 100 == 0 ? 10_000_000 + id : id
+    }
+
+    /// Items of `/bulkchanges` a page.
+    public static let bulkChangesPageSize = 1000
+
+    /// `seconds` after 2026-01-01T00:00:00Z as ISO 8601 (`2026-MM-DDTHH:MM:SSZ`), written
+    /// by hand: a page holds a thousand of them. Within 2026 (not a leap year).
+    public static func timestamp2026(_ seconds: Int) -> String {
+        let days = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        var day = seconds / 86_400, month = 0
+        while month < 11, day >= days[month] { day -= days[month]; month += 1 }
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let rest = seconds % 86_400
+        return "2026-\(two(month + 1))-\(two(day + 1))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+    }
+
+    /// An `updated_since` value as seconds after 2026-01-01T00:00:00Z, rounded up (the
+    /// bound is inclusive and timestamps are whole seconds); nil when it is not ISO 8601.
+    static func secondsAfter2026(_ text: String) -> Int? {
+        let formatter = ISO8601DateFormatter()
+        if text.contains(".") { formatter.formatOptions.insert(.withFractionalSeconds) }
+        guard let date = formatter.date(from: text) else { return nil }
+        return Int((date.timeIntervalSince1970 - 1_767_225_600).rounded(.up))
+    }
+
+    /// The ids `/bulkchanges` lists since `since` (inclusive), oldest change first.
+    static func bulkChanges(count n: Int, since: Int, generation: Int) -> [Int] {
+        guard n >= 1 else { return [] }
+        let unchanged = (max(1, since) ... max(1, since, n)).filter { $0 <= n && bulkChangedAt($0, generation: generation) == $0 }
+        let changed = generation >= 1 ? stride(from: 100, through: n, by: 100).filter { bulkChangedAt($0, generation: generation) >= since } : []
+        return unchanged + changed
+    }
+
     /// The ids whose name (`item N`) holds `text`, in id order.
     public static func matching(_ text: String) -> [Int] { (1 ... 12).filter { "item \($0)".contains(text) } }
 
@@ -53,7 +93,7 @@ public enum CatalogRoutes {
     }
 
     static func respond(path: String, query: [String: String], host: String?, headers: [String: String], fullPath: String,
-                        method: String = "GET", body: Data = Data()) -> RouteResult {
+                        method: String = "GET", body: Data = Data(), generation: Int = 0) -> RouteResult {
         let page = Int(query["page"] ?? "") ?? 1
         let origin = "http://\(host ?? "127.0.0.1")/catalog"
         func ok(_ body: String, link: String? = nil) -> RouteResult { .ok(Data(body.utf8), link: link) }
@@ -158,6 +198,26 @@ public enum CatalogRoutes {
                 return .error(400, Data(#"{"error":"say which item in X-Item-Id"}"#.utf8))
             }
             return ok(reviews(of: id))
+        case "/bulkchanges":
+            // Incremental at scale (the manifest benchmark): `n` bulk items (default 100,000)
+            // with `updated_at`, listed since `updated_since` (inclusive), oldest change first,
+            // in pages of 1,000 with the page count. `SampleUpstream.setCatalogGeneration(1)`
+            // changes 1 % of them (`bulkChangedAt`), so the same request lists them again.
+            let n = min(max(Int(query["n"] ?? "") ?? 100_000, 0), 10_000_000)
+            var since = Int.min
+            if let text = query["updated_since"] {
+                guard let seconds = secondsAfter2026(text) else {
+                    return refuse(400, "updated_since \"\(text)\" is not an ISO 8601 time: send one like 2026-01-01T00:00:00Z")
+                }
+                since = seconds
+            }
+            let matches = bulkChanges(count: n, since: since, generation: generation)
+            let size = bulkChangesPageSize, pages = max(1, (matches.count + size - 1) / size)
+            let slice = page >= 1 ? matches.dropFirst((page - 1) * size).prefix(size) : []
+            let items = slice.map { id in
+                String(bulkItem(id).dropLast()) + #","updated_at":"\#(timestamp2026(bulkChangedAt(id, generation: generation)))"}"#
+            }
+            return ok(#"{"data":[\#(items.joined(separator: ","))],"total_pages":\#(pages)}"#)
         case "/quiet":
             // Page 1 has items; later pages say so in words, with a 200 (for `response_actions`
             // with `content`).

@@ -126,7 +126,7 @@ struct UpstreamResponder: HTTPResponder {
             result = ArticRoutes.respond(path: rest, query: query, fullPath: fullPath)
         case "catalog":
             result = CatalogRoutes.respond(path: rest, query: query, host: request.head.authority, headers: headers, fullPath: fullPath,
-                                           method: method.rawValue, body: requestBody)
+                                           method: method.rawValue, body: requestBody, generation: await state.catalogGeneration)
         case SourceMetadata.assets:
             result = SampleAssets.respond(path: path, fullPath: fullPath)
         default:

@@ -101,6 +101,11 @@ public actor SampleUpstream {
 
     public func clearFaults() async { await state.setFaults([]) }
 
+    /// Switches the catalog's `/bulkchanges` generation: from 1, every hundredth item has
+    /// changed since generation 0 (`CatalogRoutes.bulkChangedAt`), so an incremental
+    /// refetch of the same manifest lists 1 % of the items. Used by `fetchlog-bench --manifests`.
+    public func setCatalogGeneration(_ generation: Int) async { await state.setCatalogGeneration(generation) }
+
     public var versions: DataVersions {
         get async { await state.versions }
     }

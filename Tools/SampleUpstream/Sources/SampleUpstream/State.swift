@@ -16,6 +16,10 @@ actor UpstreamState {
         self.echoToStderr = echoToStderr
     }
 
+    /// The catalog's `/bulkchanges` generation (`SampleUpstream.setCatalogGeneration`).
+    var catalogGeneration = 0
+    func setCatalogGeneration(_ generation: Int) { catalogGeneration = generation }
+
     var faults: [Fault] { plan.faults }
     func setFaults(_ faults: [Fault]) { plan.set(faults) }
     func decide(path: String) -> FaultDecision { plan.decide(path: path) }
