@@ -29,9 +29,21 @@ extension Store {
         let limitIsCeiling = maxPages.map { $0 >= ceiling } ?? true
         let ceilingName = pageCeiling.map { "--max-pages \($0)" } ?? "the ceiling of \(ceiling) pages"
         let paging = Paging(limit: limit, ceiling: limitIsCeiling ? ceilingName : nil)
-        // An incremental resource asks from the last value its held items hold.
-        let held = ItemsView(state: snapshot.state, source: source.rawValue, resource: name)?.items ?? []
-        let resource = defined.preparedForFetch(held: held)
+        // An incremental resource asks from the last value its held items hold: the extreme
+        // of its held pages' last cursors (each read once, at decode), or, for a child whose
+        // pages need their parents to be told apart, of its view's items.
+        let resource: RestResource
+        if let incremental = defined.incremental, defined.parent == nil {
+            let kind = plugin.kind(of: defined)
+            let state = snapshot.state
+            let lasts = state.documents.compactMap { key, held -> JSONValue? in
+                guard key.source == source.rawValue, plugin.documentKind(ofPath: key.path) == kind else { return nil }
+                return (held.document as? ManifestPage)?.lastCursor
+            }
+            resource = defined.preparedForFetch(lastValue: incremental.extreme(of: lasts))
+        } else {
+            resource = defined.preparedForFetch(held: ItemsView(state: snapshot.state, source: source.rawValue, resource: name)?.items ?? [])
+        }
         guard let parentName = resource.parent else {
             return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, paging: paging, onReport: onReport)
         }

@@ -138,6 +138,9 @@ public struct ManifestPage: SourceDocument, Equatable {
     public let nonObjectItems: Int
     /// A body a `response_actions` `content` rule ignored: no items, and the list ends.
     public let ignoredByAction: Bool
+    /// An incremental resource's last cursor value among this page's items (within its
+    /// bounds): the next request's start is the extreme of the held pages' values.
+    public let lastCursor: JSONValue?
     /// Which reading of which body this is: unique in the process, kept by every snapshot
     /// holding the page, so a view built from pages can be reused while its pages are the
     /// same (`ItemsView`'s cache) without comparing their contents.
@@ -161,6 +164,7 @@ public struct ManifestPage: SourceDocument, Equatable {
         keylessItems = 0
         nonObjectItems = 0
         ignoredByAction = true
+        lastCursor = nil
     }
 
     init(_ json: JSONValue, resource: RestResource) throws(DecodeError) {
@@ -218,6 +222,12 @@ public struct ManifestPage: SourceDocument, Equatable {
         }
         keylessItems = keyless
         nonObjectItems = nonObjects
+        if let incremental = resource.incremental {
+            let selected = items
+            lastCursor = incremental.lastValue(of: selected.filter(incremental.keeps))
+        } else {
+            lastCursor = nil
+        }
         func value(at path: JSONPath?) -> JSONValue? { path?.first(in: json) }
         var foundCursor: JSONValue?, foundMore: Bool?
         switch resource.paginator {

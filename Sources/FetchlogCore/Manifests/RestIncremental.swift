@@ -97,8 +97,11 @@ public struct RestIncremental: Sendable, Equatable {
 
     /// The last value held: the highest (`max`) or lowest (`min`) cursor value, nil when
     /// no item has one.
-    func lastValue(of items: [JSONValue]) -> JSONValue? {
-        cursorValues(items).reduce(nil) { best, value in
+    func lastValue(of items: [JSONValue]) -> JSONValue? { extreme(of: cursorValues(items)) }
+
+    /// The highest (`max`) or lowest (`min`) of cursor values (each page's, say).
+    func extreme(of values: [JSONValue]) -> JSONValue? {
+        values.reduce(nil) { best, value in
             guard let best else { return value }
             let before = Self.precedes(value, best)
             return (lastValueFunction == .max ? !before && value != best : before) ? value : best
@@ -107,19 +110,20 @@ public struct RestIncremental: Sendable, Equatable {
 
     /// What the next request starts from: the last value held (stepped back by `lag`),
     /// else `initial_value`.
-    func startValue(of items: [JSONValue]) -> JSONValue? {
-        guard let last = lastValue(of: items) else { return initialValue }
+    func startValue(last: JSONValue?) -> JSONValue? {
+        guard let last else { return initialValue }
         guard let lag, lag > 0 else { return last }
         return Self.stepped(last, by: lastValueFunction == .max ? -lag : lag) ?? last
     }
 
-    /// The `{incremental.…}` placeholders' values for the next request (as dlt names them).
-    func placeholderValues(items: [JSONValue]) -> [String: JSONValue] {
+    /// The `{incremental.…}` placeholders' values for the next request (as dlt names them),
+    /// `last` being the last value held.
+    func placeholderValues(last: JSONValue?) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
-        values["incremental.start_value"] = startValue(of: items)
+        values["incremental.start_value"] = startValue(last: last)
         values["incremental.initial_value"] = initialValue
         values["incremental.end_value"] = endValue
-        values["incremental.last_value"] = lastValue(of: items) ?? initialValue
+        values["incremental.last_value"] = last ?? initialValue
         values["incremental.lag"] = lag.map { .number(CanonicalNumber.text($0)) }
         return values
     }
@@ -161,9 +165,15 @@ extension RestResource {
     /// This resource as its next fetch asks it: `{incremental.…}` placeholders in the path
     /// and params filled, and the start and end params added, from the items held.
     public func preparedForFetch(held items: [JSONValue]) -> RestResource {
+        preparedForFetch(lastValue: incremental?.lastValue(of: items.filter { incremental?.keeps($0) ?? true }))
+    }
+
+    /// The same from the last value held (the extreme of the held pages' `lastCursor`s:
+    /// no view of every item needed).
+    func preparedForFetch(lastValue last: JSONValue?) -> RestResource {
         guard let incremental else { return self }
         var copy = self
-        let values = incremental.placeholderValues(items: items).mapValues { ($0, ItemsView.text($0)) }
+        let values = incremental.placeholderValues(last: last).mapValues { ($0, ItemsView.text($0)) }
         func fill(_ text: String) -> String {
             var text = text
             for (name, value) in values { text = text.replacingOccurrences(of: "{\(name)}", with: value.1) }
