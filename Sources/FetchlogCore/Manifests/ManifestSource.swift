@@ -147,7 +147,10 @@ public struct ManifestPage: SourceDocument, Equatable {
     let identity: UInt64
 
     public static func == (a: ManifestPage, b: ManifestPage) -> Bool {
-        a.body == b.body && a.items == b.items && a.total == b.total && a.nextURL == b.nextURL && a.cursor == b.cursor
+        // One reading of one body is equal to itself: the store compares its states on every
+        // catch-up, and a deep comparison of 100 held pages of 1,000 items took 80 ms.
+        if a.identity == b.identity { return true }
+        return a.body == b.body && a.items == b.items && a.total == b.total && a.nextURL == b.nextURL && a.cursor == b.cursor
             && a.cursorValue == b.cursorValue && a.hasMore == b.hasMore
     }
 
