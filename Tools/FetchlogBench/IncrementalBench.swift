@@ -31,12 +31,7 @@ func runIncrementalManifestBenchmark(upstream: SampleUpstream, base: String, qui
     func fetchlog(directory: String, split: Bool) async -> (full: Double, refetch: Double, view: Double?, pages: (Int, Int), items: Int) {
         await upstream.setCatalogGeneration(0)
         await upstream.clearRequestLog()
-        let log = try! EventLog.open(at: directory)
-        var configuration = FetchConfiguration()
-        configuration.upstream = Upstream(base: base)
-        let fetcher = Fetcher(log: log, configuration: configuration)
-        let store = try! Store(log: log, fetcher: fetcher)
-        try! await store.define(try! RestManifest(json: try! JSONValue.parse(bytes: Array(text.utf8))))
+        let (log, fetcher, store) = await openManifestStore(at: directory, upstream: base, manifest: text)
         var start = DispatchTime.now().uptimeNanoseconds
         _ = try! await store.fetchManifestResource(source: "catalog", resource: "bulkchanges")
         let full = seconds(start)

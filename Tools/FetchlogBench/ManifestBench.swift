@@ -46,12 +46,7 @@ func runManifestBenchmarks(quick: Bool) async {
     /// answer one search (the view is queryable). Returns seconds and the item count.
     func fetchlog(_ text: String, directory: String) async -> (Double, Int) {
         let start = DispatchTime.now().uptimeNanoseconds
-        let log = try! EventLog.open(at: directory)
-        var configuration = FetchConfiguration()
-        configuration.upstream = Upstream(base: base)
-        let fetcher = Fetcher(log: log, configuration: configuration)
-        let store = try! Store(log: log, fetcher: fetcher)
-        try! await store.define(try! RestManifest(json: try! JSONValue.parse(bytes: Array(text.utf8))))
+        let (log, fetcher, store) = await openManifestStore(at: directory, upstream: base, manifest: text)
         _ = try! await store.fetchManifestResource(source: "catalog", resource: "bulk")
         let view = ItemsView(state: store.snapshot.state, source: "catalog", resource: "bulk")!
         _ = view.query(text: "fox")
@@ -147,4 +142,16 @@ func runManifestBenchmarks(quick: Bool) async {
 
     await runIncrementalManifestBenchmark(upstream: upstream, base: base, quick: quick)
     await upstream.stop()
+}
+
+/// A new store in `directory` fetching through the sample upstream at `base`, with the
+/// manifest `text` defined: where each manifest bench starts.
+func openManifestStore(at directory: String, upstream base: String, manifest text: String) async -> (EventLog, Fetcher, Store) {
+    let log = try! EventLog.open(at: directory)
+    var configuration = FetchConfiguration()
+    configuration.upstream = Upstream(base: base)
+    let fetcher = Fetcher(log: log, configuration: configuration)
+    let store = try! Store(log: log, fetcher: fetcher)
+    try! await store.define(try! RestManifest(json: try! JSONValue.parse(bytes: Array(text.utf8))))
+    return (log, fetcher, store)
 }
