@@ -375,5 +375,12 @@ public final class Store: @unchecked Sendable {
 /// A store used for what it was not opened for.
 public enum StoreUsageError: Error, CustomStringConvertible {
     case noFetcher
-    public var description: String { "this store was opened without a fetcher, so it cannot fetch" }
+    /// `Store.open(at:)` takes a file URL naming the store's directory.
+    case notADirectory(String)
+    public var description: String {
+        switch self {
+        case .noFetcher: "this store was opened without a fetcher, so it cannot fetch"
+        case .notADirectory(let url): "\(url) is not a directory: give Store.open a file URL, e.g. URL(filePath: \"data.fetchlog\")"
+        }
+    }
 }

@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+
+extension Store {
+    /// How a store opens: one clock for the log, the fetcher and the store, how it fetches,
+    /// how often it saves a checkpoint, where it logs.
+    public struct Configuration: Sendable {
+        /// Stamps intents, fetch outcomes and a new store's creation time (tests pin it).
+        /// It replaces `fetching.clock`: a store has one clock.
+        public var clock: any WallClock = SystemClock()
+        /// How fetches ask: where requests go (`fetching.upstream`), timeouts, retries,
+        /// secrets, `offline`.
+        public var fetching = FetchConfiguration()
+        /// Save a checkpoint after this many applied events.
+        public var checkpointInterval = 500
+        /// The store's log lines (checkpoints, catch-up); label `fetchlog.store`.
+        public var logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")
+        /// How the log itself opens (map size, a new store's identity; benchmarks skip fsync).
+        package var log = EventLog.Options()
+
+        public init() {}
+    }
+
+    /// Opens (creating when new) the store in `directory`: the log, the fetcher, and the
+    /// state folded from its checkpoint and tail. The one way in.
+    ///
+    /// ```swift
+    /// let store = try await Store.open(at: URL(filePath: "data.fetchlog"), sources: SourceRegistry([]))
+    /// ```
+    ///
+    /// A directory that is not a Fetchlog store, or one this build cannot read, is refused
+    /// unchanged (`StoreError`). When the tail past the checkpoint was long, a checkpoint is
+    /// saved now, so the next open is quick.
+    public static func open(at directory: URL, sources: SourceRegistry, configuration: Configuration = Configuration()) async throws -> Store {
+        guard directory.isFileURL else { throw StoreUsageError.notADirectory(directory.absoluteString) }
+        var logOptions = configuration.log
+        logOptions.clock = configuration.clock
+        let log = try EventLog.open(at: directory.path, options: logOptions)
+        var fetching = configuration.fetching
+        fetching.clock = configuration.clock
+        let fetcher = Fetcher(log: log, sources: sources, configuration: fetching)
+        do {
+            let store = try Store(log: log, sources: sources, fetcher: fetcher, clock: configuration.clock, logger: configuration.logger)
+            store.checkpointInterval = configuration.checkpointInterval
+            switch store.origin {
+            case .checkpoint(_, let tail) where tail >= configuration.checkpointInterval: try await store.saveCheckpoint()
+            case .replay(let events) where events >= configuration.checkpointInterval: try await store.saveCheckpoint()
+            default: break
+            }
+            return store
+        } catch {
+            await fetcher.shutdown()
+            throw error
+        }
+    }
+
+    /// Closes the fetcher's connections. Call once when done; reads go on working.
+    public func close() async {
+        await fetcher?.shutdown()
+    }
+}
