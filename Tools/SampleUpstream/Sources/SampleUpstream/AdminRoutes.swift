@@ -14,6 +14,8 @@ import NIOCore
 ///   POST   /_admin/version   {"tvmaze":"2019"|"2024", "brastlewark":"v1"|"v2", "viaplay":"2022"|"2024"}
 ///                            (every key optional)
 ///   GET    /_admin/version   the active data versions
+///   GET    /_admin/writes    the writes the notes routes applied, in order (AppliedWrite JSON)
+///   DELETE /_admin/notes     restores the starting notes and forgets every write and key
 enum AdminRoutes {
     static func respond(to request: Request, context: UpstreamContext, state: UpstreamState) async -> Response {
         guard isLoopback(context.channel.remoteAddress) else {
@@ -47,6 +49,11 @@ enum AdminRoutes {
                 let change = try JSONDecoder().decode(VersionChange.self, from: Data(buffer: body))
                 await state.setVersions(tvmaze: change.tvmaze, brastlewark: change.brastlewark, viaplay: change.viaplay)
                 return encodable(await state.versions)
+            case (.get, "/_admin/writes"):
+                return encodable(await state.notes.applied)
+            case (.delete, "/_admin/notes"):
+                await state.resetNotes()
+                return encodable([AppliedWrite]())
             default:
                 return jsonResponse(404, JSONBody.encode(["error": "no such admin route", "path": request.uri.path]))
             }

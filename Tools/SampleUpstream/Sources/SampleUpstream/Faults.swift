@@ -52,6 +52,7 @@ public struct Fault: Sendable, Equatable, Codable, CustomStringConvertible {
             kind = .slowDrip(milliseconds: try c.decodeIfPresent(Int.self, forKey: .ms) ?? FaultKind.defaultDripMilliseconds)
         case "redirect":
             kind = .redirect(try c.decodeIfPresent(Int.self, forKey: .status) ?? 302, location: try c.decode(String.self, forKey: .location))
+        case "dropAfterWrite": kind = .dropAfterWrite
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown fault kind \(name)")
         }
@@ -104,6 +105,10 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
     /// Answer `status` (301, 302, 303, 307 or 308) with `Location: location` instead of the
     /// route: a redirect to another path, or to another server.
     case redirect(Int, location: String)
+    /// A write (the catalog's notes) is applied, then the connection is reset before any of
+    /// the answer is sent: the lost answer a client must retry with the same
+    /// `Idempotency-Key`. A read it matches gets no answer either.
+    case dropAfterWrite
 
     /// A slow drip's pace when none is given: 100 ms a byte (10 bytes/s).
     public static let defaultDripMilliseconds = 100
@@ -121,6 +126,7 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case .htmlBody: "htmlBody"
         case .slowDrip: "slowDrip"
         case .redirect: "redirect"
+        case .dropAfterWrite: "dropAfterWrite"
         }
     }
 
@@ -138,6 +144,7 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case "htmlbody", "html": "htmlBody"
         case "slowdrip", "drip": "slowDrip"
         case "redirect": "redirect"
+        case "dropafterwrite": "dropAfterWrite"
         default: nil
         }
     }
@@ -156,6 +163,7 @@ public enum FaultKind: Sendable, Equatable, CustomStringConvertible {
         case .htmlBody: "html-body"
         case .slowDrip(let ms): "slow-drip=\(ms)ms"
         case .redirect(let status, let location): "redirect=" + (status == 302 ? "" : "\(status):") + location
+        case .dropAfterWrite: "drop-after-write"
         }
     }
 }
@@ -175,6 +183,7 @@ public struct FaultSpecError: Error, CustomStringConvertible, Equatable {
 ///     truncated   malformed-json   wrong-content-type   html-body
 ///     slow-drip (a byte every 100 ms)   slow-drip=50ms
 ///     redirect=http://127.0.0.1:8081/brastlewark/data.json@brastlewark   redirect=307:/brastlewark/data.json
+///     drop-after-write@catalog/notes (the write applied, the answer never sent)
 ///
 /// MATCH is a path prefix (leading slash optional) or `*`; without `@MATCH` the fault applies to all.
 /// A redirect's URL may hold `@` (userinfo) only when an `@MATCH` follows: the last `@` starts MATCH.
@@ -244,6 +253,7 @@ public enum FaultSpec {
                 v = String(v[v.index(after: colon)...])
             }
             kind = .redirect(status, location: v)
+        case "dropAfterWrite": kind = .dropAfterWrite
         default: kind = .wrongContentType
         }
         if value != nil && !["status", "failNext", "latency", "slowDrip", "redirect"].contains(canonical) {
@@ -294,7 +304,7 @@ struct FaultPlan: Sendable {
                 guard decision.failure == nil else { continue }
                 decision.failure = fault.kind
                 decision.applied.append(fault.description)
-            case .noAnswer, .resetMidBody, .truncated, .malformedJSON, .wrongContentType, .htmlBody, .slowDrip, .redirect:
+            case .noAnswer, .resetMidBody, .truncated, .malformedJSON, .wrongContentType, .htmlBody, .slowDrip, .redirect, .dropAfterWrite:
                 guard decision.failure == nil else { continue }
                 decision.failure = fault.kind
                 decision.applied.append(fault.description)

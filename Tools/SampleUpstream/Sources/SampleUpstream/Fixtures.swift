@@ -52,6 +52,9 @@ enum JSONBody {
         try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
     }
 
+    /// `text` as a JSON string, quotes included.
+    static func quote(_ text: String) -> String { String(decoding: encode(text), as: UTF8.self) }
+
     static func parse(_ data: Data) -> Any? {
         try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
     }

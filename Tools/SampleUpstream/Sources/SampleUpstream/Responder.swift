@@ -62,6 +62,13 @@ struct UpstreamResponder: HTTPResponder {
             }
             try? await context.channel.close()
             throw InjectedFaultError()
+        case .dropAfterWrite where method == .get || method == .head:
+            await record(0, decision.summary)
+            if let socket = context.channel as? any SocketOptionProvider {
+                try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+            }
+            try? await context.channel.close()
+            throw InjectedFaultError()
         case .status(let code, let retryAfter):
             await record(code, decision.summary)
             var headers = HTTPFields()
@@ -102,6 +109,25 @@ struct UpstreamResponder: HTTPResponder {
 
         let components = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true)
         let source = components.first.map(String.init) ?? ""
+        let rest = components.count > 1 ? "/" + components[1] : ""
+        // The catalog's writable notes: every method, applied one at a time in the state's actor.
+        if source == "catalog", NotesRoutes.handles(rest), method != .get, method != .head {
+            let body = (try? await request.body.collect(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
+            let answer = await state.applyNoteWrite(NoteWrite(method: method.rawValue, rest: rest, fullPath: fullPath, headers: headers, body: body))
+            if decision.failure == .dropAfterWrite {
+                // Applied, and then no answer: the connection is reset before a byte of it.
+                await record(0, decision.summary)
+                if let socket = context.channel as? any SocketOptionProvider {
+                    try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                }
+                try? await context.channel.close()
+                throw InjectedFaultError()
+            }
+            var fields = HTTPFields()
+            for (name, value) in answer.headers { fields[.init(name)!] = value }
+            await record(answer.status, decision.summary)
+            return Response(status: .init(code: answer.status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        }
         // The catalog takes POSTs too (its search routes check the method themselves).
         guard method == .get || method == .head || (method == .post && source == "catalog") else {
             await record(405, decision.summary)
@@ -109,7 +135,6 @@ struct UpstreamResponder: HTTPResponder {
         }
         var requestBody = Data()
         if method == .post, let bytes = try? await request.body.collect(upTo: 1 << 20) { requestBody = Data(buffer: bytes) }
-        let rest = components.count > 1 ? "/" + components[1] : ""
         let (versions, switches) = await state.snapshot(source: source)
         let query = parseQuery(request.uri.query)
         let result: RouteResult
@@ -124,6 +149,8 @@ struct UpstreamResponder: HTTPResponder {
             result = ThmanyahRoutes.respond(path: rest, query: query, totalPages: configuration.thmanyahTotalPages ?? ThmanyahRoutes.recordedTotalPages, fullPath: fullPath)
         case "artic":
             result = ArticRoutes.respond(path: rest, query: query, fullPath: fullPath)
+        case "catalog" where NotesRoutes.handles(rest):
+            result = NotesRoutes.read(rest, book: await state.notes, fullPath: fullPath)
         case "catalog":
             result = CatalogRoutes.respond(path: rest, query: query, host: request.head.authority, headers: headers, fullPath: fullPath,
                                            method: method.rawValue, body: requestBody, generation: await state.catalogGeneration)

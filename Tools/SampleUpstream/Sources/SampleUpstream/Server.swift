@@ -106,6 +106,20 @@ public actor SampleUpstream {
     /// refetch of the same manifest lists 1 % of the items. Used by `fetchlog-bench --manifests`.
     public func setCatalogGeneration(_ generation: Int) async { await state.setCatalogGeneration(generation) }
 
+    /// The writes the notes routes applied, in order (a replayed `Idempotency-Key` adds
+    /// none): what a test counts to prove each mutation was applied exactly once.
+    public var appliedWrites: [AppliedWrite] {
+        get async { await state.notes.applied }
+    }
+
+    /// The notes as `GET /catalog/notes/{id}` serves them, by id.
+    public var notes: [Int: String] {
+        get async { await state.notes.notes.mapValues(\.json) }
+    }
+
+    /// Restores the three notes the server starts with and forgets every write and key.
+    public func resetNotes() async { await state.resetNotes() }
+
     public var versions: DataVersions {
         get async { await state.versions }
     }

@@ -20,6 +20,11 @@ actor UpstreamState {
     var catalogGeneration = 0
     func setCatalogGeneration(_ generation: Int) { catalogGeneration = generation }
 
+    /// The writable notes (`NotesRoutes`) and the writes applied to them.
+    private(set) var notes = NotesBook()
+    func applyNoteWrite(_ write: NoteWrite) -> NoteAnswer { notes.apply(write) }
+    func resetNotes() { notes = NotesBook() }
+
     var faults: [Fault] { plan.faults }
     func setFaults(_ faults: [Fault]) { plan.set(faults) }
     func decide(path: String) -> FaultDecision { plan.decide(path: path) }

@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+@testable import SampleUpstream
+
+/// The catalog's writable notes: what an offline-writes client is tested against.
+@Suite struct NotesRouteTests {
+    static let json = [("Content-Type", "application/json")]
+
+    @Test func createChangeReplaceAndDeleteANote() async throws {
+        try await withServer { h in
+            let list = try await h.get("/catalog/notes")
+            #expect(String(decoding: list.body, as: UTF8.self) == #"{"data":[{"id":1,"title":"buy milk","done":false,"priority":2,"version":1},"#
+                + #"{"id":2,"title":"call the plumber","done":true,"priority":1,"version":1},{"id":3,"title":"write the report","done":false,"priority":4,"version":1}]}"#)
+
+            let created = try await h.send(.POST, "/catalog/notes", body: #"{"title":"buy bread","priority":5}"#, headers: Self.json)
+            #expect(created.status == 201)
+            #expect(created.header("Location") == "/catalog/notes/4")
+            let createdBody = #"{"id":4,"title":"buy bread","done":false,"priority":5,"version":1}"#
+            #expect(String(decoding: created.body, as: UTF8.self) == createdBody)
+            #expect(created.header("ETag") == Validators.etag(for: Data(createdBody.utf8)))
+
+            // The note reads back with the ETag its write answered with.
+            let read = try await h.get("/catalog/notes/4")
+            #expect(read.status == 200)
+            #expect(read.header("ETag") == created.header("ETag"))
+
+            let patched = try await h.send(.PATCH, "/catalog/notes/4", body: #"{"done":true}"#,
+                                           headers: Self.json + [("If-Match", created.header("ETag")!)])
+            #expect(patched.status == 200)
+            #expect(String(decoding: patched.body, as: UTF8.self) == #"{"id":4,"title":"buy bread","done":true,"priority":5,"version":2}"#)
+
+            let replaced = try await h.send(.PUT, "/catalog/notes/4", body: #"{"title":"buy rye bread"}"#, headers: Self.json)
+            #expect(String(decoding: replaced.body, as: UTF8.self) == #"{"id":4,"title":"buy rye bread","done":false,"priority":3,"version":3}"#)
+
+            let deleted = try await h.send(.DELETE, "/catalog/notes/4", headers: [("If-Match", replaced.header("ETag")!)])
+            #expect(deleted.status == 204)
+            #expect(try await h.get("/catalog/notes/4").status == 404)
+            #expect(try await h.send(.DELETE, "/catalog/notes/4").status == 404)
+            #expect(await h.server.appliedWrites.map(\.method) == ["POST", "PATCH", "PUT", "DELETE"])
+        }
+    }
+
+    @Test func aStaleIfMatchIs412WithTheCurrentNote() async throws {
+        try await withServer { h in
+            let first = try await h.get("/catalog/notes/1")
+            // Another client changes the note.
+            _ = try await h.send(.PATCH, "/catalog/notes/1", body: #"{"priority":1}"#, headers: Self.json)
+            let stale = try await h.send(.PATCH, "/catalog/notes/1", body: #"{"done":true}"#,
+                                         headers: Self.json + [("If-Match", first.header("ETag")!)])
+            #expect(stale.status == 412)
+            let current = #"{"id":1,"title":"buy milk","done":false,"priority":1,"version":2}"#
+            #expect((stale.object["current"] as? [String: Any])?["version"] as? Int == 2)
+            #expect(stale.object["error"] as? String == "note 1 changed since \(first.header("ETag")!): its current version is in current")
+            #expect(stale.header("ETag") == Validators.etag(for: Data(current.utf8)))
+            #expect(await h.server.notes[1] == current)
+            let deleteStale = try await h.send(.DELETE, "/catalog/notes/1", headers: [("If-Match", first.header("ETag")!)])
+            #expect(deleteStale.status == 412)
+            #expect(try await h.send(.DELETE, "/catalog/notes/1", headers: [("If-Match", "*")]).status == 204)
+        }
+    }
+
+    @Test func aRepeatedIdempotencyKeyGetsTheStoredAnswerAndAppliesNothing() async throws {
+        try await withServer { h in
+            let key = [("Idempotency-Key", "store-a:17")]
+            let first = try await h.send(.POST, "/catalog/notes", body: #"{"title":"water the plants"}"#, headers: Self.json + key)
+            let again = try await h.send(.POST, "/catalog/notes", body: #"{"title":"water the plants"}"#, headers: Self.json + key)
+            #expect(first.status == 201)
+            #expect(again.status == 201)
+            #expect(again.body == first.body)
+            #expect(again.header("Idempotent-Replayed") == "true")
+            #expect(first.header("Idempotent-Replayed") == nil)
+            #expect(await h.server.appliedWrites == [AppliedWrite(method: "POST", path: "/catalog/notes", key: "store-a:17", status: 201)])
+            #expect(await h.server.notes.count == 4)
+            // The same key for another request is refused, and applies nothing.
+            let reused = try await h.send(.POST, "/catalog/notes", body: #"{"title":"feed the cat"}"#, headers: Self.json + key)
+            #expect(reused.status == 422)
+            #expect(await h.server.notes.count == 4)
+        }
+    }
+
+    @Test func badWritesAreRefusedNamingTheField() async throws {
+        try await withServer { h in
+            let cases: [(String, Int, String)] = [
+                (#"{"title":"x","colour":"red"}"#, 422, "colour: not a field of a note (title, done, priority)"),
+                (#"{"title":"x","priority":"2"}"#, 422, "priority: an integer from 1 to 5"),
+                (#"{"title":"x","priority":9}"#, 422, "priority: an integer from 1 to 5"),
+                (#"{"title":"x","done":1}"#, 422, "done: true or false"),
+                (#"{"done":true}"#, 422, "title: required"),
+                (#"{"title":"buy milk"}"#, 409, #"note 1 is already titled "buy milk": titles are unique"#),
+                ("[1]", 400, #"the body must be a JSON object, e.g. {"title":"buy bread"}"#),
+            ]
+            for (body, status, message) in cases {
+                let answer = try await h.send(.POST, "/catalog/notes", body: body, headers: Self.json)
+                #expect(answer.status == status, "\(body)")
+                #expect(answer.object["error"] as? String == message, "\(body)")
+            }
+            #expect(await h.server.appliedWrites.isEmpty)
+            #expect(await h.server.notes.count == 3)
+        }
+    }
+
+    @Test func dropAfterWriteAppliesTheWriteAndSendsNoAnswer() async throws {
+        try await withServer { h in
+            await h.server.setFaults(try FaultSpec.parse("drop-after-write@catalog/notes"))
+            await #expect(throws: (any Error).self) {
+                _ = try await h.send(.POST, "/catalog/notes", body: #"{"title":"lost answer"}"#,
+                                     headers: Self.json + [("Idempotency-Key", "store-a:1")])
+            }
+            await h.server.clearFaults()
+            #expect(await h.server.notes[4] == #"{"id":4,"title":"lost answer","done":false,"priority":3,"version":1}"#)
+            // The retry with the same key is answered from the stored answer: still one note 4.
+            let retried = try await h.send(.POST, "/catalog/notes", body: #"{"title":"lost answer"}"#,
+                                           headers: Self.json + [("Idempotency-Key", "store-a:1")])
+            #expect(retried.status == 201)
+            #expect(retried.header("Idempotent-Replayed") == "true")
+            #expect(await h.server.appliedWrites.count == 1)
+            #expect(await h.server.notes.count == 4)
+            #expect(FaultKind.dropAfterWrite.description == "drop-after-write")
+        }
+    }
+}
