@@ -1,8 +1,9 @@
-/// Why a manifest resource (or its images) could not be fetched: nothing was asked of the
-/// upstream. `isUsage`: the request named what the store does not define (a source, a
-/// resource, images) — a front end reports it as a malformed request; otherwise a held
-/// item lacks what a child resource's path needs.
+/// Why a manifest resource (or its images) could not be fetched. `isUsage`: the request
+/// named what the store does not define (a source, a resource, images), and nothing was
+/// asked of the upstream — a front end reports it as a malformed request; otherwise a held
+/// parent item lacks what a child resource's path needs (the pages fetched before stay).
 public struct ManifestFetchError: Error, CustomStringConvertible, Sendable {
+    /// What was missing.
     public enum Reason: Sendable, Equatable {
         /// The source is not one defined by a manifest.
         case notDefined
@@ -14,6 +15,7 @@ public struct ManifestFetchError: Error, CustomStringConvertible, Sendable {
         case missingField
     }
 
+    /// What was missing.
     public let reason: Reason
     /// One line: what was asked, and what to do.
     public let message: String
@@ -25,5 +27,6 @@ public struct ManifestFetchError: Error, CustomStringConvertible, Sendable {
 
     /// True when the request itself named what is not defined (not a fault of held data).
     public var isUsage: Bool { reason != .missingField }
+    /// The message.
     public var description: String { message }
 }
