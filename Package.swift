@@ -10,6 +10,9 @@ import PackageDescription
 //   FetchlogLMDB     – a thin, safe Swift binding of LMDB (no knowledge of events)
 //   FetchlogCore     – the engine: event log, store, reducers, fetching, freshness, replay,
 //                      export; it names no source (sources are plug-ins, `SourcePlugin`)
+//   FetchlogShell    – what only a shell needs: commands and their grammar, completion data,
+//                      `fetch` targets and their flags, the demo and tour plans; beside
+//                      the engine (a library client never needs it), never inside it
 //   FetchlogSources  – the five seed sources as plug-ins, one folder each
 //   fetchlog         – the command-line front end, one client of the engine
 //   SampleUpstream   – the bundled sample upstream server (code lives under Tools/)
@@ -66,7 +69,11 @@ let package = Package(
         ),
         .target(
             name: "FetchlogSources",
-            dependencies: ["FetchlogCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FetchlogCore", "FetchlogShell", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FetchlogShell",
+            dependencies: ["FetchlogCore"]
         ),
         .target(
             name: "FetchlogCore",
@@ -96,6 +103,7 @@ let package = Package(
             name: "fetchlog",
             dependencies: [
                 "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
+                "FetchlogShell",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,6 +129,7 @@ let package = Package(
             name: "FetchlogTests",
             dependencies: [
                 "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
+                "FetchlogShell",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

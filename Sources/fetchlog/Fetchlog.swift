@@ -29,6 +29,8 @@ struct FetchlogCommand: AsyncParsableCommand {
     )
 
     static func main() async {
+        // The engine's messages name settings; here they are flags (`--deadline`).
+        CommandLineTerms.install()
         var arguments = Array(CommandLine.arguments.dropFirst())
         do {
             let verbosity = try Verbosity.take(from: &arguments)

@@ -86,7 +86,7 @@ public final class Fetcher: Sendable {
                       plugin: (any SourcePlugin)? = nil) async throws -> FetchReport {
         if configuration.offline {
             return FetchReport(resource: resource, url: recordedURL(for: resource, plugin: plugin), attempts: [],
-                               outcome: .failed(.transport, "offline: the network is not used (--offline)"))
+                               outcome: .failed(.transport, "offline: the network is not used (\(FrontEndTerm.offline))"))
         }
         // Cancelled before it started (Ctrl-C between two pages): nothing to abandon.
         if Task.isCancelled {
@@ -329,7 +329,7 @@ public final class Fetcher: Sendable {
                 guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
                 let subject = rule == .redirect ? "the redirect to \(configuration.redaction.url(url))" : configuration.redaction.url(url)
                 return .refused(.transport, "refused: \(subject) leads to \(host), \(kind) (\(address.text)), and \(rule.urls) may reach public "
-                    + "addresses only; nothing was sent. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, "
+                    + "addresses only; nothing was sent. Pass \(FrontEndTerm.allowPrivateHosts) to allow it, "
                     + "or \(rule.remedy)",
                     status: nil, headers: [])
             }
@@ -391,7 +391,7 @@ public final class Fetcher: Sendable {
                     // resume later on a busy pool, which is not the attempt's time.
                     limitHit.record(min(deadline, ContinuousClock.now))
                     return finish(.failure(.timeout, "the attempt ran past its deadline of \(Self.seconds(configuration.deadline)) (headers and body) "
-                        + "before the response headers arrived; raise --deadline if the upstream is only slow", status: nil, headers: [], partialBody: nil))
+                        + "before the response headers arrived; raise \(FrontEndTerm.deadline) if the upstream is only slow", status: nil, headers: [], partialBody: nil))
                 }
                 let (failureClass, message) = Self.describe(error)
                 return finish(.failure(failureClass, message, status: nil, headers: [], partialBody: nil))
@@ -450,13 +450,13 @@ public final class Fetcher: Sendable {
                 switch limit {
                 case .deadline?:
                     return finish(.failure(.timeout, "the attempt ran past its deadline of \(Self.seconds(configuration.deadline)) (headers and body) "
-                        + "after \(body.count)\(of) body bytes; raise --deadline if the upstream is only slow",
+                        + "after \(body.count)\(of) body bytes; raise \(FrontEndTerm.deadline) if the upstream is only slow",
                         status: status, headers: kept, partialBody: body))
                 case .rate(let received, let span)?:
                     let rate = Int((Double(received) / max(span.seconds, 0.001)).rounded())
                     return finish(.failure(.timeout, "the body arrived at \(rate) bytes/s over the last \(Self.seconds(span)), below the minimum rate "
                         + "of \(configuration.minimumRate.bytesPerSecond) bytes/s, after \(body.count)\(of) body bytes; "
-                        + "lower --min-rate (0 turns the check off) if the upstream is only slow",
+                        + "lower \(FrontEndTerm.minimumRate) (0 turns the check off) if the upstream is only slow",
                         status: status, headers: kept, partialBody: body))
                 case nil:
                     var (failureClass, message) = Self.describe(error)

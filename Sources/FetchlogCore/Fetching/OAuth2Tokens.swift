@@ -136,7 +136,7 @@ extension Fetcher {
                 for address in addresses {
                     guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
                     throw TokenFailure(message: "refused: the token endpoint \(shown) leads to \(host), \(kind) (\(address.text)), and a manifest's URLs "
-                        + "may reach public addresses only. Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it")
+                        + "may reach public addresses only. Pass \(FrontEndTerm.allowPrivateHosts) to allow it")
                 }
             }
         }

@@ -175,8 +175,8 @@ enum AddressRule: Sendable, Equatable {
 
     var remedy: String {
         switch self {
-        case .asset, .redirect: "serve such files through --upstream"
-        case .manifestBase: "fetch through --upstream"
+        case .asset, .redirect: "serve such files through \(FrontEndTerm.upstream)"
+        case .manifestBase: "fetch through \(FrontEndTerm.upstream)"
         }
     }
 }

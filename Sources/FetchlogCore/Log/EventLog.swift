@@ -52,7 +52,7 @@ public final class EventLog: Sendable {
         defer { lock.release() }
         _ = try StoreProbe.check(path)
         let leftover = StoreRewrite.removeLeftover(path)
-            ? ["removed \(StoreRewrite.temporaryName), left by a `log compact --rewrite` that did not finish (the store is as it was before it)"] : []
+            ? ["removed \(StoreRewrite.temporaryName), left by a \(FrontEndTerm.rewriteCompaction) that did not finish (the store is as it was before it)"] : []
         let tightened = leftover + StoreOpening.tightenDirectory(path)
         var envOptions = Environment.Options()
         envOptions.mapSize = options.initialMapSize

@@ -7,10 +7,10 @@ extension OfflineFirst {
     public func fetchManifestImages(source: String, resource: String, concurrency: Int = 4,
                                     progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         guard let view = ItemsView(state: store.snapshot.state, source: source, resource: resource) else {
-            throw ShellError.usage("\(source) has no resource '\(resource)' defined by a manifest")
+            throw ManifestFetchError(.unknownResource, "\(source) has no resource '\(resource)' defined by a manifest")
         }
         guard !view.restResource.imageFields.isEmpty else {
-            throw ShellError.usage("\(source) \(resource) names no images: add \"fetchlog\": {\"images\": [FIELD…]} to the resource")
+            throw ManifestFetchError(.noImages, "\(source) \(resource) names no images: add \"fetchlog\": {\"images\": [FIELD…]} to the resource")
         }
         let window = view.restResource.durableItems ?? .max
         let plan: [DownloadItem] = view.items.enumerated().compactMap { index, item in

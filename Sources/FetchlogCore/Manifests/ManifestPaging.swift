@@ -2,13 +2,17 @@
 /// with dlt's meaning for every parameter. What a page says about the next one is read
 /// from the page as the store holds it (and its `Link` header from the resource's status).
 extension Store {
+    /// The most pages one run fetches of a list that never says it ended, unless told
+    /// otherwise (a manifest's `pageCeiling`, a paginator's own maximum, a shell's page range).
+    package static let listPageCeiling = 10_000
+
     /// Fetches `resource` of the manifest source `source` from its first page until its
     /// paginator says the list ends, `maxPages` pages were fetched, or a page fails.
     /// A page the paginator would ask for twice ends the run (a loop in the API's links).
     /// `firstPage` (from 1) starts a `page_number` or `offset` list further on; any other
     /// paginator reads its way there, its earlier pages fetched but not counted in `maxPages`.
     ///
-    /// A list that has not ended after `pageCeiling` pages (default: `PageSelection.limit`,
+    /// A list that has not ended after `pageCeiling` pages (default: `listPageCeiling`,
     /// or more when the paginator's own `maximum_page`/`maximum_offset` allows more) stops
     /// there, and the last report's `notices` say so; so does a page that repeats the page
     /// before it, a next link outside the source's base, and items a view leaves out.
@@ -17,17 +21,17 @@ extension Store {
                                       onReport: (FetchReport) -> Void = { _ in }) async throws -> [FetchReport] {
         _ = try await catchUp()
         guard let plugin = durableState.plugin(source.rawValue) as? ManifestSource else {
-            throw ShellError.usage("\(source) is not a source defined by a manifest")
+            throw ManifestFetchError(.notDefined, "\(source) is not a source defined by a manifest")
         }
         guard let defined = plugin.manifest.resource(name) else {
             let names = plugin.manifest.resources.map(\.name)
-            throw ShellError.usage("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
+            throw ManifestFetchError(.unknownResource, "\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
         }
-        let ceiling = pageCeiling ?? max(PageSelection.limit, defined.paginator.pageBound ?? 0)
+        let ceiling = pageCeiling ?? max(Self.listPageCeiling, defined.paginator.pageBound ?? 0)
         let limit = min(maxPages ?? ceiling, ceiling)
         // Stopping at `maxPages` is what was asked; stopping at the ceiling is news.
         let limitIsCeiling = maxPages.map { $0 >= ceiling } ?? true
-        let ceilingName = pageCeiling.map { "--max-pages \($0)" } ?? "the ceiling of \(ceiling) pages"
+        let ceilingName = pageCeiling.map { "\(FrontEndTerm.pageCeiling) \($0)" } ?? "the ceiling of \(ceiling) pages"
         let paging = Paging(limit: limit, ceiling: limitIsCeiling ? ceilingName : nil)
         // An incremental resource asks from the last value its held items hold: the extreme
         // of its held pages' last cursors (each read once, at decode), or, for a child whose
@@ -63,7 +67,7 @@ extension Store {
                 guard done.insert(child.label()).inserted else { continue }
                 reports += try await fetchPages(child, plugin: plugin, firstPage: 1, paging: paging, onReport: onReport)
             case .failure(let missing):
-                throw ShellError.failed("a \(parentName) item has no \(missing.field), which \(name)'s path takes: \(item.canonicalText().prefix(200))")
+                throw ManifestFetchError(.missingField, "a \(parentName) item has no \(missing.field), which \(name)'s path takes: \(item.canonicalText().prefix(200))")
             }
         }
         return reports
@@ -83,7 +87,7 @@ extension Store {
             case .success(let child):
                 if done.insert(child.label()).inserted { children.append(child) }
             case .failure(let missing):
-                throw ShellError.failed("a \(parent.resource) item has no \(missing.field), which \(resource.name)'s path takes: \(item.canonicalText().prefix(200))")
+                throw ManifestFetchError(.missingField, "a \(parent.resource) item has no \(missing.field), which \(resource.name)'s path takes: \(item.canonicalText().prefix(200))")
             }
         }
         var lists = [[FetchReport]](repeating: [], count: children.count)
@@ -216,7 +220,7 @@ extension Store {
             if label != nil, reports.count + 1 >= paging.limit + uncounted {
                 if let ceiling = paging.ceiling {
                     report.notices.append(FetchNotice(.pageCeiling, "stopped at \(ceiling) with the list not ended (next: \(label!)); "
-                        + "--max-pages N (or the paginator's maximum_page) moves the ceiling"))
+                        + "\(FrontEndTerm.pageCeiling) N (or the paginator's maximum_page) moves the ceiling"))
                 }
                 label = nil
             }

@@ -1,5 +1,7 @@
 /// The sources and views an engine serves: what `Store`, `Fetcher`, replay, export and
 /// the command line consult instead of naming any source. Built once, then immutable.
+/// (What only a shell needs of the sources — commands, `fetch` grammar, the demo — is
+/// FetchlogShell's `ShellRegistry`, which pairs one of these with them.)
 ///
 /// The core's own source (`assets`) and views (`assets`, `status`) are always present;
 /// everything else arrives as plug-ins:
@@ -15,20 +17,13 @@ public struct SourceRegistry: Sendable {
     public let views: [ViewDefinition]
     /// Views that take a parameter (`show/ID`).
     public let parameterizedViews: [ParameterizedView]
-    /// The shell commands the sources bring, in the order `help` lists them.
-    public let commands: [ShellCommand]
-    /// The `fetch SOURCE WHAT` targets the sources bring, in the order `fetch --help` lists them.
-    public let fetchTargets: [FetchTarget]
-    /// What `demo` and `tour` run with these sources.
-    public let demo: DemoPlan
     private let index: [String: Int]
     private static let assets = AssetsPlugin()
 
     /// `plugins` must have distinct names, none of them `assets`; `views` distinct names,
     /// none of them `assets`, `status` or `all`. A clash is a programming error and traps
     /// with both names, so it is found the first time the program runs.
-    public init(_ plugins: [any SourcePlugin], views: [ViewDefinition] = [], parameterizedViews: [ParameterizedView] = [],
-                commands: [ShellCommand] = [], fetchTargets: [FetchTarget] = [], demo: DemoPlan = DemoPlan()) {
+    public init(_ plugins: [any SourcePlugin], views: [ViewDefinition] = [], parameterizedViews: [ParameterizedView] = []) {
         var index: [String: Int] = [:]
         for (i, plugin) in plugins.enumerated() {
             precondition(plugin.source != .assets, "the source name 'assets' is the core's own")
@@ -43,9 +38,6 @@ public struct SourceRegistry: Sendable {
         self.views = all.sorted { $0.name < $1.name }
         // Sources defined by manifests share one generic view.
         self.parameterizedViews = parameterizedViews + (plugins.contains { $0 is ManifestSource } ? [ItemsView.definition, FacetsView.definition] : [])
-        self.commands = commands
-        self.fetchTargets = fetchTargets
-        self.demo = demo
     }
 
     /// The engine with no plug-in: assets and statuses only.

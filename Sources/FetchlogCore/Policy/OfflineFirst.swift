@@ -101,7 +101,7 @@ public final class OfflineFirst: @unchecked Sendable {
         case .fresh:
             return nil
         case .missing:
-            if fetcher.configuration.offline { return "offline (--offline) — no \(name) held" }
+            if fetcher.configuration.offline { return "offline (\(FrontEndTerm.offline)) — no \(name) held" }
             if f.isFailing { return "offline: \(f.status.lastError ?? "the last fetch failed") — no \(name) held yet" }
             return isRevalidating(resource) ? "no \(name) held yet — fetching" : "no \(name) held yet"
         case .stale:
@@ -110,7 +110,7 @@ public final class OfflineFirst: @unchecked Sendable {
             if policy.rule(for: ResourceKey(resource), in: store.snapshot.state) == .alwaysRevalidate && !f.isFailing && !fetcher.configuration.offline {
                 return nil
             }
-            if fetcher.configuration.offline { return "offline (--offline) — \(name) last updated \(age) ago" }
+            if fetcher.configuration.offline { return "offline (\(FrontEndTerm.offline)) — \(name) last updated \(age) ago" }
             if f.isFailing {
                 return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago"
             }

@@ -74,25 +74,25 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     public var remedy: String {
         switch self {
         case .danglingLink:
-            "Nothing was changed. Create the link's target directory, or point --store at another directory."
+            "Nothing was changed. Create the link's target directory, or point \(FrontEndTerm.storeLocation) at another directory."
         case .notAccessible:
-            "Nothing was changed. Choose a --store path you can create and write."
+            "Nothing was changed. Choose a \(FrontEndTerm.storeLocation) path you can create and write."
         case .diskFull(_, _, let needed, _):
             "Free at least \(ByteText.describe(needed * 2)) on that disk (the map grows in steps) and run the command again."
         case .notADirectory, .foreignFiles, .foreignLMDB, .lockFileWithoutData:
-            "Nothing was changed. Point --store (or FETCHLOG_STORE) at an empty or new directory."
+            "Nothing was changed. Point \(FrontEndTerm.storeLocationOrEnvironment) at an empty or new directory."
         case .damagedFile:
-            "Nothing was changed. `fetchlog log verify` names every damaged page; `fetchlog log salvage --out FILE` exports every readable event without LMDB, and `fetchlog log import FILE` takes them into a new --store."
+            "Nothing was changed. `fetchlog log verify` names every damaged page; \(FrontEndTerm.salvage) exports every readable event without LMDB, and `fetchlog log import FILE` takes them into a new \(FrontEndTerm.storeLocation)."
         case .notLMDB, .truncatedDataFile, .damagedMetadata:
-            "Nothing was changed. Restore the directory from a backup or a `fetchlog log export`, or use a new --store."
+            "Nothing was changed. Restore the directory from a backup or a `fetchlog log export`, or use a new \(FrontEndTerm.storeLocation)."
         case .newerFormat:
-            "Nothing was changed. Use a newer fetchlog with this store, or another --store."
+            "Nothing was changed. Use a newer fetchlog with this store, or another \(FrontEndTerm.storeLocation)."
         case .damagedRecord:
             "Run `fetchlog log verify` to find every damaged event; `log export` of a healthy copy restores it."
         case .invalidEvent:
             "The event was not written."
         case .notEmpty:
-            "Use `--store` with a new directory for the import."
+            "Use \(FrontEndTerm.storeLocationCode) with a new directory for the import."
         case .closed:
             "Open the store again."
         case .lmdb(let error) where error.code == 28:

@@ -82,7 +82,7 @@ enum StoreProbe {
         // reader first, so damage is exit 3 here, not a crash in whichever command reads it.
         if let problem = LMDBFileCheck.checkForOpen(dataFile: file) {
             throw problem.database == "meta" && problem.page.map({ $0 < 2 }) == true
-                ? StoreError.damagedMetadata(path: path, reason: "\(problem); run `fetchlog log salvage --out FILE` to export every readable event")
+                ? StoreError.damagedMetadata(path: path, reason: "\(problem); run \(FrontEndTerm.salvage) to export every readable event")
                 : StoreError.damagedFile(path: path, reason: "\(problem)")
         }
     }

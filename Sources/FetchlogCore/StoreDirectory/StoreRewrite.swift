@@ -106,7 +106,7 @@ final class InUseLock: @unchecked Sendable {
             close(fd)
             fd = -1
             if exclusive && code == EWOULDBLOCK {
-                throw StoreRewrite.Refused(reason: "another process has \(path) open (a shell, a fetch, a follower): close it and run `log compact --rewrite` again; nothing was changed")
+                throw StoreRewrite.Refused(reason: "another process has \(path) open (a shell, a fetch, a follower): close it and run \(FrontEndTerm.rewriteCompaction) again; nothing was changed")
             }
             throw StoreError.notAccessible(path: path, reason: "lock.mdb cannot be locked (\(String(cString: strerror(code))))")
         }

@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 
 /// `fetch artic artworks|artwork|artist` and `fetch assets artworks`.
 enum ArticFetch {

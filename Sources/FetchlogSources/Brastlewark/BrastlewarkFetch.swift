@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 
 /// `fetch brastlewark census` and `fetch assets gnomes`.
 enum BrastlewarkFetch {

@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 /// The paged fetches of the seed list endpoints, through the store. Each stops at the
 /// list's end: TVmaze's 404 (recorded as end-of-list), or the `total_pages` a page announces
 /// (read from the page as the store holds it, never from the stored body).

@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 
 /// The shell commands of this source (registered by `SeedSources`).
 enum TVMazeCommands {

@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 
 /// `fetch tvmaze …` and `fetch assets shows|show`.
 enum TVMazeFetch {

@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 
 /// `fetch thmanyah home|search`.
 enum ThmanyahFetch {

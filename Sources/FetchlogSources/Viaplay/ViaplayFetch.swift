@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 
 /// `fetch viaplay root|page HREF`.
 enum ViaplayFetch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogShell
 import FetchlogSources
 import Foundation
 
@@ -13,7 +14,7 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var network: NetworkOptions
     @OptionGroup var outputOptions: OutputOptions
-    @Argument(help: ArgumentHelp(Engine.sources.fetchSources.filter { $0 != "assets" }.joined(separator: ", ") + ", assets or asset.")) var source: String
+    @Argument(help: ArgumentHelp(Engine.shell.fetchSources.filter { $0 != "assets" }.joined(separator: ", ") + ", assets or asset.")) var source: String
     @Argument(help: "What to fetch (see above).") var what: String
     @Argument(help: "An id, a text or an href.") var values: [String] = []
     @Option(help: "Pages: N, A-B or all.") var pages: String?
@@ -31,7 +32,7 @@ struct FetchCommand: AsyncParsableCommand {
     static var discussion: String {
         var lines: [String] = []
         var pending: String?
-        for synopsis in Engine.sources.fetchTargets.compactMap(\.synopsis) + ["asset URL"] {
+        for synopsis in Engine.shell.fetchTargets.compactMap(\.synopsis) + ["asset URL"] {
             if let first = pending {
                 lines.append(first.padding(toLength: 37, withPad: " ", startingAt: 0) + synopsis)
                 pending = nil
@@ -49,7 +50,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// The registry `fetch` is parsed and checked against: the command line's, or the
     /// shell's (set around its parse), whose store may serve more sources.
-    @TaskLocal static var registry: SourceRegistry = Engine.sources
+    @TaskLocal static var registry: ShellRegistry = Engine.shell
     /// The sources the shell's store defines by manifests (nil on the command line, where
     /// the store is not open yet when the arguments are checked).
     @TaskLocal static var definedSources: Set<String>? = nil
@@ -147,9 +148,10 @@ struct FetchCommand: AsyncParsableCommand {
         } ?? "nothing was requested"
     }
 
-    /// `store` must have a fetcher; the shell passes its `policy` (the same store's). The
-    /// target comes from the registry; its usage errors are this command's.
-    func perform(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst? = nil) async throws -> [FetchReport] {
+    /// `store` must have a fetcher; the shell passes its `policy` (the same store's) and
+    /// its registry. The target comes from the registry; its usage errors are this command's.
+    func perform(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst? = nil,
+                 shell: ShellRegistry = FetchCommand.registry) async throws -> [FetchReport] {
         guard let fetcher = store.fetcher else { throw StoreUsageError.noFetcher }
         let policy = policy ?? OfflineFirst(store: store, fetcher: fetcher, clock: fetcher.configuration.clock)
         if source == "asset" {
@@ -164,10 +166,10 @@ struct FetchCommand: AsyncParsableCommand {
         if maxPages != nil {
             throw ValidationError("--max-pages is for sources defined by a manifest (source add FILE); \(source) takes --pages")
         }
-        guard let target = store.sources.fetchTarget(source: source, what: what) else {
-            let options = store.sources.fetchTargets.filter { $0.source == source }.map(\.what)
+        guard let target = shell.fetchTarget(source: source, what: what) else {
+            let options = shell.fetchTargets.filter { $0.source == source }.map(\.what)
             if options.isEmpty {
-                let names = store.sources.fetchSources
+                let names = shell.fetchSources
                 throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, names + ["asset"])): use \(names.joined(separator: ", ")) or asset")
             }
             throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
@@ -217,7 +219,7 @@ extension FetchCommand {
                                                                 progress: AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) }))
             }
             return reports
-        } catch let error as ShellError where error.status == 64 {
+        } catch let error as ManifestFetchError where error.isUsage {
             throw ValidationError(error.message)
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogShell
 import Foundation
 
 /// `items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N]` and

@@ -103,7 +103,7 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var sessionOptions: SessionOptions
 
     /// What the registered sources' demo plan fetches first.
-    static var firstPages: [Resource] { Engine.sources.demo.firstFetches }
+    static var firstPages: [Resource] { Engine.shell.demo.firstFetches }
 
     func run() async throws {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-demo-" + String(UUID().uuidString.prefix(8))
@@ -268,9 +268,9 @@ enum Completion {
         var options: [String]
         switch (words.first ?? "", index) {
         case (_, 0): options = CommandTable.names
-        case ("fetch", 1): options = state.sources.fetchSources + ["asset"] + state.manifests.keys.sorted()
+        case ("fetch", 1): options = session.shell.fetchSources + ["asset"] + state.manifests.keys.sorted()
         case ("fetch", 2):
-            options = state.sources.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
+            options = session.shell.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
                 + (state.manifests[words[1]]?.manifest.resources.map(\.name) ?? [])
         case ("export", 1), ("diff", 3):
             // With sources defined by manifests: their items and facets views by name.
@@ -298,7 +298,7 @@ enum Completion {
         case ("help", 1): options = CommandTable.names
         default:
             // A source's command completes its own arguments (ids, names, sub-commands).
-            options = Engine.sources.commands.first { $0.name == words.first }?.complete(state, index) ?? []
+            options = session.shell.commands.first { $0.name == words.first }?.complete(state, index) ?? []
         }
         return options
             .filter { $0.lowercased().hasPrefix(current.lowercased()) }

@@ -35,7 +35,7 @@ struct TourCommand: AsyncParsableCommand {
             }
             let show: @Sendable (FetchReport) -> Void = { printer.report($0) }
             // The registered sources' tour: a fetch of each kind, then a failing upstream.
-            for tourStep in Engine.sources.demo.tour {
+            for tourStep in Engine.shell.demo.tour {
                 if let failures = tourStep.failures {
                     await upstream.setFaults([Fault(match: failures.prefix, kind: .failNext(failures.count))])
                 }

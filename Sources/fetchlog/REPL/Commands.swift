@@ -90,7 +90,7 @@ enum Commands {
         let command: FetchCommand
         let defined = Set(session.store.snapshot.state.manifests.keys)
         do {
-            command = try FetchCommand.$registry.withValue(session.store.sources) {
+            command = try FetchCommand.$registry.withValue(session.shell) {
                 try FetchCommand.$definedSources.withValue(defined) { try FetchCommand.parse(args) }
             }
         } catch {
@@ -101,7 +101,7 @@ enum Commands {
         printer.warn = { session.notify("warning: " + $0) }
         printer.live = !session.renderer.mode.isMachine
         let reports: [FetchReport]
-        do { reports = try await command.perform(session.store, printer, policy: session.policy) } catch let error as ValidationError {
+        do { reports = try await command.perform(session.store, printer, policy: session.policy, shell: session.shell) } catch let error as ValidationError {
             throw CommandError.usage(error.message + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
         let output = printer.finish(reports)

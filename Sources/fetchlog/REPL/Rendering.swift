@@ -1,8 +1,9 @@
 import FetchlogCore
+import FetchlogShell
 import FetchlogSources
 import Foundation
 
-/// What a command answers (the engine's `ShellOutput`: a source's commands return it too).
+/// What a command answers (FetchlogShell's `ShellOutput`: a source's commands return it too).
 typealias Output = ShellOutput
 
 enum OutputMode: String, CaseIterable, Sendable {

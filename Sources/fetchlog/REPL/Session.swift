@@ -1,16 +1,17 @@
 import ArgumentParser
 import FetchlogCore
 import FetchlogReplication
+import FetchlogShell
 import FetchlogSources
 import Foundation
 
 /// A command that could not run: one line for the user and the exit status it carries
 /// in script mode (1: it failed, e.g. an id not held or a seq past the end; 64: the
 /// command itself is malformed or unknown).
-/// A command that failed (the engine's `ShellError`, which sources' commands throw too).
+/// A command that failed (FetchlogShell's `ShellError`, which sources' commands throw too).
 typealias CommandError = ShellError
 
-/// The shell's argument grammar (the engine's, shared with sources' commands).
+/// The shell's argument grammar (FetchlogShell's, shared with sources' commands).
 typealias Arguments = ShellArguments
 
 /// One REPL (or script, or `query`) session over an open store: the command interpreter.
@@ -25,7 +26,9 @@ final class Session: ShellContext, @unchecked Sendable {
     let policy: OfflineFirst
     let clock: any WallClock
     /// The engine's commands and those of the store's sources.
-    let commands: [CommandSpec]
+    let commands: [ShellCommand]
+    /// The shell's half of the registry: the sources' commands and `fetch` grammar.
+    let shell: ShellRegistry
     var renderer = Renderer()
     var timer = false
     private var outputHandle: FileHandle?
@@ -39,13 +42,15 @@ final class Session: ShellContext, @unchecked Sendable {
     var finishBackgroundWork = false
     private var pendingWarnings: [(Resource, String)] = []
 
-    /// The shell over `log` with the fetcher's sources (its registry).
-    init(log: EventLog, fetcher: Fetcher, clock: any WallClock) throws {
+    /// The shell over `log` with the fetcher's sources (its registry); `shell` brings
+    /// those sources' commands and `fetch` grammar (the command line's by default).
+    init(log: EventLog, fetcher: Fetcher, clock: any WallClock, shell: ShellRegistry = Engine.shell) throws {
         self.log = log
         self.fetcher = fetcher
         self.clock = clock
         store = try Store(log: log, sources: fetcher.sources, fetcher: fetcher, clock: clock)
-        commands = CommandTable.table(for: fetcher.sources)
+        self.shell = shell
+        commands = CommandTable.table(for: shell)
         policy = OfflineFirst(store: store, fetcher: fetcher, clock: clock)
         renderer.width = terminalWidth()
         renderer.fitsWidth = isatty(STDOUT_FILENO) == 1

@@ -63,7 +63,7 @@ import Testing
         #expect(event.kind == .fetchFailed)
         #expect(event.failure?.failureClass == .timeout)
         #expect(event.failure?.message == "the attempt ran past its deadline of 20 s (headers and body) after \(partial.count) of \(census.count) body bytes; "
-            + "raise --deadline if the upstream is only slow")
+            + "raise FetchConfiguration.deadline if the upstream is only slow")
         // At most 50 bytes/s for 20 s (fewer, even none, when the machine is so loaded that
         // the reader is not scheduled before the deadline): a partial body, byte for byte
         // what was sent.
@@ -99,7 +99,7 @@ import Testing
         #expect(message.hasPrefix("the body arrived at "))
         #expect(message.contains(" bytes/s over the last 2"))
         #expect(message.contains("below the minimum rate of 1024 bytes/s, after \(events.first?.body?.count ?? -1) of "))
-        #expect(message.hasSuffix("lower --min-rate (0 turns the check off) if the upstream is only slow"))
+        #expect(message.hasSuffix("lower FetchConfiguration.minimumRate (0 turns the check off) if the upstream is only slow"))
         #expect(!message.contains("deadline"))
     }
 
@@ -184,7 +184,7 @@ import Testing
         #expect(refused.attempts.count == 1)
         #expect(refused.outcome == .failed(.transport, "refused: the redirect to \(secondBase)\(Self.censusPath) leads to 127.0.0.1, a loopback address (127.0.0.1), "
             + "and redirects off the upstream may reach public addresses only; nothing was sent. "
-            + "Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, or serve such files through --upstream"))
+            + "Pass FetchConfiguration.allowPrivateHosts to allow it, or serve such files through FetchConfiguration.upstream"))
         #expect(await second.requestLog.count == 1)
         let refusedEvent = try #require(try log.event(at: 3))
         #expect(refusedEvent.response?.status == 302)
@@ -240,7 +240,7 @@ import Testing
         await strict.shutdown()
         #expect(refused.outcome == .failed(.transport, "refused: \(url) leads to 127.0.0.1, a loopback address (127.0.0.1), "
             + "and asset URLs (which bodies name) may reach public addresses only; nothing was sent. "
-            + "Pass --allow-private-hosts (FetchConfiguration.allowPrivateHosts) to allow it, or serve such files through --upstream"))
+            + "Pass FetchConfiguration.allowPrivateHosts to allow it, or serve such files through FetchConfiguration.upstream"))
         #expect(refused.attempts.count == 1)
         #expect(await h.upstream.requestLog.isEmpty)
 

@@ -2,6 +2,7 @@ import Foundation
 import SampleUpstream
 import Testing
 @testable import FetchlogCore
+import FetchlogShell
 @testable import FetchlogSources
 
 /// Real HTTP on loopback against the bundled sample upstream, a real LMDB log.

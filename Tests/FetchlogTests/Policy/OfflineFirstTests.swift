@@ -174,7 +174,8 @@ import Testing
         configuration.offline = true
         let offline = Fetcher(log: rig.log, configuration: configuration)
         let report = try await offline.fetch(.brastlewarkCensus)
-        #expect(report.outcome == .failed(.transport, "offline: the network is not used (--offline)"))
+        // The engine names the setting; the command line says `--offline` (CommandLineTerms).
+        #expect(report.outcome == .failed(.transport, "offline: the network is not used (FetchConfiguration.offline)"))
         #expect(report.attempts.isEmpty)
         #expect(await rig.upstream.requestLog.isEmpty)
         #expect(try rig.log.count() == 0)

@@ -253,7 +253,7 @@ import Testing
 enum CommandTableNames {
     static var all: [String] {
         let source = (try? String(contentsOfFile: Repo.root + "/Sources/fetchlog/REPL/CommandTable.swift", encoding: .utf8)) ?? ""
-        let regex = try! NSRegularExpression(pattern: #"CommandSpec\(name: "([^"]+)""#)
+        let regex = try! NSRegularExpression(pattern: #"ShellCommand\(name: "([^"]+)""#)
         let names = regex.matches(in: source, range: NSRange(source.startIndex..., in: source)).compactMap {
             Range($0.range(at: 1), in: source).map { String(source[$0]) }
         }

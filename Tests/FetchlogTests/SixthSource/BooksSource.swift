@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogShell
 import FetchlogSources
 import Foundation
 
@@ -134,8 +135,11 @@ enum BooksCommands {
 
 /// The seed sources and the sixth, side by side.
 let booksRegistry = SourceRegistry(SeedSources.plugins + [BooksSource()], views: SeedSources.views + [BooksView.definition],
-                                   parameterizedViews: SeedSources.parameterizedViews, commands: SeedSources.commands + BooksCommands.commands,
-                                   fetchTargets: SeedSources.fetchTargets + [
-                                       FetchTarget(source: "books", what: "page", synopsis: "books page N") { try await $0.one(BooksSource.page(try $0.intValue("a page"))) },
-                                       FetchTarget(source: "books", what: "item", synopsis: "books item ID") { try await $0.one(BooksSource.item(try $0.intValue("a book id"))) },
-                                   ])
+                                   parameterizedViews: SeedSources.parameterizedViews)
+
+/// The shell's half: the seed sources' commands and `fetch` targets, and the sixth's.
+let booksShell = ShellRegistry(booksRegistry, commands: SeedSources.commands + BooksCommands.commands,
+                               fetchTargets: SeedSources.fetchTargets + [
+                                   FetchTarget(source: "books", what: "page", synopsis: "books page N") { try await $0.one(BooksSource.page(try $0.intValue("a page"))) },
+                                   FetchTarget(source: "books", what: "item", synopsis: "books item ID") { try await $0.one(BooksSource.item(try $0.intValue("a book id"))) },
+                               ])

@@ -189,8 +189,8 @@ import Testing
         let log = try EventLog.open(at: directory.path)
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.clock = FixedClock(fixedTime)
-        let fetcher = Fetcher(log: log, sources: booksRegistry, configuration: configuration)
-        let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime))
+        let fetcher = Fetcher(log: log, sources: booksShell.sources, configuration: configuration)
+        let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime), shell: booksShell)
         let out = NSTemporaryDirectory() + "fetchlog-books-shell-\(UUID().uuidString.prefix(8)).txt"
         defer { try? FileManager.default.removeItem(atPath: out) }
         for line in [".output \(out)", "fetch books page 1", "fetch books page 2", "favourite add 3", "books", "at 1 books",

@@ -1,3 +1,5 @@
+import FetchlogCore
+
 /// What the command line's `demo` and `tour` run, and the examples `help` gives for the
 /// engine's own commands — data the registered sources provide, since the engine and the
 /// command line name none.

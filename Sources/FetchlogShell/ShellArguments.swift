@@ -1,3 +1,5 @@
+import FetchlogCore
+
 /// The shell's argument grammar, the same as the command line's: `--name value`,
 /// `--name=value`, short aliases (`-n 2`), flags, `--` ending the options, and every
 /// unknown option or extra word refused with the command's own usage.

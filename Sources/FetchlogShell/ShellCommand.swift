@@ -1,3 +1,5 @@
+import FetchlogCore
+
 /// What a shell command answers: rows, one record, a sentence, or a JSON document. The
 /// shell renders it in the user's output mode (table, json, ndjson, line, csv); a source's
 /// commands return it and never print.
@@ -53,8 +55,9 @@ extension ShellContext {
     public func open(_ resource: Resource) async throws { try await open(resource, nil) }
 }
 
-/// One shell command a source brings: its grammar, a one-line summary, an example that
-/// works on the demo store (tests run every example), and what it does.
+/// One shell command — a source's or the shell's own (one type for both: the shell's
+/// table holds its commands and the sources' side by side): its grammar, a one-line
+/// summary, an example that works on the demo store (tests run every example), and what it does.
 public struct ShellCommand: Sendable {
     public let name: String
     public let usage: String
@@ -74,6 +77,19 @@ public struct ShellCommand: Sendable {
         self.example = example
         self.complete = complete
         self.run = run
+    }
+
+    /// A command of one shell that reads more of its context than `ShellContext` gives
+    /// sources (its output mode, its files): it runs only in a shell whose context is a
+    /// `Context`; run in any other, it traps with both type names (a programming error,
+    /// found the first time the command runs).
+    public init<Context: ShellContext>(name: String, usage: String, summary: String, example: String,
+                                       complete: @escaping @Sendable (_ state: LogState, _ position: Int) -> [String] = { _, _ in [] },
+                                       run: @escaping @Sendable (Context, [String]) async throws -> ShellOutput?) {
+        self.init(name: name, usage: usage, summary: summary, example: example, complete: complete) { context, args in
+            guard let own = context as? Context else { preconditionFailure("\(name) runs in a \(Context.self), not a \(type(of: context))") }
+            return try await run(own, args)
+        }
     }
 
     public var json: JSONValue {

@@ -1,7 +1,10 @@
+import FetchlogCore
+
 /// Which pages of a paged list to fetch.
 public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
-    /// Hard stop for `--pages all` on a list that never says it ended.
-    public static let limit = 10_000
+    /// Hard stop for `--pages all` on a list that never says it ended: the engine's own
+    /// ceiling for lists (`Store.listPageCeiling`), so `--pages` and a manifest's list agree.
+    public static let limit = Store.listPageCeiling
 
     case range(ClosedRange<Int>)
     /// From the first page until the source says there are no more.

@@ -1,6 +1,8 @@
+import FetchlogCore
+
 /// One `fetch SOURCE WHAT …` a source offers, on the command line and in the shell alike:
 /// the engine parses the common options, finds the target by source and WHAT in the
-/// registry, and hands it a `FetchRequest`.
+/// shell's registry (`ShellRegistry`), and hands it a `FetchRequest`.
 public struct FetchTarget: Sendable {
     /// The SOURCE word: a source's name, or `assets` for downloads of the images its
     /// views name.
@@ -101,18 +103,5 @@ public struct FetchRequest: Sendable {
             reports.append(fetched)
         }
         return reports
-    }
-}
-
-extension SourceRegistry {
-    /// The fetch target `source what`, nil when none is registered.
-    public func fetchTarget(source: String, what: String) -> FetchTarget? {
-        fetchTargets.first { $0.source == source && $0.what == what }
-    }
-
-    /// The SOURCE words `fetch` takes, in registration order.
-    public var fetchSources: [String] {
-        var seen = Set<String>()
-        return fetchTargets.map(\.source).filter { seen.insert($0).inserted }
     }
 }
