@@ -20,7 +20,10 @@ let package = Package(
     name: "Fetchlog",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "Fetchlog", targets: ["FetchlogCore", "FetchlogSources"]),
+        // The engine alone: an app names its own sources (`Store.open(at:sources:)`).
+        .library(name: "Fetchlog", targets: ["FetchlogCore"]),
+        // The five seed sources (`SeedSources.openStore(at:)`), for those who want them.
+        .library(name: "FetchlogSeedSources", targets: ["FetchlogSources"]),
         .library(name: "FetchlogLMDB", targets: ["FetchlogLMDB"]),
         .executable(name: "fetchlog", targets: ["fetchlog"]),
     ],

@@ -100,8 +100,8 @@ func runManifestBenchmarks(quick: Bool) async {
     let log = try! EventLog.open(at: bigDirectory)
     var configuration = FetchConfiguration()
     configuration.upstream = Upstream(base: base)
-    let fetcher = Fetcher(log: log, configuration: configuration)
-    let store = try! Store(log: log, fetcher: fetcher)
+    let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
+    let store = try! Store(log: log, sources: .seed, fetcher: fetcher)
     try! await store.define(try! RestManifest(json: try! JSONValue.parse(bytes: Array(manifest(size: 1000, pages: 100).utf8))))
     _ = try! await store.fetchManifestResource(source: "catalog", resource: "bulk")
     let state = store.snapshot.state
@@ -150,8 +150,8 @@ func openManifestStore(at directory: String, upstream base: String, manifest tex
     let log = try! EventLog.open(at: directory)
     var configuration = FetchConfiguration()
     configuration.upstream = Upstream(base: base)
-    let fetcher = Fetcher(log: log, configuration: configuration)
-    let store = try! Store(log: log, fetcher: fetcher)
+    let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
+    let store = try! Store(log: log, sources: .seed, fetcher: fetcher)
     try! await store.define(try! RestManifest(json: try! JSONValue.parse(bytes: Array(text.utf8))))
     return (log, fetcher, store)
 }

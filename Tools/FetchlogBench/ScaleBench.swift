@@ -119,8 +119,8 @@ private func scaleCensus(copies: Int) async -> String {
     var fetchConfiguration = FetchConfiguration()
     fetchConfiguration.upstream = Upstream(base: base)
     fetchConfiguration.maxBodyBytes = 1 << 30 // the 1.3M census is 435 MB; the default refuses above 256 MiB
-    let fetcher = Fetcher(log: log, configuration: fetchConfiguration)
-    var store = try! Store(log: log, fetcher: fetcher)
+    let fetcher = Fetcher(log: log, sources: .seed, configuration: fetchConfiguration)
+    var store = try! Store(log: log, sources: .seed, fetcher: fetcher)
     _ = try! await store.fetch(.brastlewarkCensus)
     precondition(GnomesView(state: store.snapshot.state).count == gnomes)
     let fetch = elapsed(start)
@@ -131,13 +131,13 @@ private func scaleCensus(copies: Int) async -> String {
     log.close()
     log = try! EventLog.open(at: directory)
     start = DispatchTime.now().uptimeNanoseconds
-    store = try! Store(log: log)
+    store = try! Store(log: log, sources: .seed)
     let openReplay = elapsed(start)
     try! await store.saveCheckpoint()
     log.close()
     log = try! EventLog.open(at: directory)
     start = DispatchTime.now().uptimeNanoseconds
-    store = try! Store(log: log)
+    store = try! Store(log: log, sources: .seed)
     let openCheckpoint = elapsed(start)
     precondition(GnomesView(state: store.snapshot.state).count == gnomes)
 
@@ -268,7 +268,7 @@ private func scaleEvents(quick: Bool) {
             appended += n
         }
         var start = DispatchTime.now().uptimeNanoseconds
-        let replayed = try! Store.replay(log)
+        let replayed = try! Store.replay(log, sources: .seed)
         let replay = elapsed(start)
         precondition(replayed.state.documents.count == 100)
         // The headers alone (what replay reads of every record) against the whole replay.
@@ -277,13 +277,13 @@ private func scaleEvents(quick: Bool) {
         try! log.scanStored(batchSize: 1024) { _ in headers += 1; return true }
         let headerPass = elapsed(start)
         start = DispatchTime.now().uptimeNanoseconds
-        let full = try! Store.fullReplay(log)
+        let full = try! Store.fullReplay(log, sources: .seed)
         let fullReplay = elapsed(start)
         precondition(full == replayed.state && headers == target)
-        let store = try! Store(log: log)
+        let store = try! Store(log: log, sources: .seed)
         saveCheckpointBlocking(store)
         start = DispatchTime.now().uptimeNanoseconds
-        _ = try! Store(log: log)
+        _ = try! Store(log: log, sources: .seed)
         let open = elapsed(start)
         let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")[.size] as? Int) ?? 0
         print("| \(target) | \(target) | 100 | \(size / 1_000_000) MB | \(String(format: "%.0f", replay * 1000)) ms | \(String(format: "%.0f", headerPass * 1000)) ms | \(String(format: "%.0f", fullReplay * 1000)) ms | \(String(format: "%.1f", open * 1000)) ms |")
@@ -298,7 +298,7 @@ private func scaleEvents(quick: Bool) {
 func runScaleOpen(_ directory: String) {
     let before = residentBytes()
     let log = try! EventLog.open(at: directory)
-    let store = try! Store(log: log)
+    let store = try! Store(log: log, sources: .seed)
     let state = store.snapshot.state
     var filter = GnomeFilter()
     filter.hairColor = "pink"

@@ -44,13 +44,13 @@ func runViewBenchmarks(quick: Bool) {
     }
     if !batch.isEmpty { try! log.appendBlocking(contentsOf: batch) }
     let mb = Double(bodyBytes) / 1e6
-    var full = LogState(), fast = LogState()
-    let fullTime = time { full = try Store.fullReplay(log) }
-    let fastTime = time { fast = try Store.replay(log).state }
+    var full = LogState(sources: .seed), fast = LogState(sources: .seed)
+    let fullTime = time { full = try Store.fullReplay(log, sources: .seed) }
+    let fastTime = time { fast = try Store.replay(log, sources: .seed).state }
     precondition(full == fast)
-    let store = try! Store(log: log)
+    let store = try! Store(log: log, sources: .seed)
     saveCheckpointBlocking(store)
-    let openTime = time { _ = try Store(log: log) }
+    let openTime = time { _ = try Store(log: log, sources: .seed) }
     print("\n## Replay of \(events) fetch events (\(fmt(mb, 1)) MB of bodies, 100 resources, each body superseded 99×)\n")
     print("| replay | time | events/s | MB/s of body |")
     print("|---|---:|---:|---:|")
@@ -76,9 +76,9 @@ func runViewBenchmarks(quick: Bool) {
             })
             appended += n
         }
-        saveCheckpointBlocking(try! Store(log: grow))
-        let withCheckpoint = time { _ = try Store(log: grow) }
-        let without = time { _ = try Store.replay(grow) }
+        saveCheckpointBlocking(try! Store(log: grow, sources: .seed))
+        let withCheckpoint = time { _ = try Store(log: grow, sources: .seed) }
+        let without = time { _ = try Store.replay(grow, sources: .seed) }
         print("| \(target) | \(fmt(withCheckpoint * 1000, 1)) ms | \(fmt(without * 1000, 1)) ms |")
     }
 }
@@ -118,7 +118,7 @@ func runDecodeBenchmarks(quick: Bool) {
         guard FileManager.default.fileExists(atPath: fixtures + name) else { continue }
         let body = bytes(name)
         let data = Data(body)
-        let ours = rate(body.count) { _ = try DocumentDecoder.decode(kind, body: body) }
+        let ours = rate(body.count) { _ = try SeedSources.decode(kind, body: body) }
         let tree = rate(body.count) { _ = try JSONValue.parse(bytes: body) }
         let foundation = rate(body.count) { _ = try JSONSerialization.jsonObject(with: data) }
         print("| \(name) | \(body.count) B | \(fmt(ours)) | \(fmt(tree)) | \(fmt(foundation)) |")

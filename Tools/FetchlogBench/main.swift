@@ -27,7 +27,7 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile-decode"), at + 2 < C
         fatalError("--profile-decode FIXTURE KIND: KIND is one of \(DocumentKind.seedKinds.map(\.rawValue).joined(separator: ", "))")
     }
     let end = DispatchTime.now().uptimeNanoseconds + 3_000_000_000
-    while DispatchTime.now().uptimeNanoseconds < end { _ = try! DocumentDecoder.decode(kind, body: body) }
+    while DispatchTime.now().uptimeNanoseconds < end { _ = try! SeedSources.decode(kind, body: body) }
     exit(0)
 }
 if CommandLine.arguments.contains("--decode") {

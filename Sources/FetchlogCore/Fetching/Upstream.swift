@@ -1,16 +1,26 @@
+import Foundation
+
 /// Where requests go: the real hosts, or one server that follows the addressing rule
 /// `BASE + "/" + source + <original path and query>` (`--upstream` / `FETCHLOG_UPSTREAM`).
 public struct Upstream: Sendable, Equatable {
     /// nil: the real hosts.
     public let base: String?
 
-    public init(base: String?) {
+    /// Requests go to `base` (`http://127.0.0.1:8080` asks for `BASE/<source>/<path>`);
+    /// nil: to the real hosts. A trailing `/` is ignored.
+    public init(base: URL?) {
+        self.init(base: base?.absoluteString)
+    }
+
+    /// The command line's form: `--upstream` and `FETCHLOG_UPSTREAM` as written.
+    package init(base: String?) {
         var trimmed = base
         while let t = trimmed, t.hasSuffix("/") { trimmed = String(t.dropLast()) }
         self.base = (trimmed?.isEmpty ?? true) ? nil : trimmed
     }
 
-    public static let real = Upstream(base: nil)
+    /// The real hosts (no upstream base).
+    public static let real = Upstream(base: nil as String?)
 
     /// The URL to ask for `path` (path and query relative to the source's `realBase`).
     /// A `#fragment` is never sent (it names a manifest resource the path alone cannot: see

@@ -28,7 +28,14 @@ public enum StoreRewrite {
         public var description: String { reason }
     }
 
-    public static func rewrite(at path: String) throws -> Result {
+    /// Rewrites the store in `directory` (a file URL); no process may have it open.
+    public static func rewrite(at directory: URL) throws -> Result {
+        guard directory.isFileURL else { throw Refused(reason: "\(directory.absoluteString) is not a directory on this machine: give a file URL") }
+        return try rewrite(at: directory.path)
+    }
+
+    /// The command line's form: the directory as written.
+    package static func rewrite(at path: String) throws -> Result {
         let lock = try StoreOpening.lock(path)
         defer { lock.release() }
         guard try StoreProbe.check(path) == .existing else { throw Refused(reason: "\(path) holds no store yet: there is nothing to rewrite") }

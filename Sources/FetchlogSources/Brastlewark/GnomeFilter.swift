@@ -1,6 +1,7 @@
 import FetchlogCore
 
-/// The active gnome filter, set by `filter.set` intents and cleared by `filter.reset`.
+/// The active gnome filter, set by `GnomeFilterIntent.set` (`filter.set`) and cleared by
+/// `.reset` (`filter.reset`).
 /// Its JSON (the intent body): `{"hair_color":"Pink","profession":"Tinker","name":"…",
 /// "age_min":…,"age_max":…,"weight_min":…,"weight_max":…,"height_min":…,"height_max":…,
 /// "friends_min":…,"friends_max":…}`, every member optional.
@@ -57,8 +58,47 @@ public struct GnomeFilter: Sendable, Equatable, Codable {
 }
 
 
+/// Brastlewark's intents: what its slice folds. The labels and bodies are those logs
+/// have always held (`filter.set` with the filter's JSON, `filter.reset` with `{}`).
+public enum GnomeFilterIntent: SourceIntent {
+    /// Makes `filter` the active gnome filter.
+    case set(filter: GnomeFilter)
+    /// Clears the active filter.
+    case reset
+
+    public static let source = Source.brastlewark
+
+    public var label: String {
+        switch self {
+        case .set: "filter.set"
+        case .reset: "filter.reset"
+        }
+    }
+
+    public var body: JSONValue {
+        switch self {
+        case .set(let filter): filter.json
+        case .reset: .object([])
+        }
+    }
+
+    /// A `filter.set` whose body is not a filter object is no intent (it was always ignored);
+    /// a `filter.reset` needs no body.
+    public init?(label: String, body: JSONValue) {
+        switch label {
+        case "filter.set":
+            guard let filter = GnomeFilter(json: body) else { return nil }
+            self = .set(filter: filter)
+        case "filter.reset":
+            self = .reset
+        default:
+            return nil
+        }
+    }
+}
+
 /// Brastlewark's slice of the state: the active gnome filter and the seq of the intent
-/// that set it (0: never set), folded from `filter.set` and `filter.reset` intents.
+/// that set it (0: never set), folded from `GnomeFilterIntent`s.
 public struct GnomeFilterSlice: SourceSlice {
     public static let version = 1
     public var filter = GnomeFilter()
@@ -67,15 +107,14 @@ public struct GnomeFilterSlice: SourceSlice {
     public init() {}
 
     public mutating func apply(_ event: Event) {
-        switch event.label {
-        case "filter.set":
-            guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let filter = GnomeFilter(json: json) else { return }
+        switch GnomeFilterIntent(event) {
+        case .set(let filter)?:
             self.filter = filter
             seq = event.seq
-        case "filter.reset":
+        case .reset?:
             filter = GnomeFilter()
             seq = event.seq
-        default:
+        case nil:
             break
         }
     }
@@ -89,22 +128,23 @@ extension LogState {
 }
 
 extension StoreAction {
-    /// Sets the gnome filter: a `filter.set` intent of Brastlewark.
+    /// Sets the gnome filter: `GnomeFilterIntent.set`.
     public static func setGnomeFilter(_ filter: GnomeFilter, at: Timestamp) -> StoreAction {
-        .intent(source: .brastlewark, label: "filter.set", body: filter.json, at: at)
+        .record(GnomeFilterIntent.set(filter: filter), at: at)
     }
-    /// Clears the gnome filter: a `filter.reset` intent.
+    /// Clears the gnome filter: `GnomeFilterIntent.reset`.
     public static func resetGnomeFilter(at: Timestamp) -> StoreAction {
-        .intent(source: .brastlewark, label: "filter.reset", body: .object([]), at: at)
+        .record(GnomeFilterIntent.reset, at: at)
     }
 }
 
 extension Store {
     /// Sets the active gnome filter (an intent event; the state follows from the log).
     public func setGnomeFilter(_ filter: GnomeFilter) async throws {
-        try await sendIntent(source: .brastlewark, label: "filter.set", body: filter.json)
+        try await sendIntent(GnomeFilterIntent.set(filter: filter))
     }
+    /// Clears the active gnome filter (an intent event).
     public func resetGnomeFilter() async throws {
-        try await sendIntent(source: .brastlewark, label: "filter.reset", body: .object([]))
+        try await sendIntent(GnomeFilterIntent.reset)
     }
 }

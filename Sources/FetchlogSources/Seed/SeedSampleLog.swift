@@ -59,8 +59,10 @@ package enum SeedSampleLog {
                             response: Event.Response(status: 503, headers: [Header("Retry-After", "30"), Header("Content-Type", "text/plain")]),
                             failure: Event.Failure(.httpStatus, "503 Service Unavailable after 4 attempts"),
                             body: Array("upstream busy\n".utf8)))
-        events.append(Event(recordedAt: tick(20), kind: .intent, source: "brastlewark", label: "filter.set",
-                            body: Array(#"{"hair_color":"Pink","profession":"Tinker"}"#.utf8)))
+        var pinkTinkers = GnomeFilter()
+        pinkTinkers.hairColor = "Pink"
+        pinkTinkers.profession = "Tinker"
+        events.append(GnomeFilterIntent.set(filter: pinkTinkers).event(at: tick(20)))   // {"hair_color":"Pink","profession":"Tinker"}
         return events
     }
 

@@ -1,5 +1,5 @@
 import FetchlogCore
-import Logging
+import Foundation
 
 /// The five seed sources — TVmaze, Brastlewark, Viaplay, Thmanyah, ARTIC — and their views,
 /// registered as plug-ins on the engine's public API like any other source.
@@ -27,67 +27,29 @@ public enum SeedSources {
 
     /// The engine with the five seed sources.
     public static let registry = SourceRegistry(plugins, views: views, parameterizedViews: parameterizedViews)
+
+    /// Opens (creating when new) the store in `directory` with the five seed sources:
+    /// `Store.open(at:sources:configuration:)` with ``registry``. The registry is named here,
+    /// once, rather than defaulted inside the engine's initialisers, so a store of one's own
+    /// sources never holds the seed ones by accident.
+    public static func openStore(at directory: URL, configuration: Store.Configuration = Store.Configuration()) async throws -> Store {
+        try await Store.open(at: directory, sources: registry, configuration: configuration)
+    }
+
+    /// Decodes a body of one of the seed kinds with its source's plug-in (the source is the
+    /// kind's name up to its first dot: `tvmaze.show` is TVmaze's).
+    public static func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+        let source = kind == .asset ? Source.assets.rawValue : String(kind.rawValue.prefix { $0 != "." })
+        guard let plugin = registry.plugin(source) else {
+            throw DecodeError(path: "$", reason: "no seed source decodes '\(kind)'")
+        }
+        return try plugin.decode(kind, body: body)
+    }
 }
 
 extension SourceRegistry {
     /// The five seed sources and their views (`SeedSources.registry`).
     public static var seed: SourceRegistry { SeedSources.registry }
-}
-
-// Conveniences for callers of the seed sources alone: the engine's initialisers without
-// a registry, using `SourceRegistry.seed`.
-
-extension LogState {
-    /// An empty state of the seed sources.
-    public init() { self.init(sources: .seed) }
-}
-
-extension LogReducer {
-    public static func fold<S: Sequence>(_ events: S) -> LogState where S.Element == Event { fold(events, sources: .seed) }
-}
-
-extension FreshnessPolicy {
-    /// The seed sources' own rules (sources.md).
-    public init() { self.init(sources: .seed) }
-}
-
-extension Fetcher {
-    public convenience init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
-        self.init(log: log, sources: .seed, configuration: configuration)
-    }
-}
-
-extension Store {
-    public convenience init(log: EventLog, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
-                            logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
-        try self.init(log: log, sources: fetcher?.sources ?? .seed, fetcher: fetcher, clock: clock, logger: logger)
-    }
-
-    public static func replay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
-                              progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
-        try replay(log, sources: .seed, to: seq, isCancelled: isCancelled, progress: progress)
-    }
-
-    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
-                                  progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
-        try fullReplay(log, sources: .seed, to: seq, isCancelled: isCancelled, progress: progress)
-    }
-}
-
-extension Checkpoint {
-    public static func decode(_ bytes: [UInt8], log: EventLog) throws -> LogState? { try decode(bytes, log: log, sources: .seed) }
-}
-
-extension ViewCatalog {
-    /// The seed registry's fixed view names.
-    public static var fixedNames: [String] { fixedNames(in: .seed) }
-    public static var exportNames: [String] { SourceRegistry.seed.exportNames }
-    public static var sources: [String: Set<String>] { sources(in: .seed) }
-}
-
-extension Source {
-    /// The five seed sources.
-    public static var dataSources: [Source] { SourceRegistry.seed.sources }
 }
 
 extension DocumentKind {
@@ -96,16 +58,4 @@ extension DocumentKind {
         .tvmazeShowsPage, .tvmazeShow, .tvmazeImages, .tvmazeEpisodes, .tvmazeSearch, .brastlewarkCensus, .viaplayPage,
         .thmanyahHome, .thmanyahSearch, .articArtworks, .articArtwork, .articAgent, .asset,
     ]
-}
-
-extension DocumentDecoder {
-    /// Decodes a body of one of the seed kinds with its source's plug-in (the source is the
-    /// kind's name up to its first dot: `tvmaze.show` is TVmaze's).
-    public static func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
-        let source = kind == .asset ? Source.assets.rawValue : String(kind.rawValue.prefix { $0 != "." })
-        guard let plugin = SourceRegistry.seed.plugin(source) else {
-            throw DecodeError(path: "$", reason: "no seed source decodes '\(kind)'")
-        }
-        return try plugin.decode(kind, body: body)
-    }
 }

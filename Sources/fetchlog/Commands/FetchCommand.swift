@@ -103,7 +103,7 @@ struct FetchCommand: AsyncParsableCommand {
         let log = try reportingErrors { try storeOptions.open() }
         let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
         // Every fetch goes through the store: it supplies the validators, records the outcome.
-        let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: configuration.clock) }
+        let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: configuration.clock) }
         let printer = FetchPrinter()
         let mode = try outputOptions.mode() ?? .table
         printer.live = !mode.isMachine

@@ -115,7 +115,7 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.upstream = Upstream(base: base)
         configuration.clock = clock
         let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
-        let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: clock) }
+        let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
         printer.expect(Self.firstPages.count)

@@ -25,7 +25,7 @@ struct TourCommand: AsyncParsableCommand {
         configuration.retry.baseDelay = .milliseconds(50)
         configuration.clock = clock
         let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
-        let store = try reportingErrors { try Store(log: log, fetcher: fetcher, clock: clock) }
+        let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         say("Fetchlog tour — store \(path), sample upstream \(base)")
         do {

@@ -145,7 +145,7 @@ import Testing
         #expect(session.asset(item1000)?.info != nil)
         #expect(session.asset(item1001)?.info != nil)
         #expect(session.asset(item1001)?.seq == 0, "held for this session only")
-        let restarted = AssetsView(state: try Store(log: rig.log).snapshot.state)
+        let restarted = AssetsView(state: try Store(log: rig.log, sources: .seed).snapshot.state)
         #expect(restarted.asset(item1000)?.info != nil)
         #expect(restarted.asset(item1001) == nil)
         #expect(restarted.heldCount == 2)

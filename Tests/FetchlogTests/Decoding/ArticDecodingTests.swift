@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func oneArtwork() throws {
-        guard case .articArtwork(let artwork, let iiif)? = (try DocumentDecoder.decode(.articArtwork, body: try wrapped("artworks/9.json"))) as? ArticDocument else {
+        guard case .articArtwork(let artwork, let iiif)? = (try SeedSources.decode(.articArtwork, body: try wrapped("artworks/9.json"))) as? ArticDocument else {
             Issue.record("wrong case")
             return
         }
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func imageURLRule() throws {
-        guard case .articArtwork(let priest, let iiif)? = (try DocumentDecoder.decode(.articArtwork, body: try wrapped("artworks/4.json"))) as? ArticDocument else {
+        guard case .articArtwork(let priest, let iiif)? = (try SeedSources.decode(.articArtwork, body: try wrapped("artworks/4.json"))) as? ArticDocument else {
             Issue.record("wrong case")
             return
         }
@@ -48,7 +48,7 @@ import Testing
         {"pagination":{"total":10,"limit":3,"offset":0,"total_pages":5,"current_page":1,"next_url":"https://api.artic.edu/api/v1/artworks?page=2&limit=3"},
          "data":[\#(data)],"info":\#(Self.info),"config":\#(try record("config.json"))}
         """#
-        guard case .articArtworks(let page)? = (try DocumentDecoder.decode(.articArtworks, body: Array(body.utf8))) as? ArticDocument else {
+        guard case .articArtworks(let page)? = (try SeedSources.decode(.articArtworks, body: Array(body.utf8))) as? ArticDocument else {
             Issue.record("wrong case")
             return
         }
@@ -63,7 +63,7 @@ import Testing
 
     @Test func lastPageHasNoNextURL() throws {
         let body = #"{"pagination":{"total":10,"limit":3,"offset":12,"total_pages":5,"current_page":7,"next_url":null},"data":[]}"#
-        guard case .articArtworks(let page)? = (try DocumentDecoder.decode(.articArtworks, body: Array(body.utf8))) as? ArticDocument else {
+        guard case .articArtworks(let page)? = (try SeedSources.decode(.articArtworks, body: Array(body.utf8))) as? ArticDocument else {
             Issue.record("wrong case")
             return
         }
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func agents() throws {
-        guard case .articAgent(let abercrombie)? = (try DocumentDecoder.decode(.articAgent, body: try wrapped("agents/135.json"))) as? ArticDocument else {
+        guard case .articAgent(let abercrombie)? = (try SeedSources.decode(.articAgent, body: try wrapped("agents/135.json"))) as? ArticDocument else {
             Issue.record("wrong case")
             return
         }
@@ -84,8 +84,8 @@ import Testing
         #expect(abercrombie.deathDate == 1977)
         #expect(abercrombie.descriptionHTML?.hasPrefix("<p>A leading figure of Chicago’s Hyde Park arts scene") == true)
 
-        guard case .articAgent(let abeles)? = (try DocumentDecoder.decode(.articAgent, body: try wrapped("agents/130.json"))) as? ArticDocument,
-              case .articAgent(let society)? = (try DocumentDecoder.decode(.articAgent, body: try wrapped("agents/2.json"))) as? ArticDocument else {
+        guard case .articAgent(let abeles)? = (try SeedSources.decode(.articAgent, body: try wrapped("agents/130.json"))) as? ArticDocument,
+              case .articAgent(let society)? = (try SeedSources.decode(.articAgent, body: try wrapped("agents/2.json"))) as? ArticDocument else {
             Issue.record("wrong case")
             return
         }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct BrastlewarkDecodingTests {
     func census(_ body: [UInt8]) throws -> [Gnome] {
-        guard case .brastlewarkCensus(let gnomes)? = (try DocumentDecoder.decode(.brastlewarkCensus, body: body)) as? BrastlewarkDocument else {
+        guard case .brastlewarkCensus(let gnomes)? = (try SeedSources.decode(.brastlewarkCensus, body: body)) as? BrastlewarkDocument else {
             Issue.record("wrong case")
             return []
         }

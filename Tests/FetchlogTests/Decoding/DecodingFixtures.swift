@@ -17,13 +17,13 @@ enum DecodingFixtures {
 
     /// Decodes a fixture file as `kind`.
     static func decode(_ kind: DocumentKind, _ relativePath: String) throws -> any SourceDocument {
-        try DocumentDecoder.decode(kind, body: try bytes(relativePath))
+        try SeedSources.decode(kind, body: try bytes(relativePath))
     }
 
     /// The `DecodeError` decoding `body` as `kind` throws, or nil when it decodes.
     static func failure(_ kind: DocumentKind, _ body: [UInt8]) -> DecodeError? {
         do {
-            _ = try DocumentDecoder.decode(kind, body: body)
+            _ = try SeedSources.decode(kind, body: body)
             return nil
         } catch {
             return error

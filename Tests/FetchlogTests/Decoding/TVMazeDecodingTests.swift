@@ -154,7 +154,7 @@ import Testing
          {"id":13,"type":"poster","main":true,"resolutions":{"original":{"url":"https://x/o.jpg","width":680,"height":1000}}},
          {"id":15,"type":null,"main":false,"resolutions":{}}]
         """#
-        guard case .tvmazeImages(let images)? = (try DocumentDecoder.decode(.tvmazeImages, body: Array(body.utf8))) as? TVMazeDocument else {
+        guard case .tvmazeImages(let images)? = (try SeedSources.decode(.tvmazeImages, body: Array(body.utf8))) as? TVMazeDocument else {
             Issue.record("wrong case")
             return
         }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ThmanyahDecodingTests {
     func home(_ body: [UInt8]) throws -> ThmanyahHome? {
-        guard case .thmanyahHome(let home)? = (try DocumentDecoder.decode(.thmanyahHome, body: body)) as? ThmanyahDocument else {
+        guard case .thmanyahHome(let home)? = (try SeedSources.decode(.thmanyahHome, body: body)) as? ThmanyahDocument else {
             Issue.record("wrong case")
             return nil
         }
@@ -12,7 +12,7 @@ import Testing
     }
 
     func search(_ body: [UInt8]) throws -> [ThmanyahSection]? {
-        guard case .thmanyahSearch(let sections)? = (try DocumentDecoder.decode(.thmanyahSearch, body: body)) as? ThmanyahDocument else {
+        guard case .thmanyahSearch(let sections)? = (try SeedSources.decode(.thmanyahSearch, body: body)) as? ThmanyahDocument else {
             Issue.record("wrong case")
             return nil
         }

@@ -14,8 +14,8 @@ import Testing
         let log = try EventLog.open(at: temporary.path)
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
-        let fetcher = Fetcher(log: log, configuration: configuration)
-        let store = try Store(log: log, fetcher: fetcher)
+        let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
+        let store = try Store(log: log, sources: .seed, fetcher: fetcher)
 
         // Define a source
         let manifest = try RestManifest(json: try JSONValue.parse(bytes: Array("""

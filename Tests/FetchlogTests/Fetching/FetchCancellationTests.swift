@@ -136,7 +136,7 @@ import Testing
     /// background fetch it waited for is abandoned, not recorded.
     @Test func cancellingAWaitForBackgroundWorkCancelsTheFetchItWaitsFor() async throws {
         try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(120)) { h in
-            let store = try Store(log: h.log, fetcher: h.fetcher, clock: FixedClock(fixedTime))
+            let store = try Store(log: h.log, sources: .seed, fetcher: h.fetcher, clock: FixedClock(fixedTime))
             let policy = OfflineFirst(store: store, fetcher: h.fetcher, clock: FixedClock(fixedTime))
             let opened = try await policy.open(.brastlewarkCensus)
             #expect(opened.revalidating)
@@ -160,15 +160,15 @@ import Testing
         let log = try EventLog.open(at: dir.path)
         defer { log.close() }
         try log.appendBlocking(contentsOf: (0 ..< 300).map { _ in richEvent() })
-        #expect(throws: ReplayCancelled(seq: 256, last: 300)) { try Store.replay(log, isCancelled: { true }) }
-        #expect(throws: ReplayCancelled(seq: 256, last: 300)) { try Store.fullReplay(log, isCancelled: { true }) }
-        #expect(try Store.replay(log, isCancelled: { false }).state.seq == 300)
+        #expect(throws: ReplayCancelled(seq: 256, last: 300)) { try Store.replay(log, sources: .seed, isCancelled: { true }) }
+        #expect(throws: ReplayCancelled(seq: 256, last: 300)) { try Store.fullReplay(log, sources: .seed, isCancelled: { true }) }
+        #expect(try Store.replay(log, sources: .seed, isCancelled: { false }).state.seq == 300)
 
         // In a cancelled task, by default.
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             var lines = 0
-            let replay = Result { try Store.replay(log) }
+            let replay = Result { try Store.replay(log, sources: .seed) }
             let export = Result { try log.exportNDJSON { _ in lines += 1 } }
             return (replay, export, lines)
         }

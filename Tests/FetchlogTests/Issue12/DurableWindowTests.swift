@@ -39,7 +39,7 @@ import Testing
         let base = try await upstream.start().absoluteString
         let directory = TemporaryDirectory("window")
         let log = try EventLog.open(at: directory.path)
-        return (upstream, log, try Store(log: log, fetcher: Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base))), directory)
+        return (upstream, log, try Store(log: log, sources: .seed, fetcher: Fetcher(log: log, sources: .seed, configuration: FetchHarness.fetchConfiguration(base: base))), directory)
     }
 
     @Test(arguments: cases)
@@ -58,7 +58,7 @@ import Testing
         #expect(session.events.map(\.label) == e.sessionPages.map { "/shows?page=\($0)" })
         #expect(session.events.allSatisfy { $0.seq == 0 })
         // After a restart: the durable pages' shows, whole — ids 1…(durable pages × size).
-        let durable = ShowsView(state: try Store(log: log).snapshot.state)
+        let durable = ShowsView(state: try Store(log: log, sources: .seed).snapshot.state)
         let kept = (e.durablePages.last! + 1) * e.pageSize
         #expect(durable.count == kept)
         #expect(durable.show(id: kept) != nil)
@@ -78,7 +78,7 @@ import Testing
         #expect(rig.store.session.events.map(\.label) == e.sessionPages.map { "/shows?page=\($0)" })
         // This session sees every page; a restart only the durable ones.
         #expect(ShowsView(state: rig.store.snapshot.state).count == e.pages * e.pageSize)
-        #expect(ShowsView(state: try Store(log: rig.log).snapshot.state).count == (e.durablePages.last! + 1) * e.pageSize)
+        #expect(ShowsView(state: try Store(log: rig.log, sources: .seed).snapshot.state).count == (e.durablePages.last! + 1) * e.pageSize)
         await rig.stop()
     }
 
@@ -144,7 +144,7 @@ import Testing
         let base = try await upstream.start().absoluteString
         let directory = TemporaryDirectory("window-bound")
         let log = try EventLog.open(at: directory.path)
-        let store = try Store(log: log, fetcher: Fetcher(log: log, configuration: FetchHarness.fetchConfiguration(base: base)))
+        let store = try Store(log: log, sources: .seed, fetcher: Fetcher(log: log, sources: .seed, configuration: FetchHarness.fetchConfiguration(base: base)))
         let run = try await store.fetchTVMazeShows(pages: .range(0 ... 1))
         #expect(run.map(\.outcome) == [.failed(.httpStatus, "HTTP 503 Service Unavailable"), .fetched])
         #expect(run.map(\.firstItemIndex) == [0, nil])

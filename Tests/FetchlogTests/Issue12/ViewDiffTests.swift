@@ -11,7 +11,7 @@ import Testing
         #expect(try await h.store.fetch(.tvmazeShowsPage(0)).outcome == .fetched)    // seq 1
         #expect(try await h.store.fetch(.brastlewarkCensus).outcome == .fetched)     // seq 2
         #expect(try await h.store.fetch(.tvmazeShowsPage(0)).outcome == .notModified) // seq 3
-        func status(at seq: UInt64) throws -> JSONValue { try ViewCatalog.export("status", state: try Store.replay(h.log, to: seq).state) }
+        func status(at seq: UInt64) throws -> JSONValue { try ViewCatalog.export("status", state: try Store.replay(h.log, sources: .seed, to: seq).state) }
         let one = try status(at: 1), two = try status(at: 2), three = try status(at: 3)
 
         // A resource added: one `added` entry with the whole element, keyed by its resource
@@ -41,8 +41,8 @@ import Testing
         let h = try await FetchHarness.start()
         _ = try await h.store.fetch(.tvmazeShowsPage(0))
         _ = try await h.store.fetch(.tvmazeShowsPage(1))
-        let before = try ViewCatalog.export("shows", state: try Store.replay(h.log, to: 1).state)
-        let after = try ViewCatalog.export("shows", state: try Store.replay(h.log, to: 2).state)
+        let before = try ViewCatalog.export("shows", state: try Store.replay(h.log, sources: .seed, to: 1).state)
+        let after = try ViewCatalog.export("shows", state: try Store.replay(h.log, sources: .seed, to: 2).state)
         let oldIDs = Set(try #require(before["shows"]?.arrayValue).compactMap { $0["id"]?.intValue })
         let newRows = try #require(after["shows"]?.arrayValue).filter { !oldIDs.contains($0["id"]?.intValue ?? -1) }
         #expect(newRows.count == 245)

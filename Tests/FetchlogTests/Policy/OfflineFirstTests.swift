@@ -62,7 +62,7 @@ import Testing
         #expect(logged == (0 ..< pages - 1).map { "/shows?page=\($0)" })
         #expect(rig.store.session.events.map(\.label) == ["/shows?page=\(pages - 1)"])
 
-        let restarted = try Store(log: rig.log)
+        let restarted = try Store(log: rig.log, sources: .seed)
         let durable = ShowsView(state: restarted.snapshot.state)
         #expect(durable.count == 1000)
         #expect(durable.show(id: 1000) != nil)
@@ -172,7 +172,7 @@ import Testing
         let rig = try await Rig.start()
         var configuration = rig.fetcher.configuration
         configuration.offline = true
-        let offline = Fetcher(log: rig.log, configuration: configuration)
+        let offline = Fetcher(log: rig.log, sources: .seed, configuration: configuration)
         let report = try await offline.fetch(.brastlewarkCensus)
         // The engine names the setting; the command line says `--offline` (CommandLineTerms).
         #expect(report.outcome == .failed(.transport, "offline: the network is not used (FetchConfiguration.offline)"))
@@ -184,13 +184,13 @@ import Testing
     }
 
     @Test func cacheControlMaxAgeAndAgeReplaceTheDefaultTimeToLive() {
-        var state = LogState()
+        var state = LogState(sources: .seed)
         var b = StateBuilder()
         b.append(Event(recordedAt: Timestamp(milliseconds: 0), kind: .fetched, source: "artic", label: "/api/v1/agents/2",
                        response: Event.Response(status: 200, headers: [Header("Cache-Control", "public, max-age=600"), Header("Age", "100")]),
                        body: Array(#"{"data":{"id":2,"title":"A"}}"#.utf8)))
         state = b.state
-        let policy = FreshnessPolicy()
+        let policy = FreshnessPolicy(sources: .seed)
         let f = policy.evaluate(ResourceKey(.articAgent(2)), in: state, now: Timestamp(milliseconds: 499_000))
         #expect(f.level == .fresh)
         #expect(f.validUntil == Timestamp(milliseconds: 500_000))

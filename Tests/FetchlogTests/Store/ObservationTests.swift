@@ -11,7 +11,7 @@ import Testing
         let harness = try await FetchHarness.start()
         _ = try await harness.fetcher.fetch(.brastlewarkCensus)
         _ = try await harness.fetcher.fetch(.tvmazeShowsPage(0))
-        let store = try Store(log: harness.log, fetcher: harness.fetcher, clock: FixedClock(fixedTime))
+        let store = try Store(log: harness.log, sources: .seed, fetcher: harness.fetcher, clock: FixedClock(fixedTime))
         let shows = LockedBox<[JSONValue]>([])
         let filters = LockedBox<[JSONValue]>([])
         let showsMemo = ObservedView()
@@ -51,7 +51,7 @@ import Testing
 
     @Test func anUnknownViewIsRefused() throws {
         let dir = TemporaryDirectory("observe-unknown")
-        let store = try Store(log: try EventLog.open(at: dir.path), fetcher: nil, clock: FixedClock(fixedTime))
+        let store = try Store(log: try EventLog.open(at: dir.path), sources: .seed, fetcher: nil, clock: FixedClock(fixedTime))
         #expect(throws: ViewNameError.self) { _ = try store.observe(view: "nope") }
     }
 }

@@ -36,7 +36,7 @@ import Testing
         let store = try await sampleStore(dir)
         do {
             let log = try EventLog.open(at: store)
-            var wrong = try Store.replay(log).state
+            var wrong = try Store.replay(log, sources: .seed).state
             wrong.slices[Source.brastlewark.rawValue] = GnomeFilterSlice()
             try await log.saveCheckpoint(Checkpoint.encode(wrong))
             log.close()
@@ -79,7 +79,7 @@ import Testing
         let store = dir.sub("tour")
         let tour = try await runFetchlog(["tour", "--store", store])
         #expect(tour.status == 0, "\(tour.stderr)")
-        for view in ViewCatalog.fixedNames + ["show/1", "show/99999"] {
+        for view in ViewCatalog.fixedNames(in: .seed) + ["show/1", "show/99999"] {
             let file = dir.sub("\(view.replacingOccurrences(of: "/", with: "-")).json")
             let result = try await runFetchlog(["--store", store, "export", view, "--out", file])
             #expect(result.status == 0)

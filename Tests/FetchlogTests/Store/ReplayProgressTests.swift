@@ -13,10 +13,10 @@ import Testing
         }
         _ = try log.appendBlocking(contentsOf: events)
         var calls: [[UInt64]] = []
-        _ = try Store.replay(log, progress: { calls.append([$0, $1]) })
+        _ = try Store.replay(log, sources: .seed, progress: { calls.append([$0, $1]) })
         #expect(calls == [[256, 1000], [512, 1000], [768, 1000]])
         calls = []
-        _ = try Store.replay(log, to: 600, progress: { calls.append([$0, $1]) })
+        _ = try Store.replay(log, sources: .seed, to: 600, progress: { calls.append([$0, $1]) })
         #expect(calls == [[256, 600], [512, 600]])
     }
 }

@@ -21,9 +21,9 @@ import Testing
         defer { log.close() }
         var configuration = FetchHarness.patientConfiguration(base: base)
         configuration.clock = SystemClock()
-        let fetcher = Fetcher(log: log, configuration: configuration)
+        let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
         defer { Task { await fetcher.shutdown() } }
-        let b = try Store(log: log, fetcher: fetcher)
+        let b = try Store(log: log, sources: .seed, fetcher: fetcher)
 
         // B fetches the Viaplay root (the 2022 recording): 200 with the first ETag.
         #expect(try await b.fetch(.viaplayRoot).outcome == .fetched)

@@ -14,7 +14,7 @@ import Testing
     @Test func theSampleLogFoldsIntoStatusesAndDocuments() async throws {
         let dir = TemporaryDirectory("store-fold")
         let log = try sampleLog(dir)
-        let store = try Store(log: log)
+        let store = try Store(log: log, sources: .seed)
         #expect(store.origin == .replay(events: 13))
         let state = store.snapshot.state
         #expect(state.seq == 13)
@@ -46,7 +46,7 @@ import Testing
         let dir = TemporaryDirectory("store-checkpoint")
         let log = try sampleLog(dir)
         do {
-            let store = try Store(log: log)
+            let store = try Store(log: log, sources: .seed)
             try await store.saveCheckpoint()
         }
         try await log.append(contentsOf: [
@@ -54,9 +54,9 @@ import Testing
                   request: Event.Request(url: "http://x/brastlewark/data.json"), failure: Event.Failure(.timeout, "slow")),
             Event(recordedAt: fixedTime, kind: .intent, source: "brastlewark", label: "filter.reset", body: Array("{}".utf8)),
         ])
-        let reopened = try Store(log: log)
+        let reopened = try Store(log: log, sources: .seed)
         #expect(reopened.origin == .checkpoint(seq: 13, tail: 2))
-        let replayed = try Store.replay(log).state
+        let replayed = try Store.replay(log, sources: .seed).state
         #expect(reopened.snapshot.state == replayed)
         #expect(replayed.gnomeFilter == GnomeFilter())
         #expect(replayed.status[ResourceKey(.brastlewarkCensus)]?.failuresSince == 1)
@@ -67,18 +67,18 @@ import Testing
     @Test func aCheckpointOfAnotherReducerVersionIsRebuilt() async throws {
         let dir = TemporaryDirectory("store-version")
         let log = try sampleLog(dir)
-        var text = String(decoding: Checkpoint.encode(try Store.replay(log).state), as: UTF8.self)
+        var text = String(decoding: Checkpoint.encode(try Store.replay(log, sources: .seed).state), as: UTF8.self)
         text = text.replacingOccurrences(of: "\"reducerVersion\":\(LogState.reducerVersion)", with: "\"reducerVersion\":999")
         try await log.saveCheckpoint(Array(text.utf8))
-        let store = try Store(log: log)
+        let store = try Store(log: log, sources: .seed)
         #expect(store.origin == .replay(events: 13))
-        #expect(store.snapshot.state == (try Store.replay(log).state))
+        #expect(store.snapshot.state == (try Store.replay(log, sources: .seed).state))
     }
 
     @Test func intentsGoThroughTheLog() async throws {
         let dir = TemporaryDirectory("store-intent")
         let log = try EventLog.open(at: dir.path)
-        let store = try Store(log: log, clock: FixedClock(fixedTime))
+        let store = try Store(log: log, sources: .seed, clock: FixedClock(fixedTime))
         var filter = GnomeFilter()
         filter.hairColor = "Green"
         filter.ageMin = 100
@@ -91,7 +91,7 @@ import Testing
         #expect(event.body == Array(#"{"age_min":100,"hair_color":"Green"}"#.utf8))
         try await store.resetGnomeFilter()
         #expect(store.snapshot.state.gnomeFilter.isEmpty)
-        #expect(try Store.replay(log).state == store.snapshot.state)
+        #expect(try Store.replay(log, sources: .seed).state == store.snapshot.state)
     }
 
     /// Another process appends (the real `fetchlog fetch`); a watching store catches up
@@ -103,7 +103,7 @@ import Testing
         let base = try await upstream.start().absoluteString
         let dir = TemporaryDirectory("store-watch")
         let log = try EventLog.open(at: dir.path)
-        let store = try Store(log: log)
+        let store = try Store(log: log, sources: .seed)
         let watcher = store.watch(every: .milliseconds(100))
         let (fetch, waited) = try await offPool { () throws -> (CommandResult, Duration?) in
             let fetch = try runFetchlogBlocking(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
@@ -149,7 +149,7 @@ import Testing
         let last = try h.log.lastSeq()
         #expect(last == 14)
         for seq in [UInt64(1), 3, 5, 8, 12, last] {
-            #expect(try Store.replay(h.log, to: seq).state == (try Store.fullReplay(h.log, to: seq)), "at \(seq)")
+            #expect(try Store.replay(h.log, sources: .seed, to: seq).state == (try Store.fullReplay(h.log, sources: .seed, to: seq)), "at \(seq)")
         }
         await h.stop()
     }

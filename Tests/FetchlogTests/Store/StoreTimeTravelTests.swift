@@ -13,12 +13,12 @@ import Testing
         let log = try EventLog.open(at: path)
         defer { log.close() }
         // A checkpoint in the middle of the log (seq 6), as if saved before the last 7 events.
-        let middle = try Store.replay(log, to: 6).state
+        let middle = try Store.replay(log, sources: .seed, to: 6).state
         try await log.saveCheckpoint(Checkpoint.encode(middle))
-        let store = try Store(log: log)
+        let store = try Store(log: log, sources: .seed)
         #expect(store.origin == .checkpoint(seq: 6, tail: 7))
         for seq in UInt64(1) ... 13 {
-            let expected = try Store.replay(log, to: seq).state
+            let expected = try Store.replay(log, sources: .seed, to: seq).state
             let travelled = try store.state(asOf: seq)
             #expect(travelled == expected, "seq \(seq)")
             #expect(travelled.seq == seq)

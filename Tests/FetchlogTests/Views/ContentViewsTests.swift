@@ -107,7 +107,7 @@ struct ContentViewsTests {
         let view = PagesView(state: state)
         #expect(view.pages.map(\.path) == ["/ios-se", "/ios-se/serier", "/pc-se/serier/samtliga"])
         #expect(view.page(path: "/ios-se/film") == nil)
-        #expect(PagesView(state: LogState()).root == nil)
+        #expect(PagesView(state: LogState(sources: .seed)).root == nil)
         let export = view.export(asOf: state.seq)
         #expect(export["view"] == .string("pages"))
         #expect(export["asOf"] == .number(4))

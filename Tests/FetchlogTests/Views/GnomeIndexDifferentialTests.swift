@@ -14,7 +14,7 @@ import Testing
     typealias Seeded = TestPattern.Generator
 
     static func census(_ body: [UInt8]) throws -> GnomeCensusData {
-        guard case .brastlewarkCensus(let census)? = try DocumentDecoder.decode(.brastlewarkCensus, body: body) as? BrastlewarkDocument else {
+        guard case .brastlewarkCensus(let census)? = try SeedSources.decode(.brastlewarkCensus, body: body) as? BrastlewarkDocument else {
             throw CocoaError(.coderReadCorrupt)
         }
         return census

@@ -75,7 +75,7 @@ struct GnomeViewsGnomesTests {
         #expect(export["count"] == .number(1337))
         let result = try await validate(export, schema: "gnomes")
         #expect(result.ok, "\(result.output)")
-        let empty = GnomesView(state: LogState()).export(asOf: 0)
+        let empty = GnomesView(state: LogState(sources: .seed)).export(asOf: 0)
         #expect(empty.canonicalText() == #"{"asOf":0,"count":0,"gnomes":[],"view":"gnomes"}"#)
         #expect(try await validate(empty, schema: "gnomes").ok)
     }
@@ -136,7 +136,7 @@ struct GnomeViewsFiltersTests {
     }
 
     @Test func emptyStateExportsNullRanges() async throws {
-        let export = FiltersView(state: LogState()).export(asOf: 0)
+        let export = FiltersView(state: LogState(sources: .seed)).export(asOf: 0)
         #expect(export["available"]?.canonicalText() == #"{"age":{"max":null,"min":null},"friends":{"max":null,"min":null},"#
             + #""hairColors":[],"height":{"max":null,"min":null},"professions":[],"weight":{"max":null,"min":null}}"#)
         #expect(try await validate(export, schema: "filters").ok)

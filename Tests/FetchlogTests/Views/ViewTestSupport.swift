@@ -32,7 +32,7 @@ struct StateBuilder {
         clock.milliseconds += 1000
     }
 
-    var state: LogState { LogReducer.fold(events) }
+    var state: LogState { LogReducer.fold(events, sources: .seed) }
 }
 
 /// Validates one JSON document against Schemas/<name>.schema.json with Python's

@@ -41,7 +41,7 @@ private func tenCensusState() -> LogState {
             }))
         }
     }
-    var state = LogState()
+    var state = LogState(sources: .seed)
     var seq: UInt64 = 0
     func feed(_ resource: Resource, _ body: [UInt8]) {
         seq += 1
@@ -70,7 +70,7 @@ let benchmarks: @Sendable () -> Void = {
     for (name, kind) in bodies {
         let body = fixture(name)
         Benchmark("DocumentDecoder \(name) (\(body.count) B)") { benchmark in
-            for _ in benchmark.scaledIterations { blackHole(try DocumentDecoder.decode(kind, body: body)) }
+            for _ in benchmark.scaledIterations { blackHole(try SeedSources.decode(kind, body: body)) }
         }
         Benchmark("JSONValue.parse \(name) (\(body.count) B)") { benchmark in
             for _ in benchmark.scaledIterations { blackHole(try JSONValue.parse(bytes: body)) }
@@ -78,7 +78,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Views are rebuilt from every snapshot; these are the queries a user waits on.
-    nonisolated(unsafe) var state = LogState()
+    nonisolated(unsafe) var state = LogState(sources: .seed)
     Benchmark("gnome search 'tink' (13,370 gnomes)", configuration: .init(setup: { state = tenCensusState() })) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(GnomesView(state: state).search("tink").count) }
     }
