@@ -103,8 +103,8 @@ extension FreshnessPolicy {
 }
 
 extension Fetcher {
-    public convenience init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
-        self.init(log: log, sources: .seed, configuration: configuration)
+    public convenience init(configuration: FetchConfiguration = FetchConfiguration()) {
+        self.init(sources: .seed, configuration: configuration)
     }
 }
 

@@ -172,8 +172,8 @@ import Testing
         let rig = try await Rig.start()
         var configuration = rig.fetcher.configuration
         configuration.offline = true
-        let offline = Fetcher(log: rig.log, configuration: configuration)
-        let report = try await offline.fetch(.brastlewarkCensus)
+        let offline = Fetcher(configuration: configuration)
+        let report = try await Store(log: rig.log, fetcher: offline).fetch(.brastlewarkCensus)
         #expect(report.outcome == .failed(.transport, "offline: the network is not used (--offline)"))
         #expect(report.attempts.isEmpty)
         #expect(await rig.upstream.requestLog.isEmpty)
