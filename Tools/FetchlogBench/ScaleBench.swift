@@ -119,7 +119,7 @@ private func scaleCensus(copies: Int) async -> String {
     var fetchConfiguration = FetchConfiguration()
     fetchConfiguration.upstream = Upstream(base: base)
     fetchConfiguration.maxBodyBytes = 1 << 30 // the 1.3M census is 435 MB; the default refuses above 256 MiB
-    let fetcher = Fetcher(log: log, sources: .seed, configuration: fetchConfiguration)
+    let fetcher = Fetcher(sources: .seed, configuration: fetchConfiguration)
     var store = try! Store(log: log, sources: .seed, fetcher: fetcher)
     _ = try! await store.fetch(.brastlewarkCensus)
     precondition(GnomesView(state: store.snapshot.state).count == gnomes)

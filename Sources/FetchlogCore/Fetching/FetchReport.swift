@@ -31,9 +31,9 @@ public struct FetchReport: Sendable {
     /// What a caller should be told beyond the attempts: paging that stopped before the
     /// list said it ended, a link not followed, items a view leaves out.
     public var notices: [FetchNotice] = []
-    /// The stored body as the fetcher decoded it on arrival, with its event's seq: the store
-    /// folds that event with it instead of decoding the body a second time.
-    package var decoded: (seq: UInt64, document: any SourceDocument)? = nil
+    /// Whether the resource holds a body once this fetch's outcome is folded (a new one, or
+    /// one held from before that a failure left in place). Set by the store (`Store.fetch`).
+    public package(set) var holdsBody = false
     /// The last attempt's response headers as recorded (a manifest's `header_cursor` and
     /// `header_link` page by them).
     package var responseHeaders: [Header] = []
@@ -66,6 +66,26 @@ public struct FetchReport: Sendable {
     public var isUsable: Bool {
         if case .failed = outcome { return false }
         return true
+    }
+
+    /// What a fetch left its caller with: something usable, or nothing.
+    public enum Usability: Sendable, Equatable {
+        /// A new body, the held one confirmed (304), or the list's known end.
+        case usable
+        /// The fetch failed (`outcome` says how), but the body held from before is still
+        /// there: usable, though not refreshed.
+        case keptHeldBody
+        /// The fetch brought nothing usable and nothing is held: every attempt failed, or
+        /// none was made (offline, a credential that could not be made, a refused address).
+        case nothingUsable
+    }
+
+    /// Whether the caller has something to use after this fetch (`outcome` says how it
+    /// ended). `.nothingUsable` is the failure a typed API throws on: a DNS failure with
+    /// nothing held ends here, not in an empty view that looks like success.
+    public var usability: Usability {
+        if isUsable { return .usable }
+        return holdsBody ? .keptHeldBody : .nothingUsable
     }
 
     public var bodyBytes: Int { attempts.reduce(0) { $0 + $1.bodyBytes } }

@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Fetches resources over HTTP and turns every attempt's outcome into one event.
+/// Fetches resources over HTTP and turns every attempt's outcome into one event, which it
+/// hands to the caller's recorder (the store appends it): the fetcher writes nothing.
 ///
 /// Stateless about the log's contents: conditional requests use the validators the caller
 /// passes (the store takes them from its snapshot, caught up with the log first, so two
@@ -14,7 +15,6 @@ import NIOHTTP1
 /// decode is stored raw as a `decode` failure and not retried: the server would send
 /// it again.
 public final class Fetcher: Sendable {
-    public let log: EventLog
     /// Where each resource's source lives and how its bodies decode.
     public let sources: SourceRegistry
     public let configuration: FetchConfiguration
@@ -26,8 +26,7 @@ public final class Fetcher: Sendable {
     /// Internal so that tests can see a caller join a shared fetch.
     let waiters = FetchWaiters()
 
-    public init(log: EventLog, sources: SourceRegistry, configuration: FetchConfiguration = FetchConfiguration()) {
-        self.log = log
+    public init(sources: SourceRegistry, configuration: FetchConfiguration = FetchConfiguration()) {
         self.sources = sources
         self.configuration = configuration
         var http = HTTPClient.Configuration()
@@ -69,21 +68,23 @@ public final class Fetcher: Sendable {
         configuration.redaction.url(url(for: resource, plugin: plugin))
     }
 
-    /// Fetches `resource`, retrying as the policy says. Throws only when the log cannot
-    /// record an attempt; every network outcome is in the report (and the log, or the
-    /// session log for resources outside the durable window).
+    /// Fetches `resource`, retrying as the policy says, and hands each attempt's outcome
+    /// to `recorder` as it ends (the store appends it to the log, or to its session for
+    /// resources outside the durable window). Throws only when the recorder cannot record
+    /// an attempt; every network outcome is in the report.
     ///
-    /// Concurrent fetches of one resource share one request: the later callers wait for
-    /// the first one's report. With `offline` set, nothing is sent and nothing recorded.
+    /// Concurrent fetches of one resource share one request (and the first caller's
+    /// recorder): the later callers wait for the first one's report. With `offline` set,
+    /// nothing is sent and nothing recorded.
     ///
     /// `validators` (of the held body) make a durable fetch conditional; a session-only
-    /// fetch is never conditional. Callers other than the store layer go through
-    /// `Store.fetch`, which passes the snapshot's.
+    /// fetch is never conditional. Callers go through `Store.fetch`, which passes the
+    /// snapshot's and records into the store.
     ///
     /// `plugin` is the resource's source when it is not registered (a manifest's, held in
     /// the store's state); nil looks it up in `sources`.
-    public func fetch(_ resource: Resource, recording: Recording = .durable, validators: Validators? = nil,
-                      plugin: (any SourcePlugin)? = nil) async throws -> FetchReport {
+    package func fetch(_ resource: Resource, recordingInto recorder: FetchRecorder, validators: Validators? = nil,
+                       plugin: (any SourcePlugin)? = nil) async throws -> FetchReport {
         if configuration.offline {
             return FetchReport(resource: resource, url: recordedURL(for: resource, plugin: plugin), attempts: [],
                                outcome: .failed(.transport, "offline: the network is not used (\(FrontEndTerm.offline))"))
@@ -97,7 +98,7 @@ public final class Fetcher: Sendable {
         let ticket = waiters.join(resource)
         defer { ticket.leave() }
         let (task, shared) = inFlight.task(for: resource) {
-            Task { try await self.performFetch(resource, recording: recording, validators: validators, plugin: plugin) }
+            Task { try await self.performFetch(resource, recorder: recorder, validators: validators, plugin: plugin) }
         }
         defer { if !shared { inFlight.finish(resource) } }
         do {
@@ -117,14 +118,14 @@ public final class Fetcher: Sendable {
                 // caller still wants the answer, so it asks again (once that task is gone).
                 ticket.leave()
                 await Task.yield()
-                return try await fetch(resource, recording: recording, validators: validators, plugin: plugin)
+                return try await fetch(resource, recordingInto: recorder, validators: validators, plugin: plugin)
             }
             cancelled.completed = FetchLedger.current?.reports ?? []
             throw cancelled
         }
     }
 
-    private func performFetch(_ resource: Resource, recording: Recording, validators: Validators?,
+    private func performFetch(_ resource: Resource, recorder: FetchRecorder, validators: Validators?,
                               plugin given: (any SourcePlugin)?) async throws -> FetchReport {
         let plugin = given ?? sources.plugin(resource.source)
         // Credentials in the URL (`--upstream http://user:pass@host`) are sent as a header,
@@ -169,7 +170,7 @@ public final class Fetcher: Sendable {
         var conditional = false
         // Only a GET is revalidated: a POST's answer depends on its body and is not a cached
         // representation (dlt never revalidates either), so it is always asked in full.
-        if case .durable = recording, asked.method == "GET", let held = validators {
+        if recorder.isDurable, asked.method == "GET", let held = validators {
             if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
             if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
             conditional = held.etag != nil || held.lastModified != nil
@@ -218,15 +219,15 @@ public final class Fetcher: Sendable {
                               request: Event.Request(method: asked.method, url: recordedURL, headers: recorded(requestHeaders), body: asked.body))
             var decoded: (any SourceDocument)?
             let retryable = classify(result, resource: resource, plugin: plugin, into: &event, decoded: &decoded)
+            // Recorded now, before any wait: the attempts stay in order, and a fetch cancelled
+            // during a backoff leaves the ones before it recorded.
             let seq: UInt64
-            switch recording {
-            case .durable:
-                do { seq = try await log.append(event) } catch { throw FetchStoreError(resource: resource, underlying: error) }
-                event.seq = seq
-            case .session(let session):
-                seq = 0
-                session.append(event)
+            do {
+                seq = try await recorder.record(FetchOutcome(event: event, decoded: event.kind == .fetched ? decoded : nil))
+            } catch {
+                throw FetchStoreError(resource: resource, underlying: error)
             }
+            event.seq = seq
 
             var wait: Duration?
             if retryable, attempt <= configuration.retry.retries {
@@ -248,7 +249,7 @@ public final class Fetcher: Sendable {
             var made = FetchReport.Attempt(seq: seq, kind: event.kind, status: event.response?.status,
                                            failure: event.failure, bodyBytes: event.body?.count ?? 0, retryAfter: wait)
             // A durable append that came back without a seq went to a replicated store's outbox.
-            if case .durable = recording, seq == 0 { made.pendingSync = true }
+            if recorder.isDurable, seq == 0 { made.pendingSync = true }
             attempts.append(made)
             guard let wait else {
                 let outcome: FetchReport.Outcome = switch event.kind {
@@ -260,8 +261,6 @@ public final class Fetcher: Sendable {
                 if event.response?.status == 401 { await tokenRefused(credentials) }
                 var report = FetchReport(resource: resource, url: recordedURL, attempts: attempts, outcome: outcome)
                 report.responseHeaders = event.response?.headers ?? []
-                // The body as decoded on arrival, for the store to fold without decoding it again.
-                if event.kind == .fetched, seq > 0, let decoded { report.decoded = (seq, decoded) }
                 return report
             }
             // Cancelled before or during the wait: no next attempt; the error lists the

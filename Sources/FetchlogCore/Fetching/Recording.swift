@@ -1,12 +1,28 @@
 import Foundation
 
-/// Where a fetch's events go.
-public enum Recording: Sendable {
-    /// The durable log (the default).
-    case durable
-    /// This session's memory only: for data outside a source's durable window (items past
-    /// the first 1,000 of a long list, say). Gone at restart by design.
-    case session(SessionLog)
+/// One attempt of a fetch as the fetcher hands it over: the event to record and, for a
+/// body that decoded, the document (so the fold does not decode it again).
+package struct FetchOutcome: Sendable {
+    /// The attempt (seq 0: the recorder gives it its place).
+    package var event: Event
+    /// The body as the source decoded it on arrival; nil unless the attempt fetched one.
+    package var decoded: (any SourceDocument)?
+}
+
+/// Where a fetch's attempts go: the store's side of the fetcher, which records nothing
+/// itself. The fetcher hands each attempt's outcome to `record` as the attempt ends —
+/// before any wait for a retry — so the attempts are recorded in order and a cancelled
+/// fetch leaves the ones before it recorded; `record` returns the event's seq.
+package struct FetchRecorder: Sendable {
+    /// True for the durable log: the seq says where the event is, and 0 means it waits in a
+    /// replicated store's outbox (pending sync). False for this session only: always 0.
+    package let isDurable: Bool
+    package let record: @Sendable (FetchOutcome) async throws -> UInt64
+
+    package init(isDurable: Bool, record: @escaping @Sendable (FetchOutcome) async throws -> UInt64) {
+        self.isDurable = isDurable
+        self.record = record
+    }
 }
 
 /// Events of this session that are not written to the log. Their seq is 0.

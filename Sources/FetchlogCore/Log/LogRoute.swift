@@ -4,9 +4,9 @@ import Foundation
 /// Where a log's appends go when the log is not the one total order: a store attached to a
 /// replicated stream publishes each event (the stream's ack commits it) and takes it back
 /// in the stream's order, so its local seq is the stream's (FetchlogReplication's
-/// `StreamAppends`). The route is the only change: the store and the fetcher call
-/// `EventLog.append` as ever and get the event's seq once it is in this log
-/// (read-your-writes).
+/// `StreamAppends`). The route is the only change: the store (for its intents and its
+/// fetches' attempts) calls `EventLog.append` as ever and gets the event's seq once it is
+/// in this log (read-your-writes).
 public protocol AppendRoute: AnyObject, Sendable {
     /// Commits `events` and returns once each is in `log`, with the seqs from the first to
     /// the last of them there (events of other writers may sit between them).

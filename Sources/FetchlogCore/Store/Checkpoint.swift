@@ -151,6 +151,14 @@ extension EventLog {
         }
     }
 
+    /// The view record saved with the last checkpoint, if any (`ReplayDiff` reads it).
+    public func loadViewRecord() throws -> [UInt8]? {
+        try read { txn in
+            var key = ViewRecord.key
+            return try key.withUTF8 { k in try txn.get(derived, key: UnsafeRawBufferPointer(k)).map { Array($0) } }
+        }
+    }
+
     /// Saves a checkpoint through the writer thread (one transaction, replacing the old one),
     /// with the view record made at the same state when given.
     public func saveCheckpoint(_ bytes: [UInt8], views: [UInt8]? = nil) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// An immutable view of the store's state, tagged with the last applied seq.
 public struct Snapshot: Sendable {
@@ -20,25 +21,37 @@ public struct Snapshot: Sendable {
 /// log: `watch()` polls it and applies what others appended (within a poll interval),
 /// and each snapshot says whether it is caught up. Queries read snapshots, never the log.
 ///
-/// `@unchecked Sendable`: the state, snapshot, observers and counters are read and written under `lock` only (never across an `await`); the rest is immutable.
-public final class Store: @unchecked Sendable {
+/// The store owns the log's appends and the fetcher's effects: the fetcher hands each
+/// attempt's outcome to the store, which appends it (to the log, or to `session` for a
+/// session-only fetch). Every event the log gains — this process's fetches and intents,
+/// another process's appends — is folded by one path: catch-up reads it from the log and
+/// sends `.eventsAppended` through `AppReducer`.
+public final class Store: Sendable {
     public let log: EventLog
     /// The sources and views the state is folded and read with.
     public let sources: SourceRegistry
     public let fetcher: Fetcher?
     private let clock: any WallClock
-    private let lock = NSLock()
-    /// What the log alone says (checkpoints save this).
-    private var durable: LogState
-    private var current: Snapshot
+    /// Everything that changes after open, behind one lock (never held across an `await`).
+    private let guarded: Mutex<Guarded>
     /// Events of this session kept out of the log (the durable window's far side).
     public let session = SessionLog()
-    private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
-    private var appliedSinceCheckpoint = 0
-    /// Bodies this process's fetches decoded on arrival, by seq, until catch-up folds them.
-    private var predecoded: [UInt64: any SourceDocument] = [:]
-    /// Save a checkpoint after this many applied events.
-    public var checkpointInterval = 500
+    /// Save a checkpoint after this many applied events. Set once, when the store opens
+    /// (`Store.Configuration.checkpointInterval`).
+    public let checkpointInterval: Int
+
+    /// What the lock guards.
+    private struct Guarded {
+        /// What the log alone says (checkpoints save this).
+        var durable: LogState
+        var current: Snapshot
+        var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
+        /// Watchers of the actions reduced (tests see the one fold path through them).
+        var actionObservers: [@Sendable (StoreAction) -> Void] = []
+        var appliedSinceCheckpoint = 0
+        /// Bodies this process's fetches decoded on arrival, by seq, until catch-up folds them.
+        var predecoded: [UInt64: any SourceDocument] = [:]
+    }
 
     /// Where the state came from when the store opened.
     public enum Origin: Sendable, Equatable {
@@ -56,26 +69,23 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store over `log`. `logger` receives the store's log lines (checkpoints,
     /// catch-up); by default a `fetchlog.store` logger at `FetchlogLogging.level`.
+    /// `checkpointInterval`: save a checkpoint after this many applied events.
     public init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
-                logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
+                logger: Logger = FetchlogLogging.logger(label: "fetchlog.store"),
+                checkpointInterval: Int = 500) throws {
         self.log = log
         self.sources = sources
         self.fetcher = fetcher
         self.clock = clock
         self.logger = logger
-        var state = LogState(sources: sources)
-        var origin = Origin.empty
-        var applied = 0
+        self.checkpointInterval = checkpointInterval
+        let state: LogState
+        let origin: Origin
         let saved = try log.loadCheckpoint()
-        if let bytes = saved, let restored = try Checkpoint.decode(bytes, log: log, sources: sources) {
-            state = restored
-            origin = .checkpoint(seq: restored.seq, tail: 0)
-            try log.scan(from: state.seq + 1, batchSize: 256) { event in
-                LogReducer.apply(event, to: &state)
-                applied += 1
-                return true
-            }
-            logger.info("checkpoint loaded", metadata: ["seq": "\(restored.seq)", "tail": "\(applied)"])
+        if let restored = try Store.checkpointPlusTail(saved, log: log, sources: sources) {
+            state = restored.state
+            origin = .checkpoint(seq: restored.checkpointSeq, tail: restored.tail)
+            logger.info("checkpoint loaded", metadata: ["seq": "\(restored.checkpointSeq)", "tail": "\(restored.tail)"])
         } else {
             if saved != nil {
                 logger.info("checkpoint ignored: another reducer version, or it does not match the log; replaying from seq 1")
@@ -85,25 +95,47 @@ public final class Store: @unchecked Sendable {
             // No usable checkpoint: the replay that skips superseded bodies.
             let replayed = try Store.replay(log, sources: sources)
             state = replayed.state
-            applied = replayed.events.values.reduce(0, +)
-        }
-        switch origin {
-        case .checkpoint(let seq, _): origin = .checkpoint(seq: seq, tail: applied)
-        default: origin = applied == 0 ? .empty : .replay(events: applied)
+            let applied = replayed.events.values.reduce(0, +)
+            origin = applied == 0 ? .empty : .replay(events: applied)
         }
         self.origin = origin
-        durable = state
-        current = Snapshot(state: state, caughtUp: true)
-        appliedSinceCheckpoint = applied
-        current = snapshot(of: state, caughtUp: true)
+        let applied = switch origin {
+        case .empty: 0
+        case .checkpoint(_, let tail): tail
+        case .replay(let events): events
+        }
+        let first = Snapshot(state: state, caughtUp: true)
+        guarded = Mutex(Guarded(durable: state, current: first, appliedSinceCheckpoint: applied))
+        let opened = snapshot(of: state, caughtUp: true)
+        guarded.withLock { $0.current = opened }
         session.observe { [weak self] in self?.sessionChanged() }
     }
 
+    /// The checkpoint-plus-tail fold, the one way a saved checkpoint becomes a state
+    /// (opening, time travel): the checkpoint in `saved` when it is usable and at or before
+    /// `seq`, with the log's events after it (up to `seq`) folded on. nil when there is no
+    /// usable checkpoint (none, another reducer version, one that does not match the log,
+    /// or one past `seq`): the caller replays from seq 1.
+    static func checkpointPlusTail(_ saved: [UInt8]?, log: EventLog, sources: SourceRegistry,
+                                   to seq: UInt64? = nil) throws -> (state: LogState, checkpointSeq: UInt64, tail: Int)? {
+        guard let saved, var state = try Checkpoint.decode(saved, log: log, sources: sources) else { return nil }
+        if let seq, state.seq > seq { return nil }
+        let checkpointSeq = state.seq
+        var tail = 0
+        try log.scan(from: checkpointSeq + 1, batchSize: 256) { event in
+            if let seq, event.seq > seq { return false }
+            LogReducer.apply(event, to: &state)
+            tail += 1
+            return true
+        }
+        return (state, checkpointSeq, tail)
+    }
+
     /// The state the log alone gives (no session-only events).
-    public var durableState: LogState { lock.withLock { durable } }
+    public var durableState: LogState { guarded.withLock { $0.durable } }
 
     private func sessionChanged() {
-        lock.withLock { publish(snapshot(of: durable, caughtUp: current.caughtUp)) }
+        guarded.withLock { g in publish(snapshot(of: g.durable, caughtUp: g.current.caughtUp), in: &g) }
     }
 
     /// The snapshot of `state`: a replicated store's outbox (pending sync) and this
@@ -114,6 +146,8 @@ public final class Store: @unchecked Sendable {
         return Snapshot(state: Self.fold(pending.map(\.event) + session.events, on: state), caughtUp: caughtUp, pendingSync: pending.count)
     }
 
+    /// The overlay fold: events without a seq (pending sync, session-only) on top of the
+    /// durable state, for the snapshot only; the durable state never holds them.
     private static func fold(_ events: [Event], on state: LogState) -> LogState {
         var result = state
         for event in events { LogReducer.apply(event, to: &result) }
@@ -121,21 +155,28 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The latest snapshot. Never waits on the network or the log.
-    public var snapshot: Snapshot { lock.withLock { current } }
+    public var snapshot: Snapshot { guarded.withLock { $0.current } }
 
     /// Every new snapshot, starting with the current one.
     public func snapshots() -> AsyncStream<Snapshot> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        lock.withLock {
-            observers[id] = continuation
-            continuation.yield(current)
+        guarded.withLock { g in
+            g.observers[id] = continuation
+            continuation.yield(g.current)
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            _ = self.lock.withLock { self.observers.removeValue(forKey: id) }
+            _ = self.guarded.withLock { $0.observers.removeValue(forKey: id) }
         }
         return stream
+    }
+
+    /// Calls `body` with every action the store reduces, in order, as it reduces it (with
+    /// the store's lock held: `body` must not call the store). For tests and diagnostics:
+    /// it shows that every appended event is folded by `.eventsAppended`.
+    package func observeActions(_ body: @escaping @Sendable (StoreAction) -> Void) {
+        guarded.withLock { $0.actionObservers.append(body) }
     }
 
     /// Sends an action: reduces it, then performs the effects it returned. Returns the
@@ -143,14 +184,9 @@ public final class Store: @unchecked Sendable {
     /// session's memory, and so in the next snapshot).
     @discardableResult
     public func send(_ action: StoreAction) async throws -> [FetchReport] {
-        let effects: [StoreEffect] = lock.withLock {
-            var state = durable
-            let effects = AppReducer.reduce(&state, action)
-            if state != durable {
-                durable = state
-                publish(snapshot(of: state, caughtUp: current.caughtUp))
-            }
-            return effects
+        let (effects, checkpointDue) = guarded.withLock { g in
+            let effects = reduce(action, in: &g)
+            return (effects, g.appliedSinceCheckpoint >= checkpointInterval)
         }
         var reports: [FetchReport] = []
         for effect in effects {
@@ -158,13 +194,45 @@ public final class Store: @unchecked Sendable {
             case .append(let event):
                 try await log.append(event)
             case .fetch(let resource):
-                reports.append(try await perform(resource, recording: .durable))
+                reports.append(try await perform(resource, durable: true))
             case .fetchForSession(let resource):
-                reports.append(try await perform(resource, recording: .session(session)))
+                reports.append(try await perform(resource, durable: false))
             }
         }
-        if !effects.isEmpty { try await catchUp() }
-        return reports
+        if !effects.isEmpty {
+            try await catchUp()
+        } else if checkpointDue {
+            try await saveCheckpoint()
+        }
+        guard !reports.isEmpty else { return reports }
+        // What each fetch left its caller with, now that its outcome is folded (a session
+        // fetch's is in the snapshot's overlay).
+        let state = snapshot.state
+        return reports.map { report in
+            var report = report
+            report.holdsBody = state.documents[ResourceKey(report.resource)] != nil
+            return report
+        }
+    }
+
+    /// Reduces `action` into the durable state and publishes the snapshot when something
+    /// a reader sees changed: every change to the state after open goes through here
+    /// (`send`, and catch-up as `.eventsAppended`). `lastSeq`, the log's last seq when
+    /// known, says whether the state is caught up. Called with the lock held.
+    private func reduce(_ action: StoreAction, lastSeq: UInt64? = nil, in g: inout Guarded) -> [StoreEffect] {
+        for observer in g.actionObservers { observer(action) }
+        var state = g.durable
+        let before = state.seq
+        let effects = AppReducer.reduce(&state, action)
+        if case .eventsAppended(let events, _) = action { g.appliedSinceCheckpoint += events.count { $0.seq > before } }
+        let caughtUp = lastSeq.map { state.seq >= $0 } ?? g.current.caughtUp
+        // A write left in the outbox changes no seq: the pending count tells.
+        let pending = log.isRouted ? ((try? log.outboxCount()) ?? 0) : 0
+        if state != g.durable || caughtUp != g.current.caughtUp || pending != g.current.pendingSync {
+            g.durable = state
+            publish(snapshot(of: state, caughtUp: caughtUp), in: &g)
+        }
+        return effects
     }
 
     /// Fetches `resource` — `send(.fetch)`, or `send(.fetchForSession)` when not `durable`
@@ -178,21 +246,35 @@ public final class Store: @unchecked Sendable {
 
     /// The fetch effect: the fetcher is stateless, so the validators of the held body come
     /// from the state — caught up with the log first, so a body another process fetched
-    /// since (and its ETag) is the one revalidated.
-    private func perform(_ resource: Resource, recording: Recording) async throws -> FetchReport {
+    /// since (and its ETag) is the one revalidated. The fetcher hands each attempt back
+    /// here to be recorded (`record`); the fold follows in `send`'s catch-up.
+    private func perform(_ resource: Resource, durable isDurable: Bool) async throws -> FetchReport {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         var validators: Validators?
-        if case .durable = recording {
+        if isDurable {
             _ = try catchUpNow()
             validators = Validators(of: ResourceKey(resource), in: durableState)
         }
         // A source defined by a manifest lives in the state, not the registry.
         let plugin = sources.plugin(resource.source) == nil ? durableState.plugin(resource.source.rawValue) : nil
-        let report = try await fetcher.fetch(resource, recording: recording, validators: validators, plugin: plugin)
-        if let (seq, document) = report.decoded {
-            lock.withLock { if seq > durable.seq { predecoded[seq] = document } }
+        let recorder = isDurable
+            ? FetchRecorder(isDurable: true) { [self] outcome in try await record(outcome) }
+            : FetchRecorder(isDurable: false) { [session] outcome in
+                session.append(outcome.event)
+                return 0
+            }
+        return try await fetcher.fetch(resource, recordingInto: recorder, validators: validators, plugin: plugin)
+    }
+
+    /// Appends one attempt of a durable fetch to the log (through a replicated store's
+    /// route when it has one: seq 0 then means it waits in the outbox). A body decoded on
+    /// arrival is kept for the fold, so it is not decoded a second time.
+    private func record(_ outcome: FetchOutcome) async throws -> UInt64 {
+        let seq = try await log.append(outcome.event)
+        if seq > 0, outcome.event.kind == .fetched, let document = outcome.decoded {
+            guarded.withLock { g in if seq > g.durable.seq { g.predecoded[seq] = document } }
         }
-        return report
+        return seq
     }
 
     /// Records a user's choice as an intent of `source` (the state follows from the log,
@@ -209,9 +291,9 @@ public final class Store: @unchecked Sendable {
         return count
     }
 
-    /// The synchronous part of `catchUp`: reads what is new, applies it under the lock and
-    /// publishes. Safe to run concurrently with itself: events at or below the state's seq
-    /// are skipped by the reducer.
+    /// The synchronous part of `catchUp`: reads what is new and sends it as
+    /// `.eventsAppended` (with the bodies decoded on arrival) under the lock. Safe to run
+    /// concurrently with itself: events at or below the state's seq are skipped by the reducer.
     private func catchUpNow() throws -> (count: Int, checkpointDue: Bool) {
         let from = durableState.seq + 1
         var batch: [Event] = []
@@ -219,25 +301,14 @@ public final class Store: @unchecked Sendable {
             batch.append(event)
             return true
         }
-        let count = batch.count
         let last = try log.lastSeq()
-        let checkpointDue: Bool = lock.withLock {
-            var state = durable
-            // As `AppReducer` folds `.eventsAppended`, with the bodies decoded on arrival.
-            for event in batch where event.seq > state.seq {
-                LogReducer.apply(event, to: &state, decoded: predecoded.removeValue(forKey: event.seq))
-            }
-            let caughtUp = state.seq >= last
-            // A write left in the outbox changes no seq: the pending count tells.
-            let pending = log.isRouted ? ((try? log.outboxCount()) ?? 0) : 0
-            if state != durable || caughtUp != current.caughtUp || pending != current.pendingSync {
-                durable = state
-                publish(snapshot(of: state, caughtUp: caughtUp))
-            }
-            appliedSinceCheckpoint += count
-            return appliedSinceCheckpoint >= checkpointInterval
+        let checkpointDue = guarded.withLock { g in
+            var decoded: [UInt64: any SourceDocument] = [:]
+            for event in batch { if let document = g.predecoded.removeValue(forKey: event.seq) { decoded[event.seq] = document } }
+            _ = reduce(.eventsAppended(batch, decoded: decoded), lastSeq: last, in: &g)
+            return g.appliedSinceCheckpoint >= checkpointInterval
         }
-        return (count, checkpointDue)
+        return (batch.count, checkpointDue)
     }
 
     /// Saves the current state as the checkpoint.
@@ -246,7 +317,7 @@ public final class Store: @unchecked Sendable {
         let bytes = Checkpoint.encode(state)
         // Every view as this build reads it, for a later build's `replay --diff`.
         try await log.saveCheckpoint(bytes, views: ViewRecord.encode(state))
-        lock.withLock { appliedSinceCheckpoint = 0 }
+        guarded.withLock { $0.appliedSinceCheckpoint = 0 }
         logger.info("checkpoint saved", metadata: ["seq": "\(state.seq)", "bytes": "\(bytes.count)"])
     }
 
@@ -273,10 +344,10 @@ public final class Store: @unchecked Sendable {
         }
     }
 
-    /// Must be called with `lock` held.
-    private func publish(_ snapshot: Snapshot) {
-        current = snapshot
-        for continuation in observers.values { continuation.yield(snapshot) }
+    /// Must be called with the lock held (`g` is the guarded state).
+    private func publish(_ snapshot: Snapshot, in g: inout Guarded) {
+        g.current = snapshot
+        for continuation in g.observers.values { continuation.yield(snapshot) }
     }
 
     /// The state as of `seq`, for time travel (`--at`, the shell's `at` and `diff`): the
@@ -285,14 +356,8 @@ public final class Store: @unchecked Sendable {
     public func state(asOf seq: UInt64) throws -> LogState {
         let current = durableState
         if seq >= current.seq { return current }
-        if let bytes = try log.loadCheckpoint(), let saved = try Checkpoint.decode(bytes, log: log, sources: sources), saved.seq <= seq {
-            var state = saved
-            try log.scan(from: saved.seq + 1, batchSize: 256) { event in
-                guard event.seq <= seq else { return false }
-                LogReducer.apply(event, to: &state)
-                return true
-            }
-            return state
+        if let restored = try Store.checkpointPlusTail(try log.loadCheckpoint(), log: log, sources: sources, to: seq) {
+            return restored.state
         }
         return try Store.replay(log, sources: sources, to: seq).state
     }
@@ -352,6 +417,14 @@ public final class Store: @unchecked Sendable {
         let complete = lastFetched.allSatisfy { key, seq in state.status[key]?.lastSuccessSeq == seq }
         if !complete { return (try fullReplay(log, sources: sources, to: seq, isCancelled: isCancelled, progress: progress), perSource) }
         return (state, perSource)
+    }
+
+    /// What this build's reducers make of `log`, beside the views recorded with its last
+    /// checkpoint (`ReplayDiff`): the replay runs to the record's seq. nil when the log
+    /// holds no record. `progress` as in `replay`.
+    public static func replayDiff(_ log: EventLog, sources: SourceRegistry,
+                                  progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> ReplayDiff? {
+        try ReplayDiff.compute(record: log.loadViewRecord()) { seq in try replay(log, sources: sources, to: seq, progress: progress).state }
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.

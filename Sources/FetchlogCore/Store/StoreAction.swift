@@ -1,7 +1,10 @@
 /// What can happen to the store. Everything that changes state arrives as an action.
 public enum StoreAction: Sendable {
-    /// Events now in the log (this process's fetches, or another process's appends).
-    case eventsAppended([Event])
+    /// Events now in the log (this process's fetches and intents, or another process's
+    /// appends), in seq order: the one way appended events reach the state (the store's
+    /// catch-up sends it). `decoded`: bodies already decoded on arrival (by the fetcher),
+    /// by seq, so they are not decoded twice.
+    case eventsAppended([Event], decoded: [UInt64: any SourceDocument] = [:])
     /// A user's choice, recorded as an intent event of `source` (`label`, JSON `body`) and
     /// folded by that source's slice when it comes back from the log; `at` is the store
     /// clock's time, so the reducer reads no clock.
@@ -27,8 +30,9 @@ public enum StoreEffect: Sendable, Equatable {
 public enum AppReducer {
     public static func reduce(_ state: inout LogState, _ action: StoreAction) -> [StoreEffect] {
         switch action {
-        case .eventsAppended(let events):
-            for event in events where event.seq > state.seq { LogReducer.apply(event, to: &state) }
+        case .eventsAppended(let events, let decoded):
+            // Events at or below the state's seq are folded already (a concurrent catch-up).
+            for event in events where event.seq > state.seq { LogReducer.apply(event, to: &state, decoded: decoded[event.seq]) }
             return []
         case .intent(let source, let label, let body, let at):
             // The intent is recorded first; the state changes when it comes back from the

@@ -38,10 +38,10 @@ extension Store {
         let log = try EventLog.open(at: directory.path, options: logOptions)
         var fetching = configuration.fetching
         fetching.clock = configuration.clock
-        let fetcher = Fetcher(log: log, sources: sources, configuration: fetching)
+        let fetcher = Fetcher(sources: sources, configuration: fetching)
         do {
-            let store = try Store(log: log, sources: sources, fetcher: fetcher, clock: configuration.clock, logger: configuration.logger)
-            store.checkpointInterval = configuration.checkpointInterval
+            let store = try Store(log: log, sources: sources, fetcher: fetcher, clock: configuration.clock, logger: configuration.logger,
+                                  checkpointInterval: configuration.checkpointInterval)
             switch store.origin {
             case .checkpoint(_, let tail) where tail >= configuration.checkpointInterval: try await store.saveCheckpoint()
             case .replay(let events) where events >= configuration.checkpointInterval: try await store.saveCheckpoint()

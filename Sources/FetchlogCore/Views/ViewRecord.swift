@@ -46,12 +46,13 @@ public struct ReplayDiff: Sendable {
     public let recordedReducerVersion: Int
     public let views: [ViewChanges]
 
-    /// nil when the store holds no record (no checkpoint saved since views were recorded).
-    public static func compute(_ log: EventLog, sources: SourceRegistry,
-                               progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> ReplayDiff? {
-        guard let bytes = try log.loadViewRecord(), let json = try? JSONValue.parse(bytes: bytes),
+    /// The diff of `record` (the view record saved with a checkpoint, as the store hands it
+    /// over: `Store.replayDiff`) against `replay(seq)`, this build's state at the record's
+    /// seq. nil when there is no record (no checkpoint saved since views were recorded).
+    static func compute(record bytes: [UInt8]?, replay: (UInt64) throws -> LogState) throws -> ReplayDiff? {
+        guard let bytes, let json = try? JSONValue.parse(bytes: bytes),
               let seq = json["seq"]?.intValue.map(UInt64.init), case .object(let recorded)? = json["views"] else { return nil }
-        let (replayed, _) = try Store.replay(log, sources: sources, to: seq, progress: progress)
+        let replayed = try replay(seq)
         var views: [ViewChanges] = []
         let now = ViewRecord.names(in: replayed)
         for name in now {
@@ -67,15 +68,5 @@ public struct ReplayDiff: Sendable {
             views.append(ViewChanges(view: name, changes: [], status: "gone"))
         }
         return ReplayDiff(seq: seq, recordedReducerVersion: json["reducerVersion"]?.intValue ?? 0, views: views)
-    }
-}
-
-extension EventLog {
-    /// The view record saved with the last checkpoint, if any.
-    public func loadViewRecord() throws -> [UInt8]? {
-        try read { txn in
-            var key = ViewRecord.key
-            return try key.withUTF8 { k in try txn.get(derived, key: UnsafeRawBufferPointer(k)).map { Array($0) } }
-        }
     }
 }

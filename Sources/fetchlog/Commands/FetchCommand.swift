@@ -101,7 +101,7 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
         let log = try reportingErrors { try storeOptions.open() }
-        let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
+        let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
         // Every fetch goes through the store: it supplies the validators, records the outcome.
         let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: configuration.clock) }
         let printer = FetchPrinter()

@@ -114,7 +114,7 @@ struct DemoCommand: AsyncParsableCommand {
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
         configuration.clock = clock
-        let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
+        let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
         let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
@@ -146,7 +146,7 @@ struct DemoCommand: AsyncParsableCommand {
 
 func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) async throws -> Session {
     let mode = try options.mode()
-    let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
+    let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
     do {
         let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
         if let mode { session.renderer.mode = mode }

@@ -24,7 +24,7 @@ struct TourCommand: AsyncParsableCommand {
         configuration.upstream = Upstream(base: base)
         configuration.retry.baseDelay = .milliseconds(50)
         configuration.clock = clock
-        let fetcher = Fetcher(log: log, sources: Engine.sources, configuration: configuration)
+        let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
         let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: clock) }
         let printer = FetchPrinter()
         say("Fetchlog tour — store \(path), sample upstream \(base)")

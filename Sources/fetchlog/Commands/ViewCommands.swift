@@ -92,7 +92,7 @@ extension ReplayCommand {
         let bar = ProgressBar()
         let started = ContinuousClock.now
         let sources = context.session?.store.sources ?? Engine.sources
-        guard let result = try ReplayDiff.compute(context.log, sources: sources, progress: { seq, last in
+        guard let result = try Store.replayDiff(context.log, sources: sources, progress: { seq, last in
             bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
         }) else {
             bar.clear()

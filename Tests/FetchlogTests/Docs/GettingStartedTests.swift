@@ -19,7 +19,7 @@ import Testing
         let sources = SeedSources.registry
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
-        let fetcher = Fetcher(log: log, sources: sources, configuration: configuration)
+        let fetcher = Fetcher(sources: sources, configuration: configuration)
         let store = try Store(log: log, sources: sources, fetcher: fetcher)
 
         // Fetch

@@ -14,7 +14,7 @@ import Testing
         let log = try EventLog.open(at: temporary.path)
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
+        let fetcher = Fetcher(sources: .seed, configuration: configuration)
         let store = try Store(log: log, sources: .seed, fetcher: fetcher)
 
         // Define a source

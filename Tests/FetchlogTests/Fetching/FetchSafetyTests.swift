@@ -33,9 +33,9 @@ import Testing
         // stream suites beside it) over 8 s; the body, at 50 bytes/s, would take over 2 hours.
         configuration.deadline = .seconds(20)
         configuration.minimumRate = .off
-        let fetcher = Fetcher(log: h.log, sources: .seed, configuration: configuration)
+        let fetcher = Fetcher(sources: .seed, configuration: configuration)
         let started = ContinuousClock.now
-        let report = try await fetcher.fetch(.brastlewarkCensus)
+        let report = try await Store(log: h.log, sources: .seed, fetcher: fetcher).fetch(.brastlewarkCensus)
         let elapsed = ContinuousClock.now - started
         await fetcher.shutdown()
         let census = try Fixture.bytes("brastlewark/census.json")
@@ -78,9 +78,9 @@ import Testing
         var configuration = Self.configuration(base: h.base)
         configuration.deadline = .seconds(60)
         configuration.minimumRate = MinimumRate(bytesPerSecond: 1024, window: .seconds(2))
-        let fetcher = Fetcher(log: h.log, sources: .seed, configuration: configuration)
+        let fetcher = Fetcher(sources: .seed, configuration: configuration)
         let started = ContinuousClock.now
-        _ = try await fetcher.fetch(.brastlewarkCensus)
+        _ = try await Store(log: h.log, sources: .seed, fetcher: fetcher).fetch(.brastlewarkCensus)
         let elapsed = ContinuousClock.now - started
         await fetcher.shutdown()
         let events = try h.events()
@@ -143,7 +143,7 @@ import Testing
         let log = try EventLog.open(at: dir.path)
         var configuration = Self.configuration(base: "http://alice:S3cret@127.0.0.1:\(port)")
         configuration.allowPrivateHosts = true // the second server is on loopback too
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
+        let fetcher = Fetcher(sources: .seed, configuration: configuration)
         defer { Task { await fetcher.shutdown() } }
         // Through the store, which supplies the held body's validators.
         let store = try Store(log: log, sources: .seed, fetcher: fetcher)
@@ -178,8 +178,8 @@ import Testing
         // Without --allow-private-hosts a redirect off the upstream to loopback is refused.
         var strict = configuration
         strict.allowPrivateHosts = false
-        let strictFetcher = Fetcher(log: log, sources: .seed, configuration: strict)
-        let refused = try await strictFetcher.fetch(.brastlewarkCensus)
+        let strictFetcher = Fetcher(sources: .seed, configuration: strict)
+        let refused = try await Store(log: log, sources: .seed, fetcher: strictFetcher).fetch(.brastlewarkCensus)
         await strictFetcher.shutdown()
         #expect(refused.attempts.count == 1)
         #expect(refused.outcome == .failed(.transport, "refused: the redirect to \(secondBase)\(Self.censusPath) leads to 127.0.0.1, a loopback address (127.0.0.1), "
@@ -218,8 +218,8 @@ import Testing
         for base in [nil, h.base] as [String?] {
             var configuration = Self.configuration(base: base)
             configuration.allowPrivateHosts = true // the scheme alone is refused
-            let fetcher = Fetcher(log: h.log, sources: .seed, configuration: configuration)
-            let report = try await fetcher.fetch(.asset(url))
+            let fetcher = Fetcher(sources: .seed, configuration: configuration)
+            let report = try await Store(log: h.log, sources: .seed, fetcher: fetcher).fetch(.asset(url))
             await fetcher.shutdown()
             #expect(report.outcome == .failed(.transport, "refused: \(url) is not an http or https URL (scheme http+unix); Fetchlog fetches web addresses only, "
                 + "never a unix socket or a file, so nothing was sent"))
@@ -235,8 +235,8 @@ import Testing
         let h = try await FetchHarness.start(retries: 0)
         defer { Task { await h.stop() } }
         let url = h.base + "/assets/" + Self.asset
-        let strict = Fetcher(log: h.log, sources: .seed, configuration: Self.configuration(base: nil))
-        let refused = try await strict.fetch(.asset(url))
+        let strict = Fetcher(sources: .seed, configuration: Self.configuration(base: nil))
+        let refused = try await Store(log: h.log, sources: .seed, fetcher: strict).fetch(.asset(url))
         await strict.shutdown()
         #expect(refused.outcome == .failed(.transport, "refused: \(url) leads to 127.0.0.1, a loopback address (127.0.0.1), "
             + "and asset URLs (which bodies name) may reach public addresses only; nothing was sent. "
@@ -246,8 +246,8 @@ import Testing
 
         var configuration = Self.configuration(base: nil)
         configuration.allowPrivateHosts = true
-        let allowed = Fetcher(log: h.log, sources: .seed, configuration: configuration)
-        let fetched = try await allowed.fetch(.asset(url))
+        let allowed = Fetcher(sources: .seed, configuration: configuration)
+        let fetched = try await Store(log: h.log, sources: .seed, fetcher: allowed).fetch(.asset(url))
         await allowed.shutdown()
         #expect(fetched.outcome == .fetched)
         #expect(await h.upstream.requestLog.map(\.path) == ["/assets/" + Self.asset])

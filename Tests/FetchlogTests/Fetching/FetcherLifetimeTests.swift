@@ -12,11 +12,11 @@ import Testing
         let log = try EventLog.open(at: directory.path)
         defer { log.close() }
         do {
-            let fetcher = Fetcher(log: log, sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
+            let fetcher = Fetcher(sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
             #expect(fetcher.url(for: .brastlewarkCensus) == "http://127.0.0.1:9/brastlewark/data.json")
         }
         // Still running: the fetcher's deinit shut its client down itself.
-        let second = Fetcher(log: log, sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
+        let second = Fetcher(sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
         await second.shutdown()
         await second.shutdown() // twice is harmless
         #expect(try log.lastSeq() == 0)

@@ -26,7 +26,7 @@ struct FetchHarness {
         let url = try await upstream.start()
         let directory = TemporaryDirectory("fetch")
         let log = try EventLog.open(at: directory.path)
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: fetchConfiguration(base: url.absoluteString, retries: retries,
+        let fetcher = Fetcher(sources: .seed, configuration: fetchConfiguration(base: url.absoluteString, retries: retries,
                                                                            readTimeout: readTimeout, retryAfterCap: retryAfterCap))
         let store = try Store(log: log, sources: .seed, fetcher: fetcher, clock: fetcher.configuration.clock)
         return FetchHarness(upstream: upstream, base: url.absoluteString, log: log, fetcher: fetcher, store: store, directory: directory)

@@ -39,7 +39,7 @@ import Testing
         let base = try await upstream.start().absoluteString
         let directory = TemporaryDirectory("window")
         let log = try EventLog.open(at: directory.path)
-        return (upstream, log, try Store(log: log, sources: .seed, fetcher: Fetcher(log: log, sources: .seed, configuration: FetchHarness.fetchConfiguration(base: base))), directory)
+        return (upstream, log, try Store(log: log, sources: .seed, fetcher: Fetcher(sources: .seed, configuration: FetchHarness.fetchConfiguration(base: base))), directory)
     }
 
     @Test(arguments: cases)
@@ -144,7 +144,7 @@ import Testing
         let base = try await upstream.start().absoluteString
         let directory = TemporaryDirectory("window-bound")
         let log = try EventLog.open(at: directory.path)
-        let store = try Store(log: log, sources: .seed, fetcher: Fetcher(log: log, sources: .seed, configuration: FetchHarness.fetchConfiguration(base: base)))
+        let store = try Store(log: log, sources: .seed, fetcher: Fetcher(sources: .seed, configuration: FetchHarness.fetchConfiguration(base: base)))
         let run = try await store.fetchTVMazeShows(pages: .range(0 ... 1))
         #expect(run.map(\.outcome) == [.failed(.httpStatus, "HTTP 503 Service Unavailable"), .fetched])
         #expect(run.map(\.firstItemIndex) == [0, nil])

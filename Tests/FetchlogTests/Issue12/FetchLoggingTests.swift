@@ -42,8 +42,8 @@ import Testing
         var configuration = FetchHarness.fetchConfiguration(base: base)
         configuration.logger = Logger(label: "fetchlog.fetch") { _ in CapturingHandler(sink: captured) }
         configuration.logger.logLevel = .debug
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
-        let report = try await fetcher.fetch(.brastlewarkCensus)
+        let fetcher = Fetcher(sources: .seed, configuration: configuration)
+        let report = try await Store(log: log, sources: .seed, fetcher: fetcher).fetch(.brastlewarkCensus)
         #expect(report.outcome == .fetched)
         let wait = try #require(report.attempts.first?.retryAfter)
 

@@ -23,7 +23,7 @@ import Testing
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.environment = environment
         configuration.clock = clock
-        let fetcher = Fetcher(log: log, sources: sources, configuration: configuration)
+        let fetcher = Fetcher(sources: sources, configuration: configuration)
         let store = try Store(log: log, sources: sources, fetcher: fetcher)
         return ManifestTests.Rig(upstream: upstream, log: log, fetcher: fetcher, store: store, directory: directory)
     }

@@ -25,7 +25,7 @@ import Testing
         let directory = TemporaryDirectory("manifest")
         let log = try EventLog.open(at: directory.path)
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)
-        let fetcher = Fetcher(log: log, sources: sources, configuration: FetchHarness.patientConfiguration(base: upstream.base))
+        let fetcher = Fetcher(sources: sources, configuration: FetchHarness.patientConfiguration(base: upstream.base))
         let store = try Store(log: log, sources: sources, fetcher: fetcher)
         return Rig(upstream: upstream, log: log, fetcher: fetcher, store: store, directory: directory)
     }

@@ -172,8 +172,8 @@ import Testing
         let rig = try await Rig.start()
         var configuration = rig.fetcher.configuration
         configuration.offline = true
-        let offline = Fetcher(log: rig.log, sources: .seed, configuration: configuration)
-        let report = try await offline.fetch(.brastlewarkCensus)
+        let offline = Fetcher(sources: .seed, configuration: configuration)
+        let report = try await Store(log: rig.log, sources: .seed, fetcher: offline).fetch(.brastlewarkCensus)
         // The engine names the setting; the command line says `--offline` (CommandLineTerms).
         #expect(report.outcome == .failed(.transport, "offline: the network is not used (FetchConfiguration.offline)"))
         #expect(report.attempts.isEmpty)

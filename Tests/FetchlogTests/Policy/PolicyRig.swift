@@ -26,7 +26,7 @@ struct PolicyRig: Sendable {
         let clock = FixedClock(Timestamp(iso8601: "2026-11-22T08:00:00.000Z")!)
         var fetch = FetchHarness.fetchConfiguration(base: base, retries: retries)
         fetch.clock = clock
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: fetch)
+        let fetcher = Fetcher(sources: .seed, configuration: fetch)
         let store = try Store(log: log, sources: .seed, fetcher: fetcher, clock: clock)
         let debounceClock = ManualClock()
         return PolicyRig(upstream: upstream, log: log, fetcher: fetcher, store: store,

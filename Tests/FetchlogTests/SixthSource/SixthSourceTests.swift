@@ -31,7 +31,7 @@ import Testing
         let log = try EventLog.open(at: directory.path)
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.clock = FixedClock(fixedTime)
-        let fetcher = Fetcher(log: log, sources: booksRegistry, configuration: configuration)
+        let fetcher = Fetcher(sources: booksRegistry, configuration: configuration)
         let store = try Store(log: log, sources: booksRegistry, fetcher: fetcher, clock: FixedClock(fixedTime))
         return Rig(upstream: upstream, log: log, fetcher: fetcher, store: store, directory: directory)
     }
@@ -189,7 +189,7 @@ import Testing
         let log = try EventLog.open(at: directory.path)
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.clock = FixedClock(fixedTime)
-        let fetcher = Fetcher(log: log, sources: booksShell.sources, configuration: configuration)
+        let fetcher = Fetcher(sources: booksShell.sources, configuration: configuration)
         let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime), shell: booksShell)
         let out = NSTemporaryDirectory() + "fetchlog-books-shell-\(UUID().uuidString.prefix(8)).txt"
         defer { try? FileManager.default.removeItem(atPath: out) }
@@ -230,7 +230,7 @@ import Testing
     @Test func fetchAndExportCompleteDefinedSources() async throws {
         let directory = TemporaryDirectory("manifest-completion")
         let log = try EventLog.open(at: directory.path)
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
+        let fetcher = Fetcher(sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
         let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime))
         let text = #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":["pages","people"]}"#
         try await session.store.define(try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8))))

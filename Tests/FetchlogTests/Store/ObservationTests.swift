@@ -9,8 +9,8 @@ import Testing
 @Suite struct ObservationTests {
     @Test func aGnomeFilterIntentDoesNotWakeAnObserverOfShows() async throws {
         let harness = try await FetchHarness.start()
-        _ = try await harness.fetcher.fetch(.brastlewarkCensus)
-        _ = try await harness.fetcher.fetch(.tvmazeShowsPage(0))
+        _ = try await harness.store.fetch(.brastlewarkCensus)
+        _ = try await harness.store.fetch(.tvmazeShowsPage(0))
         let store = try Store(log: harness.log, sources: .seed, fetcher: harness.fetcher, clock: FixedClock(fixedTime))
         let shows = LockedBox<[JSONValue]>([])
         let filters = LockedBox<[JSONValue]>([])
@@ -40,7 +40,7 @@ import Testing
         let filterValues = filters.get().count
 
         // A new page changes the shows view: one more value, with the second page's shows.
-        _ = try await harness.fetcher.fetch(.tvmazeShowsPage(1))
+        _ = try await harness.store.fetch(.tvmazeShowsPage(1))
         try await store.catchUp()
         #expect(try await waitUntil(timeout: .seconds(5)) { shows.get().count == 2 })
         #expect(shows.get()[1]["pagesHeld"]?.canonicalText() == "[0,1]")

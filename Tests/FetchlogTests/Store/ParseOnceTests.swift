@@ -35,7 +35,7 @@ final class CountingPlugin: SourcePlugin, @unchecked Sendable {
         defer { Task { await h.stop() } }
         let counting = CountingPlugin(BrastlewarkSource())
         let sources = SourceRegistry([TVMazeSource(), counting], views: SeedSources.views)
-        let fetcher = Fetcher(log: h.log, sources: sources, configuration: h.fetcher.configuration)
+        let fetcher = Fetcher(sources: sources, configuration: h.fetcher.configuration)
         defer { Task { await fetcher.shutdown() } }
         let store = try Store(log: h.log, sources: sources, fetcher: fetcher)
         #expect(try await store.fetch(.brastlewarkCensus).outcome == .fetched)

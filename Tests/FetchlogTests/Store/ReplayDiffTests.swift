@@ -33,14 +33,14 @@ import Testing
         try await harness.store.saveCheckpoint()
 
         // The same build: every view reads the same.
-        let same = try #require(try ReplayDiff.compute(harness.log, sources: .seed))
+        let same = try #require(try Store.replayDiff(harness.log, sources: .seed))
         #expect(same.seq == 2)
         #expect(same.views.allSatisfy { $0.status == "same" }, "\(same.views.filter { $0.status != "same" }.map(\.view))")
         #expect(same.views.map(\.view) == SeedSources.registry.views.map(\.name))
 
         // A build whose census reading changed.
         let changed = SourceRegistry(SeedSources.plugins.map { $0.source == .brastlewark ? OlderTobus() : $0 }, views: SeedSources.views)
-        let diff = try #require(try ReplayDiff.compute(harness.log, sources: changed))
+        let diff = try #require(try Store.replayDiff(harness.log, sources: changed))
         let gnomes = try #require(diff.views.first { $0.view == "gnomes" })
         #expect(gnomes.status == "differs")
         #expect(gnomes.changes == [ViewDiff.Change(kind: .changed, path: "/gnomes[0]/age", before: .number(306), after: .number(307))])

@@ -21,7 +21,7 @@ import Testing
         defer { log.close() }
         var configuration = FetchHarness.patientConfiguration(base: base)
         configuration.clock = SystemClock()
-        let fetcher = Fetcher(log: log, sources: .seed, configuration: configuration)
+        let fetcher = Fetcher(sources: .seed, configuration: configuration)
         defer { Task { await fetcher.shutdown() } }
         let b = try Store(log: log, sources: .seed, fetcher: fetcher)
 
