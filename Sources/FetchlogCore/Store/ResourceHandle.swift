@@ -75,8 +75,11 @@ public struct ResourceHandle: Sendable {
         do {
             views = try store.observe(view: viewName)
         } catch {
-            // The view is not there: the source or the resource is not defined (now).
-            continuation.finish(throwing: missing())
+            // The view is not there: the source or the resource is not defined (now); if
+            // they are, the view's own error says why.
+            let state = store.snapshot.state
+            let defined = state.manifests[source]?.manifest.resource(name) != nil
+            continuation.finish(throwing: defined ? error : missing(in: state))
             return stream
         }
         let task = Task { [self] in
