@@ -99,6 +99,43 @@ import Testing
         await store.close()
     }
 
+    /// `/ended` answers 404 past page 3. Read as dlt's `response_actions` say (ignore the
+    /// 404), the list ends there and the fetch succeeds; without them the 404 is a failure
+    /// part-way, and the fetch throws, keeping the three pages that arrived.
+    @Test func aListThatFailsPartWayThrowsAndKeepsThePagesThatArrived() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("handle-fetch-part-way")
+        let store = try await Self.open(dir, upstream)
+        // Each its own pages (a param tells them apart): a page is held for one resource.
+        func endpoint(_ tag: String, _ extra: String = "") -> String {
+            #"{"path": "ended", "params": {"r": "\#(tag)"}, "data_selector": "data", "#
+                + #""paginator": {"type": "page_number", "base_page": 1, "total_path": null, "stop_after_empty_page": false, "maximum_page": 10}\#(extra)}"#
+        }
+        let source = try await Self.define(store, #"{"name": "catalog", "client": {"base_url": "https://catalog.example"}, "#
+            + #""resource_defaults": {"primary_key": "id"}, "resources": ["#
+            + #"{"name": "ignored", "endpoint": \#(endpoint("i", #", "response_actions": [{"status_code": 404, "action": "ignore"}]"#))}, "#
+            + #"{"name": "ended", "endpoint": \#(endpoint("e"))}]}"#)
+        let ignored = try source.resource("ignored")
+        let reports = try await ignored.fetch()
+        #expect(reports.count == 4 && reports.allSatisfy(\.isUsable))
+        #expect(try ignored.items(as: Sized.self) == Self.twelve)
+
+        let ended = try source.resource("ended")
+        do {
+            try await ended.fetch()
+            Issue.record("a list that failed part-way passed for a fetch")
+        } catch DefinedSourceError.fetchFailed(_, let resource, let reports) {
+            #expect(resource == "ended")
+            #expect(reports.map(\.isUsable) == [true, true, true, false])
+            let description = DefinedSourceError.fetchFailed(source: "catalog", resource: resource, reports: reports).description
+            #expect(description.hasPrefix("fetching catalog/ended failed (") && description.contains("page=4") && description.contains(": http-status: "), "\(description)")
+            #expect(description.hasSuffix("): 3 of 4 pages arrived and are kept, with the items held before; fetch again to complete it"), "\(description)")
+        }
+        #expect(try ended.items(as: Sized.self) == Self.twelve)
+        await store.close()
+        await upstream.stop()
+    }
+
     @Test func typedObservationYieldsTheItemsOnlyWhenTheyChange() async throws {
         let upstream = try await CatalogUpstream.start()
         let dir = TemporaryDirectory("handle-observe")
