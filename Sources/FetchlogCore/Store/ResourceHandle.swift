@@ -135,6 +135,7 @@ public enum DefinedSourceError: Error, CustomStringConvertible {
     /// The items held before, and the pages that did arrive, are kept.
     case fetchFailed(source: String, resource: String, reports: [FetchReport])
 
+    /// What happened and what to do, naming the names that exist ("did you mean").
     public var description: String {
         switch self {
         case .noSource(let name, let known):
