@@ -26,7 +26,10 @@ extension Store {
     }
 
     /// One view's export, without its `asOf` (which moves with every event): yields only
-    /// when what the view shows changed. `name` is a view of `ViewCatalog.exportNames`.
+    /// when what the view shows changed. `name` is any view `ViewCatalog.export` exports
+    /// from the store's latest snapshot: the registry's views and those of the sources
+    /// defined by manifests (`items/SOURCE/RESOURCE`, `facets/SOURCE/RESOURCE`); a value
+    /// of null while a view stops being there (its source redefined without it).
     ///
     /// Cost follows change: a view whose inputs are known (`ViewCatalog.inputs`) is not even
     /// computed for a snapshot in which none of its sources moved (`ChangeTokens`), so a
@@ -37,7 +40,9 @@ extension Store {
 
     /// As `observe(view:)`, with the memo given (a test reads its `computations`).
     package func observe(view name: String, memo: ObservedView) throws(ViewNameError) -> AsyncStream<JSONValue> {
-        _ = try ViewCatalog.export(name, state: LogState(sources: sources))
+        // Checked against the state as it is, manifests included: a fresh state holds none,
+        // so every manifest view would be refused.
+        _ = try ViewCatalog.export(name, state: snapshot.state)
         let inputs = ViewCatalog.inputs(of: name, in: sources)
         return observe { state in
             if let inputs, let (key, value) = memo.last, key == state.changes.key(for: inputs) { return value }

@@ -22,16 +22,18 @@ extension Store {
     }
 
     /// Opens (creating when new) the store in `directory`: the log, the fetcher, and the
-    /// state folded from its checkpoint and tail. The one way in.
+    /// state folded from its checkpoint and tail. The one way in. `sources` are the
+    /// sources written in Swift it serves; a store of sources defined by manifests
+    /// (`define(_:)`) needs none.
     ///
     /// ```swift
-    /// let store = try await Store.open(at: URL(filePath: "data.fetchlog"), sources: SourceRegistry([]))
+    /// let store = try await Store.open(at: URL(filePath: "data.fetchlog"))
     /// ```
     ///
     /// A directory that is not a Fetchlog store, or one this build cannot read, is refused
     /// unchanged (`StoreError`). When the tail past the checkpoint was long, a checkpoint is
     /// saved now, so the next open is quick.
-    public static func open(at directory: URL, sources: SourceRegistry, configuration: Configuration = Configuration()) async throws -> Store {
+    public static func open(at directory: URL, sources: SourceRegistry = SourceRegistry([]), configuration: Configuration = Configuration()) async throws -> Store {
         guard directory.isFileURL else { throw StoreUsageError.notADirectory(directory.absoluteString) }
         var logOptions = configuration.log
         logOptions.clock = configuration.clock

@@ -1,59 +1,118 @@
 import FetchlogCore
-import FetchlogSources
 import Foundation
-import SampleUpstream
 import Testing
 
 /// The code of `Sources/FetchlogCore/FetchlogCore.docc/GettingStarted.md`, compiled and run
-/// against the bundled sample upstream: a change to the API that breaks the article breaks
-/// this test. Keep the two in step (same statements, same order).
+/// against the bundled sample upstream's catalog API: a change to the API that breaks the
+/// article breaks this test. Keep the two in step (same statements, same order); the
+/// second test checks that every statement of the article is one of this file's.
 @Suite struct GettingStartedTests {
-    @Test func theArticleRunsAsWritten() async throws {
-        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
-        let base = try await upstream.start().absoluteString
-        let temporary = TemporaryDirectory("getting-started")
-        let directory = temporary.path
+    struct Item: Decodable, Equatable, Sendable {
+        let id: Int
+        let name: String
+        let size: Int
+    }
 
-        // Open a store
-        let log = try EventLog.open(at: directory)
-        let sources = SeedSources.registry
-        var configuration = FetchConfiguration()
-        configuration.upstream = Upstream(base: base)
-        let fetcher = Fetcher(sources: sources, configuration: configuration)
-        let store = try Store(log: log, sources: sources, fetcher: fetcher)
+    struct Review: Decodable, Equatable, Sendable {
+        let id: String
+        let stars: Int
+        let itemName: String
+        enum CodingKeys: String, CodingKey { case id, stars, itemName = "_items_name" }
+    }
+
+    @Test func theArticleRunsAsWritten() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let temporary = TemporaryDirectory("getting-started")
+        let directory = URL(filePath: temporary.path)
+        var configuration = Store.Configuration()
+        configuration.fetching.upstream = Upstream(base: upstream.base)
+        configuration.fetching.retry.retries = 0
+
+        // Describe your API
+        let manifest = try RestManifest(json: JSONValue.parse("""
+            {"name": "catalog",
+             "client": {"base_url": "https://catalog.example"},
+             "resource_defaults": {"primary_key": "id"},
+             "resources": [
+               {"name": "items",
+                "endpoint": {"path": "pages", "data_selector": "data",
+                             "paginator": {"type": "page_number", "base_page": 1, "total_path": "total_pages"}}},
+               {"name": "reviews",
+                "endpoint": {"path": "items/{resources.items.id}/reviews", "data_selector": "data", "paginator": "single_page"},
+                "include_from_parent": ["name"]}]}
+            """))
+
+        // Open a store and define the source
+        let store = try await Store.open(at: directory, configuration: configuration)
+        let catalog = try await store.define(manifest)
+        let items = try catalog.resource("items")
+        let typo = try #require(throws: DefinedSourceError.self) { try catalog.resource("itemz") }
+        #expect("\(typo)" == "catalog has no resource 'itemz' (did you mean 'items'?): its resources are items, reviews")
 
         // Fetch
-        let report = try await store.fetch(.brastlewarkCensus)
-        #expect(report.outcome == .fetched)
-        #expect(try await store.fetch(.brastlewarkCensus).outcome == .notModified)
+        let reports = try await items.fetch()
+        #expect(reports.map(\.outcome) == [.fetched, .fetched, .fetched])
 
-        // Read a snapshot
-        let gnomes = GnomesView(state: store.snapshot.state).gnomes
-        #expect(gnomes.count == 1337)
+        // Read the items into your types
+        let all = try items.items(as: Item.self)
+        #expect(all == (1 ... 12).map { Item(id: $0, name: "item \($0)", size: $0 * 10) })
+        let reviews = try catalog.resource("reviews")
+        try await reviews.fetch()
+        let firstReview = try reviews.items(as: Review.self).first
+        #expect(firstReview == Review(id: "1-1", stars: 2, itemName: "item 1"))
 
-        // Subscribe
-        var pinkTinkers = GnomeFilter()
-        pinkTinkers.hairColor = "Pink"
-        pinkTinkers.profession = "Tinker"
-        let filters = try store.observe(view: "filters")
-        var changes = filters.makeAsyncIterator()
-        let before = await changes.next()
-        try await store.setGnomeFilter(pinkTinkers)
-        let after = await changes.next()
-        #expect(before?["active"]?["hairColor"] == .null)
-        #expect(after?["active"]?["hairColor"] == .string("Pink"))
-        #expect(after?["matchingCount"] == .number(38))
+        // Observe
+        var changes = items.observe(as: Item.self).makeAsyncIterator()
+        let now = try await changes.next()
+        #expect(now == all)
+        let byName = try store.observe(view: items.viewName)   // "items/catalog/items"
+        var named = byName.makeAsyncIterator()
+        #expect(await named.next()?["count"] == .number(12))
 
         // Export
-        let json = try ViewCatalog.export("filters", state: store.snapshot.state).canonicalText()
-        #expect(json.contains(#""hairColor":"Pink""#) && json.contains(#""matchingCount":38,"view":"filters"}"#), "\(json)")
+        let json = try items.export().canonicalText()
+        let seq = store.snapshot.seq
+        #expect(json == #"{"asOf":\#(seq),"count":12,"items":[\#((1 ... 12).map(CatalogUpstream.item).joined(separator: ","))],"#
+            + #""resource":"items","source":"catalog","view":"items"}"#)
 
-        // Replay
-        let replayed = try Store.replay(log, sources: sources).state
-        #expect(replayed == store.durableState)
-
-        await fetcher.shutdown()
-        log.close()
+        // When a fetch fails (here: the upstream is gone, connection refused)
         await upstream.stop()
+        var failed: [FetchReport] = []
+        var heldAfterFailure: [Item] = []
+        do {
+            try await items.fetch()
+        } catch DefinedSourceError.fetchFailed(_, _, let reports) {
+            failed = reports
+            let held = try items.items(as: Item.self)
+            heldAfterFailure = held
+        }
+        #expect(failed.count == 1 && failed.allSatisfy { !$0.isUsable })
+        #expect(heldAfterFailure == all)
+
+        // In a later session
+        let again = try store.source("catalog").resource("items")
+        #expect(try again.items(as: Item.self) == all)
+        #expect(store.snapshot.seq == seq + 1) // the failed attempt only: taking the source appended nothing
+
+        await store.close()
+    }
+
+    /// Every statement of the article's Swift blocks (but the `Package.swift` one) is a line
+    /// of this file, so the article shows no code this test does not run.
+    @Test func everyStatementOfTheArticleIsRunHere() throws {
+        let article = try String(contentsOfFile: Repo.root + "/Sources/FetchlogCore/FetchlogCore.docc/GettingStarted.md", encoding: .utf8)
+        let test = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let lines = Set(test.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        #expect(blocks.count == 12)
+        #expect(blocks.first?.hasPrefix("// swift-tools-version:") == true)
+        #expect(blocks.first?.contains(#".product(name: "Fetchlog", package: "Fetchlog")"#) == true)
+        for block in blocks.dropFirst() {
+            for line in block.split(separator: "\n") {
+                let statement = line.trimmingCharacters(in: .whitespaces)
+                if statement.isEmpty || statement.hasPrefix("//") || statement.hasPrefix("import ") { continue }
+                #expect(lines.contains(statement), "the article's \(statement) is not run by this test")
+            }
+        }
     }
 }

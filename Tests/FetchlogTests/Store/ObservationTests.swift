@@ -49,6 +49,27 @@ import Testing
         await harness.stop()
     }
 
+    /// Issue 25: a view of a source defined by a manifest is observed by its name, as it is
+    /// exported (the name was checked against a fresh state, which holds no manifest).
+    @Test func aManifestViewIsObservedByName() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("observe-manifest-view")
+        var configuration = Store.Configuration()
+        configuration.fetching.upstream = Upstream(base: upstream.base)
+        configuration.fetching.retry.retries = 0
+        let store = try await Store.open(at: URL(filePath: dir.path), configuration: configuration)
+        #expect(throws: ViewNameError.self) { _ = try store.observe(view: "items/catalog/items") }
+        let items = try await store.define(try RestManifest(json: JSONValue.parse(ResourceHandleTests.manifest))).resource("items")
+        var changes = try store.observe(view: "items/catalog/items").makeAsyncIterator()
+        #expect(await changes.next()?.canonicalText() == #"{"count":0,"items":[],"resource":"items","source":"catalog","view":"items"}"#)
+        try await items.fetch()
+        var last: JSONValue?
+        while last?["count"] != .number(12), let value = await changes.next() { last = value }
+        #expect(last?["items"]?.arrayValue?.compactMap { $0["id"]?.intValue } == Array(1 ... 12))
+        await store.close()
+        await upstream.stop()
+    }
+
     @Test func anUnknownViewIsRefused() throws {
         let dir = TemporaryDirectory("observe-unknown")
         let store = try Store(log: try EventLog.open(at: dir.path), sources: .seed, fetcher: nil, clock: FixedClock(fixedTime))
