@@ -2,8 +2,8 @@
 /// the root to the plug-in's decoding function. Pure: the same bytes always give the same
 /// result, and a body that does not fit throws a `DecodeError` naming the offending path —
 /// it never traps.
-public enum DocumentDecoder {
-    public static func decodeJSON<T>(_ body: [UInt8], _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> T {
+package enum DocumentDecoder {
+    package static func decodeJSON<T>(_ body: [UInt8], _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> T {
         // `withUnsafeBytes` only rethrows untyped errors; a Result keeps the DecodeError typed.
         let result = body.withUnsafeBytes { (bytes) -> Result<T, DecodeError> in
             let tape: JSONTape

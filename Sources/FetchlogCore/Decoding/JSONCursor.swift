@@ -11,7 +11,7 @@
 /// Conversions are lenient where the recorded APIs are loose: an integer may arrive as a
 /// number literal or a numeric string, a double as either too. `null` and a missing member
 /// are the same thing to every `optional…` accessor. Unknown members are never looked at.
-public struct JSONCursor {
+package struct JSONCursor {
     let bytes: UnsafeRawBufferPointer
     let entries: UnsafeBufferPointer<JSONTape.Entry>
     let index: Int
@@ -25,17 +25,17 @@ public struct JSONCursor {
     private var entry: JSONTape.Entry { entries[index] }
     private func at(_ index: Int) -> JSONCursor { JSONCursor(bytes: bytes, entries: entries, index: index) }
 
-    public var isNull: Bool { entry.kind == .null }
-    public var isString: Bool { entry.kind == .string }
-    public var isObject: Bool { entry.kind == .object }
+    package var isNull: Bool { entry.kind == .null }
+    package var isString: Bool { entry.kind == .string }
+    package var isObject: Bool { entry.kind == .object }
 
     /// The value here as a tree (for callers that need all of it; decoders seldom do).
-    public var value: JSONValue { JSONTape.value(at: index, entries, bytes) }
+    package var value: JSONValue { JSONTape.value(at: index, entries, bytes) }
 
     // MARK: Paths, built only for errors
 
     /// Where this value sits: `$`, `$.name`, `$["ns:sections"][2]`.
-    public var path: String {
+    package var path: String {
         var path = "$"
         var container = 0
         descent: while container != index {
@@ -64,7 +64,7 @@ public struct JSONCursor {
     }
 
     /// `path` extended by member `key`: `.key` for plain identifiers, else `["key"]`.
-    public static func path(_ path: String, member key: String) -> String {
+    package static func path(_ path: String, member key: String) -> String {
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
             ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "_"
         }
@@ -75,7 +75,7 @@ public struct JSONCursor {
     }
 
     /// The path of member `key` below this one.
-    public func childPath(_ key: String) -> String { JSONCursor.path(path, member: key) }
+    package func childPath(_ key: String) -> String { JSONCursor.path(path, member: key) }
 
     // MARK: Navigation
 
@@ -108,19 +108,19 @@ public struct JSONCursor {
     }
 
     /// Member `key`, which must be present (it may still be `null`; the typed accessor decides).
-    public func field(_ key: String) throws(DecodeError) -> JSONCursor {
+    package func field(_ key: String) throws(DecodeError) -> JSONCursor {
         guard let child = try member(key) else { throw DecodeError(path: childPath(key), reason: "missing required field") }
         return child
     }
 
     /// Member `key`, or nil when it is missing or `null`.
-    public func optionalField(_ key: String) throws(DecodeError) -> JSONCursor? {
+    package func optionalField(_ key: String) throws(DecodeError) -> JSONCursor? {
         guard let child = try member(key), !child.isNull else { return nil }
         return child
     }
 
     /// The elements of this array.
-    public func elements() throws(DecodeError) -> [JSONCursor] {
+    package func elements() throws(DecodeError) -> [JSONCursor] {
         var result: [JSONCursor] = []
         try forEachElement { result.append($0) }
         return result
@@ -137,7 +137,7 @@ public struct JSONCursor {
     }
 
     /// Decodes every element of this array with `decode`.
-    public func map<T>(_ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
+    package func map<T>(_ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
         var result: [T] = []
         result.reserveCapacity(entry.kind == .array ? Int(entry.b) : 0)
         try forEachElement { (element) throws(DecodeError) in result.append(try decode(element)) }
@@ -145,20 +145,20 @@ public struct JSONCursor {
     }
 
     /// Member `key` as an array decoded element by element; missing or `null` is an empty array.
-    public func optionalArray<T>(_ key: String, _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
+    package func optionalArray<T>(_ key: String, _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
         guard let child = try optionalField(key) else { return [] }
         return try child.map(decode)
     }
 
     // MARK: Conversions of this value
 
-    public func string() throws(DecodeError) -> String {
+    package func string() throws(DecodeError) -> String {
         guard entry.kind == .string else { throw mismatch("a string") }
         return JSONTape.string(entry, in: bytes)
     }
 
     /// A string, or a number's literal text (for APIs that mix the two, e.g. ids).
-    public func looseString() throws(DecodeError) -> String {
+    package func looseString() throws(DecodeError) -> String {
         switch entry.kind {
         case .string: return JSONTape.string(entry, in: bytes)
         case .number: return JSONTape.numberText(entry, in: bytes)
@@ -166,17 +166,17 @@ public struct JSONCursor {
         }
     }
 
-    public func int() throws(DecodeError) -> Int {
+    package func int() throws(DecodeError) -> Int {
         if let n = lenientInt() { return n }
         throw mismatch("an integer")
     }
 
-    public func double() throws(DecodeError) -> Double {
+    package func double() throws(DecodeError) -> Double {
         if let d = lenientDouble() { return d }
         throw mismatch("a number")
     }
 
-    public func bool() throws(DecodeError) -> Bool {
+    package func bool() throws(DecodeError) -> Bool {
         switch entry.kind {
         case .true: return true
         case .false: return false
@@ -199,7 +199,7 @@ public struct JSONCursor {
     }
 
     /// An integer from a number literal (`7`, `7.0`) or a numeric string (`"7"`), else nil.
-    public func lenientInt() -> Int? {
+    package func lenientInt() -> Int? {
         switch entry.kind {
         case .number:
             if let n = JSONNumberScan.int(entry, bytes) { return n }
@@ -210,7 +210,7 @@ public struct JSONCursor {
     }
 
     /// A finite double from a number literal or a numeric string, else nil.
-    public func lenientDouble() -> Double? {
+    package func lenientDouble() -> Double? {
         let d: Double?
         switch entry.kind {
         case .number: d = JSONNumberScan.double(entry, bytes) ?? Double(JSONTape.numberText(entry, in: bytes))
@@ -223,26 +223,26 @@ public struct JSONCursor {
 
     // MARK: Members by key
 
-    public func string(_ key: String) throws(DecodeError) -> String { try field(key).string() }
-    public func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
-    public func int(_ key: String) throws(DecodeError) -> Int { try field(key).int() }
-    public func double(_ key: String) throws(DecodeError) -> Double { try field(key).double() }
+    package func string(_ key: String) throws(DecodeError) -> String { try field(key).string() }
+    package func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
+    package func int(_ key: String) throws(DecodeError) -> Int { try field(key).int() }
+    package func double(_ key: String) throws(DecodeError) -> Double { try field(key).double() }
 
-    public func optionalString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.string() }
-    public func optionalLooseString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.looseString() }
-    public func optionalInt(_ key: String) throws(DecodeError) -> Int? { try optionalField(key)?.int() }
-    public func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
-    public func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
+    package func optionalString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.string() }
+    package func optionalLooseString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.looseString() }
+    package func optionalInt(_ key: String) throws(DecodeError) -> Int? { try optionalField(key)?.int() }
+    package func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
+    package func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
 
     /// Member `key` as a list of strings; missing or `null` is an empty list.
-    public func stringArray(_ key: String) throws(DecodeError) -> [String] {
+    package func stringArray(_ key: String) throws(DecodeError) -> [String] {
         try optionalArray(key) { element throws(DecodeError) in try element.string() }
     }
 
     // MARK: Errors
 
     /// "expected an integer, found string "abc"" at this path.
-    public func mismatch(_ expected: String) -> DecodeError {
+    package func mismatch(_ expected: String) -> DecodeError {
         let found: String
         switch entry.kind {
         case .array: found = "an array of \(entry.b)"
@@ -332,7 +332,7 @@ extension JSONValue {
 
 extension String {
     /// The string without leading and trailing whitespace (no Foundation needed).
-    public func trimmedForDecoding() -> String {
+    package func trimmedForDecoding() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) ?? first

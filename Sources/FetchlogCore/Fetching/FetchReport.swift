@@ -104,7 +104,7 @@ public struct FetchNotice: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = [("kind", .string(kind.rawValue)), ("message", .string(message))]
         if let count { members.append(("count", .number(count))) }
         return .object(members)

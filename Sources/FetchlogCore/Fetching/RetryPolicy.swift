@@ -13,12 +13,12 @@ public struct RetryPolicy: Sendable {
 
     /// Statuses worth another try: 5xx, 408 and 429. Other 4xx mean the request itself
     /// is wrong and would fail again.
-    public static func isRetryable(status: UInt16) -> Bool {
+    package static func isRetryable(status: UInt16) -> Bool {
         status >= 500 || status == 408 || status == 429
     }
 
     /// The wait before retry number `retry` (1-based), given the server's Retry-After.
-    public func delay(beforeRetry retry: Int, retryAfter: Duration?, random: inout some RandomNumberGenerator) -> Duration {
+    package func delay(beforeRetry retry: Int, retryAfter: Duration?, random: inout some RandomNumberGenerator) -> Duration {
         let ceiling = min(maxDelay, baseDelay * (1 << min(retry - 1, 20)))
         let ceilingNanos = max(Int64(0), ceiling.components.seconds * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000)
         let jitter = Duration.nanoseconds(ceilingNanos == 0 ? 0 : Int64.random(in: 0 ... ceilingNanos, using: &random))

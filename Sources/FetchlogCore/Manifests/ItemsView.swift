@@ -14,7 +14,7 @@ public struct ItemsView: Sendable, Equatable {
     public let source: String
     public let resource: String
     /// The resource as the definition in force describes it.
-    public let restResource: RestResource
+    package let restResource: RestResource
     public private(set) var items: [JSONValue]
 
     /// Built from the pages the state holds — or reused, with its search index, while the
@@ -241,7 +241,7 @@ public struct ItemsView: Sendable, Equatable {
 
     /// `query`'s answer as positions in `items` (ascending): a page of a large answer is
     /// taken without copying the rest.
-    public func positions(text: String = "", conditions: [Condition] = []) -> [Int] {
+    package func positions(text: String = "", conditions: [Condition] = []) -> [Int] {
         let needle = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !needle.isEmpty else {
             return conditions.isEmpty ? Array(items.indices) : items.indices.filter { index in conditions.allSatisfy { $0.matches(items[index]) } }

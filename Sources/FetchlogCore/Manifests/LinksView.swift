@@ -17,7 +17,7 @@ public struct LinksView: Sendable {
     }
 
     public let items: ItemsView
-    public let link: RestLink
+    package let link: RestLink
     public let targets: ItemsView
     /// One per item of `items`, in its order.
     public var entries: [Entry] { resolved.entries }
@@ -153,7 +153,7 @@ public struct LinksView: Sendable {
     }
 
     /// The index of the item whose primary key is `key`, else whose `by` field reads `key`.
-    public func index(of key: String, in view: ItemsView) -> Int? {
+    package func index(of key: String, in view: ItemsView) -> Int? {
         // The tables answer for the views they were built from (the usual case: `items`).
         if view.fingerprint == items.fingerprint, view.restResource.primaryKey == items.restResource.primaryKey {
             if let index = resolved.keys[key] { return index }
@@ -176,7 +176,7 @@ public struct LinksView: Sendable {
     /// A shortest chain of item indices from `from` to `to` over links counted both ways
     /// (the resource must link to itself); among equally short chains the one choosing the
     /// earliest item at each step. `[from]` for one item; nil when they are not connected.
-    public func path(from: Int, to: Int) -> [Int]? {
+    package func path(from: Int, to: Int) -> [Int]? {
         guard link.to == items.resource, items.items.indices.contains(from), items.items.indices.contains(to) else { return nil }
         return shortestChain(offsets: resolved.offsets, targets: resolved.neighbours, from: from, to: to)
     }

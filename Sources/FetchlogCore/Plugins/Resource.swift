@@ -19,7 +19,7 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
     public static func asset(_ url: String) -> Resource { Resource(source: .assets, path: url, document: .asset) }
 
     /// `text` as a query value: everything but unreserved characters percent-encoded.
-    public static func queryEscape(_ text: String) -> String {
+    package static func queryEscape(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text

@@ -81,7 +81,7 @@ public struct Credentials: Sendable, Equatable {
     public var secretParameters: Set<String> = []
     /// A bearer token to ask for first (`oauth2_client_credentials`): the fetcher asks the
     /// token endpoint, or takes the token it holds (`OAuth2Tokens`).
-    public var tokenRequest: OAuth2TokenRequest?
+    package var tokenRequest: OAuth2TokenRequest?
 
     public init(headers: [Header] = [], query: [(String, String)] = [], secretHeaders: Set<String> = [], secretParameters: Set<String> = []) {
         self.headers = headers

@@ -16,11 +16,11 @@ public struct SourceRegistry: Sendable {
     /// Views that take a parameter (`show/ID`).
     public let parameterizedViews: [ParameterizedView]
     /// The shell commands the sources bring, in the order `help` lists them.
-    public let commands: [ShellCommand]
+    package let commands: [ShellCommand]
     /// The `fetch SOURCE WHAT` targets the sources bring, in the order `fetch --help` lists them.
-    public let fetchTargets: [FetchTarget]
+    package let fetchTargets: [FetchTarget]
     /// What `demo` and `tour` run with these sources.
-    public let demo: DemoPlan
+    package let demo: DemoPlan
     private let index: [String: Int]
     private static let assets = AssetsPlugin()
 
@@ -70,7 +70,7 @@ public struct SourceRegistry: Sendable {
     }
 
     /// Decodes `body` as `resource`'s plug-in says.
-    public func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+    package func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard let plugin = plugin(resource.source) else {
             throw DecodeError(path: "$", reason: "no registered source named '\(resource.source)'")
         }
@@ -78,7 +78,7 @@ public struct SourceRegistry: Sendable {
     }
 
     /// The real base of `resource` (its plug-in's, for its kind).
-    public func realBase(of resource: Resource) -> String {
+    package func realBase(of resource: Resource) -> String {
         plugin(resource.source)?.realBase(for: resource.document) ?? ""
     }
 

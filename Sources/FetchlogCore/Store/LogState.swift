@@ -64,7 +64,7 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    public static let reducerVersion = 4
+    package static let reducerVersion = 4
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry
@@ -74,7 +74,7 @@ public struct LogState: Sendable, Equatable {
     public private(set) var status: [ResourceKey: ResourceStatus] = [:]
     /// The URLs of images whose download is failing now (`failuresSince > 0`): derived
     /// from `status`, so a view can tell at once whether any image fallback applies.
-    public private(set) var failingAssets: Set<String> = []
+    package private(set) var failingAssets: Set<String> = []
     /// Each source's slice, by source name (only sources that keep one).
     public internal(set) var slices: [String: any SourceSlice] = [:]
     /// Sources defined by manifests (`source.defined` intents), by name: the definition in
@@ -83,9 +83,9 @@ public struct LogState: Sendable, Equatable {
     /// Resources whose body at this point `log compact` dropped (a later body superseded
     /// it), by the seq of that event. Empty at the head of the log; only a state before
     /// the compaction horizon (`--at`) has any, and views that read them say so.
-    public internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
+    package internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
     /// Which sources moved since when, for observers; not part of the value (`==` ignores it).
-    public internal(set) var changes = ChangeTokens()
+    package internal(set) var changes = ChangeTokens()
 
     public init(sources: SourceRegistry) {
         self.sources = sources
@@ -108,7 +108,7 @@ public struct LogState: Sendable, Equatable {
     }
 
     /// Decodes `body` as `resource`'s plug-in (or manifest) says.
-    public func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+    package func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard let plugin = plugin(resource.source.rawValue) else {
             throw DecodeError(path: "$", reason: "no registered source named '\(resource.source)'")
         }
@@ -135,8 +135,8 @@ public struct LogState: Sendable, Equatable {
 
 /// Stable text for a Double in exports: integral values without a fraction
 /// (`37` not `37.0`), others in Swift's shortest round-trip form.
-public enum CanonicalNumber {
-    public static func text(_ value: Double) -> String {
+package enum CanonicalNumber {
+    package static func text(_ value: Double) -> String {
         if value.isNaN || value.isInfinite { return "null" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
@@ -144,7 +144,7 @@ public enum CanonicalNumber {
 }
 
 extension JSONValue {
-    public static func number(_ value: Double) -> JSONValue { .number(CanonicalNumber.text(value)) }
+    package static func number(_ value: Double) -> JSONValue { .number(CanonicalNumber.text(value)) }
 }
 
 /// A source defined by a manifest, and the seq of the `source.defined` intent that did it.

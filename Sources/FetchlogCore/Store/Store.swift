@@ -22,33 +22,33 @@ public struct Snapshot: Sendable {
 ///
 /// `@unchecked Sendable`: the state, snapshot, observers and counters are read and written under `lock` only (never across an `await`); the rest is immutable.
 public final class Store: @unchecked Sendable {
-    public let log: EventLog
+    package let log: EventLog
     /// The sources and views the state is folded and read with.
     public let sources: SourceRegistry
-    public let fetcher: Fetcher?
+    package let fetcher: Fetcher?
     private let clock: any WallClock
     private let lock = NSLock()
     /// What the log alone says (checkpoints save this).
     private var durable: LogState
     private var current: Snapshot
     /// Events of this session kept out of the log (the durable window's far side).
-    public let session = SessionLog()
+    package let session = SessionLog()
     private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
     private var appliedSinceCheckpoint = 0
     /// Bodies this process's fetches decoded on arrival, by seq, until catch-up folds them.
     private var predecoded: [UInt64: any SourceDocument] = [:]
     /// Save a checkpoint after this many applied events.
-    public var checkpointInterval = 500
+    package var checkpointInterval = 500
 
     /// Where the state came from when the store opened.
-    public enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         case empty
         /// Checkpoint at `seq`, then `tail` events replayed.
         case checkpoint(seq: UInt64, tail: Int)
         /// No usable checkpoint (none, or another reducer version): replayed from seq 1.
         case replay(events: Int)
     }
-    public let origin: Origin
+    package let origin: Origin
 
     /// Where checkpoints (saved, loaded: info; absent: debug) and the catch-up of other
     /// processes' appends (debug) are logged; label `fetchlog.store`.
@@ -56,7 +56,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store over `log`. `logger` receives the store's log lines (checkpoints,
     /// catch-up); by default a `fetchlog.store` logger at `FetchlogLogging.level`.
-    public init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
+    package init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
                 logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
         self.log = log
         self.sources = sources
@@ -203,7 +203,7 @@ public final class Store: @unchecked Sendable {
 
     /// Applies every event appended since the snapshot (by anyone). Returns how many.
     @discardableResult
-    public func catchUp() async throws -> Int {
+    package func catchUp() async throws -> Int {
         let (count, checkpointDue) = try catchUpNow()
         if checkpointDue { try await saveCheckpoint() }
         return count
@@ -241,7 +241,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Saves the current state as the checkpoint.
-    public func saveCheckpoint() async throws {
+    package func saveCheckpoint() async throws {
         let state = durableState
         let bytes = Checkpoint.encode(state)
         // Every view as this build reads it, for a later build's `replay --diff`.
@@ -312,7 +312,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// `progress(seq, last)` is called every 256 events of the pass that applies them, for
     /// a progress display.
-    public static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
+    package static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
                               isCancelled: () -> Bool = { Task.isCancelled },
                               progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
         let last = try seq ?? log.lastSeq()
@@ -355,7 +355,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.
-    public static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+    package static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
                                   progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
         let last = try seq ?? log.lastSeq()
         var state = LogState(sources: sources)

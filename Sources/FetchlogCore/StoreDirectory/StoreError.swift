@@ -119,8 +119,8 @@ extension StoreError {
 }
 
 /// Byte counts for people (`1.5 MiB`), in messages and tables alike.
-public enum ByteText {
-    public static func describe(_ count: Int) -> String {
+package enum ByteText {
+    package static func describe(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(count) / 1024

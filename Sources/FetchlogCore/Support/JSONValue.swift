@@ -55,7 +55,7 @@ extension JSONValue {
         return out
     }
 
-    public func writeCanonical(into out: inout String) {
+    package func writeCanonical(into out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
