@@ -19,6 +19,7 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
     /// wait, or the gap between two fetches).
     public var requestInFlight: Bool
 
+    /// Records what a cancelled fetch had done, for the caller to report.
     public init(completed: [FetchReport], interrupted: FetchReport?, requestInFlight: Bool) {
         self.completed = completed
         self.interrupted = interrupted

@@ -22,6 +22,7 @@ public struct Redaction: Sendable, Equatable {
     /// Parts of a header name that say its value is a credential (`X-Api-Key`,
     /// `X-Auth-Token`, `Client-Secret`).
     package static let secretHeaderParts = ["token", "secret", "key", "auth", "password", "signature", "credential"]
+    /// Query parameters masked unless told otherwise: the names APIs give keys and tokens.
     public static let defaultQueryParameters: Set<String> = [
         "api_key", "apikey", "token", "access_token", "key", "password", "secret", "signature",
     ]
@@ -39,6 +40,7 @@ public struct Redaction: Sendable, Equatable {
         defaultQueryParameters.contains(name.lowercased())
     }
 
+    /// Masks `queryParameters` (any case) in recorded URLs, and every credential header.
     public init(queryParameters: Set<String> = Redaction.defaultQueryParameters) {
         self.queryParameters = Set(queryParameters.map { $0.lowercased() })
     }

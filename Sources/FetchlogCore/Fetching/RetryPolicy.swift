@@ -5,10 +5,12 @@ public struct RetryPolicy: Sendable {
     /// The first backoff ceiling; it doubles each retry (full jitter: a uniform draw
     /// between 0 and the ceiling).
     public var baseDelay: Duration = .milliseconds(250)
+    /// The ceiling the doubling backoff stops growing at.
     public var maxDelay: Duration = .seconds(8)
     /// Retry-After is honoured up to this; a longer wait is cut to it.
     public var retryAfterCap: Duration = .seconds(30)
 
+    /// Three retries, backoff from 250 ms up to 8 s, `Retry-After` honoured up to 30 s.
     public init() {}
 
     /// Statuses worth another try: 5xx, 408 and 429. Other 4xx mean the request itself

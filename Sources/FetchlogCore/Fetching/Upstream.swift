@@ -4,12 +4,14 @@ public struct Upstream: Sendable, Equatable {
     /// nil: the real hosts.
     public let base: String?
 
+    /// An upstream at `base` (trailing slashes dropped); nil or empty means the real hosts.
     public init(base: String?) {
         var trimmed = base
         while let t = trimmed, t.hasSuffix("/") { trimmed = String(t.dropLast()) }
         self.base = (trimmed?.isEmpty ?? true) ? nil : trimmed
     }
 
+    /// The real hosts: each source's own base URL.
     public static let real = Upstream(base: nil)
 
     /// The URL to ask for `path` (path and query relative to the source's `realBase`).

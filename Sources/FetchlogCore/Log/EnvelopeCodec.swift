@@ -359,6 +359,7 @@ public enum EnvelopeError: Error, Equatable, CustomStringConvertible {
     /// The body a record refers to is held, but not as it was written.
     case bodyChecksumMismatch(sha256: String, stored: UInt32, computed: UInt32)
 
+    /// What is wrong with the record, for the error a user reads.
     public var description: String {
         switch self {
         case .badMagic: "not an event record (bad magic)"

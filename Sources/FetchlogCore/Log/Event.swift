@@ -5,6 +5,7 @@ public struct Event: Sendable, Equatable {
     public var seq: UInt64
     /// When the outcome was recorded, from the injected clock (ms since the Unix epoch).
     public var recordedAt: Timestamp
+    /// What the event records: an outcome of a request, or an intent.
     public var kind: EventKind
     /// The source's name (as its plug-in registers it) or, for intents, the app domain.
     public var source: String
@@ -16,6 +17,7 @@ public struct Event: Sendable, Equatable {
     package var durationMicros: UInt64?
     package var request: Request?
     package var response: Response?
+    /// Why the attempt failed, for a `fetch-failed` event.
     public var failure: Failure?
     /// The raw body exactly as received; nil when there was none (304, failures) and when
     /// `log compact` dropped it (then `compactedBody` says what it was).
@@ -105,8 +107,11 @@ public struct Event: Sendable, Equatable {
         }
     }
 
+    /// A failed attempt's class (which decides whether a retry may help) and message.
     public struct Failure: Sendable, Equatable {
+        /// The kind of failure: transport, timeout, HTTP status, truncated body, decode.
         public var failureClass: FailureClass
+        /// What happened, as a user reads it.
         public var message: String
         package init(_ failureClass: FailureClass, _ message: String) {
             self.failureClass = failureClass
@@ -117,8 +122,11 @@ public struct Event: Sendable, Equatable {
 
 /// One HTTP header as recorded (name as sent, value as sent or masked).
 public struct Header: Sendable, Equatable, Hashable {
+    /// The header's name, as sent or received.
     public var name: String
+    /// The header's value, or `***` when it is a credential.
     public var value: String
+    /// A header named `name` with `value`.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
@@ -169,6 +177,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The kind's name as exports write it (`fetched`, `fetch-failed`…).
     public var name: String {
         switch self {
         case .fetched: "fetched"
@@ -193,6 +202,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The kind's name.
     public var description: String { name }
 }
 
@@ -209,6 +219,7 @@ public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
     /// The body arrived but could not be decoded (malformed JSON, wrong content type).
     case decode = 5
 
+    /// The class's name as exports write it.
     public var name: String {
         switch self {
         case .transport: "transport"
@@ -219,10 +230,12 @@ public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
+    /// The class named `name`, as exports write it; nil for a name no class has.
     public init?(name: String) {
         guard let match = FailureClass.allCases.first(where: { $0.name == name }) else { return nil }
         self = match
     }
 
+    /// The class's name.
     public var description: String { name }
 }

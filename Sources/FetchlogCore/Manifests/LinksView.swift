@@ -8,6 +8,7 @@ import Foundation
 /// first (the earliest item on a repeat), else the one item matching it ignoring case; a
 /// name several items share up to case, none exactly, is unknown rather than guessed.
 public struct LinksView: Sendable {
+    /// One item's links: the target items it names and the names that matched none.
     public struct Entry: Sendable, Equatable {
         /// Indices (into the target's items) of the items this one names, in listed order,
         /// each once.
@@ -16,8 +17,10 @@ public struct LinksView: Sendable {
         public var unknown: [String] = []
     }
 
+    /// The items whose fields hold the links.
     public let items: ItemsView
     package let link: RestLink
+    /// The items the links name (the same view when a resource links to itself).
     public let targets: ItemsView
     /// One per item of `items`, in its order.
     public var entries: [Entry] { resolved.entries }

@@ -11,6 +11,7 @@ public struct RestManifest: Sendable, Equatable {
     public var name: String
     /// `client.base_url`, without a trailing slash.
     public var baseURL: String
+    /// The manifest's resources (`resources`), in the order given.
     public var resources: [RestResource]
     /// `client.headers`: sent with every request (values may be `env:NAME` secrets, and
     /// must be for a header whose name says it is a credential: `ManifestSecrets`).
@@ -151,5 +152,6 @@ public struct RestManifest: Sendable, Equatable {
     /// dlt's keys this manifest gives that Fetchlog accepts with no effect (key paths).
     package var acceptedWithoutEffect: [String] { resources.flatMap(\.acceptedWithoutEffect) }
 
+    /// Equal when the manifests' JSON is: the text defined is what the log records.
     public static func == (a: RestManifest, b: RestManifest) -> Bool { a.json == b.json }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// One resource of a manifest: where it is, how its items are found in a body, how its
 /// pages follow one another, what identifies an item.
 public struct RestResource: Sendable, Equatable {
+    /// The resource's name: `items/SOURCE/NAME` exports its items.
     public var name: String
     /// `endpoint.path` relative to the base URL, with a leading `/`.
     public var path: String
@@ -69,6 +70,7 @@ public struct RestResource: Sendable, Equatable {
     /// child resource is resolved for one parent item.
     package var body: RestBody?
 
+    /// Equal when every field read from the manifest is equal.
     public static func == (a: RestResource, b: RestResource) -> Bool {
         a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
             && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)

@@ -57,6 +57,7 @@ public struct SourceRegistry: Sendable {
         return index[source].map { plugins[$0] }
     }
 
+    /// The plug-in registered for `source` (or the core's `assets`); nil for an unknown name.
     public func plugin(_ source: Source) -> (any SourcePlugin)? { plugin(source.rawValue) }
 
     /// The data sources' names, in registration order.

@@ -5,6 +5,7 @@ import Logging
 public struct Snapshot: Sendable {
     /// The durable state with this session's session-only events on top.
     public let state: LogState
+    /// The last event folded into `state`.
     public var seq: UInt64 { state.seq }
     /// True when, at the time this snapshot was taken, no later event was in the log.
     public let caughtUp: Bool
@@ -377,6 +378,7 @@ public enum StoreUsageError: Error, CustomStringConvertible {
     case noFetcher
     /// `Store.open(at:)` takes a file URL naming the store's directory.
     case notADirectory(String)
+    /// What was misused and what to do instead.
     public var description: String {
         switch self {
         case .noFetcher: "this store was opened without a fetcher, so it cannot fetch"

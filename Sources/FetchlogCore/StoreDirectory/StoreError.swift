@@ -26,6 +26,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// A write failed because the file system holding the store is full.
     case diskFull(path: String, freeBytes: Int, neededBytes: Int, events: Int)
 
+    /// What happened to the store and what to do about it, as a user reads it.
     public var description: String {
         let text: String
         switch self {

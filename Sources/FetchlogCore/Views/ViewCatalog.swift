@@ -50,13 +50,16 @@ public enum ViewCatalog {
 
 /// An `export` of a view no registered source offers; lists the ones that exist.
 public struct ViewNameError: Error, CustomStringConvertible, Equatable {
+    /// The name asked for.
     public let name: String
     /// Every name that would have been accepted.
     public let known: [String]
+    /// No view named `name`; `known` lists the names that exist.
     public init(name: String, known: [String]) {
         self.name = name
         self.known = known
     }
+    /// The unknown name, the likeliest one meant, and every name that exists.
     public var description: String {
         "no view named '\(name)'\(Suggest.didYouMean(name, known)): views are \(known.joined(separator: ", "))"
     }
