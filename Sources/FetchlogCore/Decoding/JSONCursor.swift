@@ -11,7 +11,7 @@
 /// Conversions are lenient where the recorded APIs are loose: an integer may arrive as a
 /// number literal or a numeric string, a double as either too. `null` and a missing member
 /// are the same thing to every `optional…` accessor. Unknown members are never looked at.
-package struct JSONCursor {
+public struct JSONCursor {
     let bytes: UnsafeRawBufferPointer
     let entries: UnsafeBufferPointer<JSONTape.Entry>
     let index: Int
@@ -25,17 +25,20 @@ package struct JSONCursor {
     private var entry: JSONTape.Entry { entries[index] }
     private func at(_ index: Int) -> JSONCursor { JSONCursor(bytes: bytes, entries: entries, index: index) }
 
-    package var isNull: Bool { entry.kind == .null }
-    package var isString: Bool { entry.kind == .string }
-    package var isObject: Bool { entry.kind == .object }
+    /// True for `null`: an optional field's way of saying "none".
+    public var isNull: Bool { entry.kind == .null }
+    /// True for a string, for DTOs whose field is a string or something else.
+    public var isString: Bool { entry.kind == .string }
+    /// True for an object, for DTOs whose field is an object or something else.
+    public var isObject: Bool { entry.kind == .object }
 
     /// The value here as a tree (for callers that need all of it; decoders seldom do).
-    package var value: JSONValue { JSONTape.value(at: index, entries, bytes) }
+    public var value: JSONValue { JSONTape.value(at: index, entries, bytes) }
 
     // MARK: Paths, built only for errors
 
     /// Where this value sits: `$`, `$.name`, `$["ns:sections"][2]`.
-    package var path: String {
+    public var path: String {
         var path = "$"
         var container = 0
         descent: while container != index {
@@ -108,19 +111,19 @@ package struct JSONCursor {
     }
 
     /// Member `key`, which must be present (it may still be `null`; the typed accessor decides).
-    package func field(_ key: String) throws(DecodeError) -> JSONCursor {
+    public func field(_ key: String) throws(DecodeError) -> JSONCursor {
         guard let child = try member(key) else { throw DecodeError(path: childPath(key), reason: "missing required field") }
         return child
     }
 
     /// Member `key`, or nil when it is missing or `null`.
-    package func optionalField(_ key: String) throws(DecodeError) -> JSONCursor? {
+    public func optionalField(_ key: String) throws(DecodeError) -> JSONCursor? {
         guard let child = try member(key), !child.isNull else { return nil }
         return child
     }
 
     /// The elements of this array.
-    package func elements() throws(DecodeError) -> [JSONCursor] {
+    public func elements() throws(DecodeError) -> [JSONCursor] {
         var result: [JSONCursor] = []
         try forEachElement { result.append($0) }
         return result
@@ -137,7 +140,7 @@ package struct JSONCursor {
     }
 
     /// Decodes every element of this array with `decode`.
-    package func map<T>(_ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
+    public func map<T>(_ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
         var result: [T] = []
         result.reserveCapacity(entry.kind == .array ? Int(entry.b) : 0)
         try forEachElement { (element) throws(DecodeError) in result.append(try decode(element)) }
@@ -145,20 +148,21 @@ package struct JSONCursor {
     }
 
     /// Member `key` as an array decoded element by element; missing or `null` is an empty array.
-    package func optionalArray<T>(_ key: String, _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
+    public func optionalArray<T>(_ key: String, _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
         guard let child = try optionalField(key) else { return [] }
         return try child.map(decode)
     }
 
     // MARK: Conversions of this value
 
-    package func string() throws(DecodeError) -> String {
+    /// The string here; a `DecodeError` naming this path for anything else.
+    public func string() throws(DecodeError) -> String {
         guard entry.kind == .string else { throw mismatch("a string") }
         return JSONTape.string(entry, in: bytes)
     }
 
     /// A string, or a number's literal text (for APIs that mix the two, e.g. ids).
-    package func looseString() throws(DecodeError) -> String {
+    public func looseString() throws(DecodeError) -> String {
         switch entry.kind {
         case .string: return JSONTape.string(entry, in: bytes)
         case .number: return JSONTape.numberText(entry, in: bytes)
@@ -166,17 +170,20 @@ package struct JSONCursor {
         }
     }
 
-    package func int() throws(DecodeError) -> Int {
+    /// The integer here, from a number literal or a numeric string; else a `DecodeError` naming this path.
+    public func int() throws(DecodeError) -> Int {
         if let n = lenientInt() { return n }
         throw mismatch("an integer")
     }
 
-    package func double() throws(DecodeError) -> Double {
+    /// The number here, from a number literal or a numeric string; else a `DecodeError` naming this path.
+    public func double() throws(DecodeError) -> Double {
         if let d = lenientDouble() { return d }
         throw mismatch("a number")
     }
 
-    package func bool() throws(DecodeError) -> Bool {
+    /// The Boolean here (or the string `true`/`false`); else a `DecodeError` naming this path.
+    public func bool() throws(DecodeError) -> Bool {
         switch entry.kind {
         case .true: return true
         case .false: return false
@@ -223,26 +230,34 @@ package struct JSONCursor {
 
     // MARK: Members by key
 
-    package func string(_ key: String) throws(DecodeError) -> String { try field(key).string() }
-    package func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
-    package func int(_ key: String) throws(DecodeError) -> Int { try field(key).int() }
-    package func double(_ key: String) throws(DecodeError) -> Double { try field(key).double() }
+    /// Member `key` as a string: `field(key).string()`.
+    public func string(_ key: String) throws(DecodeError) -> String { try field(key).string() }
+    /// Member `key` as a string or a number's text: `field(key).looseString()`.
+    public func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
+    /// Member `key` as an integer: `field(key).int()`.
+    public func int(_ key: String) throws(DecodeError) -> Int { try field(key).int() }
+    /// Member `key` as a number: `field(key).double()`.
+    public func double(_ key: String) throws(DecodeError) -> Double { try field(key).double() }
 
-    package func optionalString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.string() }
+    /// Member `key` as a string, or nil when it is missing or `null`.
+    public func optionalString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.string() }
     package func optionalLooseString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.looseString() }
-    package func optionalInt(_ key: String) throws(DecodeError) -> Int? { try optionalField(key)?.int() }
-    package func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
-    package func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
+    /// Member `key` as an integer, or nil when it is missing or `null`.
+    public func optionalInt(_ key: String) throws(DecodeError) -> Int? { try optionalField(key)?.int() }
+    /// Member `key` as a number, or nil when it is missing or `null`.
+    public func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
+    /// Member `key` as a Boolean, or nil when it is missing or `null`.
+    public func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
 
     /// Member `key` as a list of strings; missing or `null` is an empty list.
-    package func stringArray(_ key: String) throws(DecodeError) -> [String] {
+    public func stringArray(_ key: String) throws(DecodeError) -> [String] {
         try optionalArray(key) { element throws(DecodeError) in try element.string() }
     }
 
     // MARK: Errors
 
     /// "expected an integer, found string "abc"" at this path.
-    package func mismatch(_ expected: String) -> DecodeError {
+    public func mismatch(_ expected: String) -> DecodeError {
         let found: String
         switch entry.kind {
         case .array: found = "an array of \(entry.b)"

@@ -50,13 +50,13 @@ public struct FetchConfiguration: Sendable {
 
     /// The old name of `deadline`, kept so existing code still compiles.
     @available(*, deprecated, renamed: "deadline")
-    public var requestTimeout: Duration {
+    package var requestTimeout: Duration {
         get { deadline }
         set { deadline = newValue }
     }
 
     /// `--upstream`, else `$FETCHLOG_UPSTREAM`, else the real hosts.
-    public static func upstream(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Upstream {
+    package static func upstream(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Upstream {
         if let explicit, !explicit.isEmpty { return Upstream(base: explicit) }
         return Upstream(base: environment["FETCHLOG_UPSTREAM"])
     }

@@ -38,7 +38,7 @@ public struct FetchReport: Sendable {
     /// For a page of a list with a durable window (set by the source's paging): the item
     /// index of the page's first item (the items on the pages before it), nil when it is not
     /// known (an earlier page is neither held nor fetched) or the resource is not such a page.
-    public var firstItemIndex: Int? = nil
+    package var firstItemIndex: Int? = nil
     /// What a caller should be told beyond the attempts: paging that stopped before the
     /// list said it ended, a link not followed, items a view leaves out.
     public var notices: [FetchNotice] = []
@@ -71,7 +71,7 @@ public struct FetchReport: Sendable {
     }
 
     /// True when the attempts were kept in this session's memory only, never in the log.
-    public var isSessionOnly: Bool { recorded == .sessionOnly }
+    package var isSessionOnly: Bool { recorded == .sessionOnly }
 
     /// True when the resource is usable: new body, confirmed body, or a known end.
     public var isUsable: Bool {

@@ -101,7 +101,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// The state the log alone gives (no session-only events).
-    public var durableState: LogState { lock.withLock { durable } }
+    package var durableState: LogState { lock.withLock { durable } }
 
     private func sessionChanged() {
         lock.withLock { publish(snapshot(of: durable, caughtUp: current.caughtUp)) }
