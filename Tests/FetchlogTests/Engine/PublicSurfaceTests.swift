@@ -23,11 +23,15 @@ import Testing
         let documented: Bool
     }
 
-    /// A line declares something public when, after its attributes, it starts with `public`
-    /// or `open` followed by a declaration or modifier — `public import` re-exports a module
-    /// and declares nothing. Line-based on purpose: the team writes one declaration a line.
+    /// A line declares something public when, after its attributes (and any modifiers
+    /// written first, `static public`), comes `public` or `open` followed by a declaration or
+    /// modifier — `public import` re-exports a module and declares nothing. Line-based on
+    /// purpose: the team writes one declaration a line.
     static let declaration = try! NSRegularExpression(
-        pattern: #"^(@[\w.]+(\([^)]*\))?\s+)*(public|open)\s+(?!import\b)[A-Za-z_(]"#)
+        pattern: #"^(@[\w.]+(\([^)]*\))?\s+)*((static|final|nonisolated|override|required|convenience|mutating|indirect|lazy)\s+)*(public|open)\s+(?!import\b)[A-Za-z_(]"#)
+
+    /// `public extension` makes every member public without a keyword the scan could count.
+    static let publicExtension = try! NSRegularExpression(pattern: #"^(@[\w.]+(\([^)]*\))?\s+)*public\s+extension\b"#)
 
     /// The public declarations in `text`, each with whether a `///` comment (or the end of a
     /// `/** */` block) sits right above it; attribute lines in between are allowed.
@@ -67,6 +71,9 @@ import Testing
         // The per-folder counts say where to look when the budget is exceeded.
         let perFolder = Dictionary(grouping: found) { $0.file.split(separator: "/").dropFirst(2).first.map(String.init) ?? "" }
             .map { "\($0.key): \($0.value.count)" }.sorted().joined(separator: ", ")
+        let extensions = found.filter { Self.publicExtension.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil }
+        #expect(extensions.isEmpty,
+                "write public on each member instead, so the count sees it:\n\(extensions.map { "\($0.file):\($0.line): \($0.text)" }.joined(separator: "\n"))")
         #expect(found.count <= Self.budget,
                 "FetchlogCore declares \(found.count) public declarations (at most \(Self.budget)): \(perFolder). Make what is not library API `package`.")
     }
@@ -93,10 +100,14 @@ import Testing
                 /** A block comment is. */
                 open class Base {}
                 let open = "public struct InAString"
+                static public let reordered = 3
             }
+            /// Documented, but its members are public unseen.
+            public extension Kept {}
             """
         let found = Self.declarations(in: text, file: "Control.swift")
-        #expect(found.map(\.line) == [4, 5, 7, 10, 12])
-        #expect(found.filter { !$0.documented }.map(\.line) == [5, 10])
+        #expect(found.map(\.line) == [4, 5, 7, 10, 12, 14, 17])
+        #expect(found.filter { !$0.documented }.map(\.line) == [5, 10, 14])
+        #expect(found.filter { Self.publicExtension.firstMatch(in: $0.text, range: NSRange($0.text.startIndex..., in: $0.text)) != nil }.map(\.line) == [17])
     }
 }
