@@ -21,9 +21,13 @@ public struct FetchReport: Sendable {
 
     /// How the fetch ended, after its retries.
     public enum Outcome: Sendable, Equatable {
+        /// A new body arrived and was recorded.
         case fetched
+        /// A 304: the held body is still current.
         case notModified
+        /// The source said the list ends here.
         case endOfList
+        /// Every attempt failed: the last one's class and message. The held body, if any, stays.
         case failed(FailureClass, String)
     }
 

@@ -153,6 +153,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
     case endOfList
     /// A user's choice (setting a filter, …); the body holds its JSON payload.
     case intent
+    /// A kind written by a newer Fetchlog, kept by its code so an older reader neither crashes nor drops it.
     case other(UInt8)
 
     package var code: UInt8 {

@@ -9,7 +9,9 @@ import Foundation
 public struct FacetsView: Sendable, Equatable {
     /// One field's facet: the range of a numeric field, or each value with its count.
     public enum Facet: Sendable, Equatable {
+        /// A field whose values are all numbers: their least and greatest.
         case range(field: String, min: Double, max: Double)
+        /// Any other field: each value with how many items have it, by value.
         case values(field: String, counts: [(value: String, count: Int)])
 
         /// Equal when the field and its range, or its values and counts in order, are equal.

@@ -375,6 +375,7 @@ public final class Store: @unchecked Sendable {
 
 /// A store used for what it was not opened for.
 public enum StoreUsageError: Error, CustomStringConvertible {
+    /// The store was opened without a fetcher, and a fetch was asked of it.
     case noFetcher
     /// `Store.open(at:)` takes a file URL naming the store's directory.
     case notADirectory(String)

@@ -2,12 +2,17 @@
 /// original order (sorted only when written canonically) and numbers as their
 /// literal text, so no value is ever re-rounded.
 public indirect enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's literal text as it appeared (or as produced by `number(_:)`).
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object's members, in the order written.
     case object([(String, JSONValue)])
 
     /// An integer as a number, written as its exact decimal text.

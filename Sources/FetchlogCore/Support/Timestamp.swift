@@ -49,6 +49,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 /// by. The engine never reads the system clock directly. (Not `Clock`: that is the standard
 /// library's protocol for measuring durations, which the engine uses too.)
 public protocol WallClock: Sendable {
+    /// The time now, as this clock tells it.
     func now() -> Timestamp
 }
 
