@@ -3,6 +3,7 @@
 /// result, and a body that does not fit throws a `DecodeError` naming the offending path —
 /// it never traps.
 public enum DocumentDecoder {
+    /// Parses `body` once and hands its root to `decode`, which reads the plug-in's DTOs; a body that is not JSON, or does not fit, throws a `DecodeError` naming the path.
     public static func decodeJSON<T>(_ body: [UInt8], _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> T {
         // `withUnsafeBytes` only rethrows untyped errors; a Result keeps the DecodeError typed.
         let result = body.withUnsafeBytes { (bytes) -> Result<T, DecodeError> in

@@ -2,11 +2,11 @@
 /// summaries, podcast descriptions, artist biographies). Not an HTML parser: it only
 /// needs to be right for `<p>`, `<b>`, `<i>`, `<br />`, `<a href>` and entities, and to be
 /// deterministic so views rebuilt from the log are byte-identical.
-public enum HTMLText {
+package enum HTMLText {
     /// Tags removed (block boundaries such as `<br>` and `<p>` become a space, inline tags
     /// nothing), entities decoded (unknown ones left as written), every run of whitespace
     /// (no-break spaces included) made one space, ends trimmed.
-    public static func clean(_ html: String) -> String {
+    package static func clean(_ html: String) -> String {
         let input = Array(html.unicodeScalars)
         var out = String.UnicodeScalarView()
         var i = 0

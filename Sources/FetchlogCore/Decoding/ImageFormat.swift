@@ -1,13 +1,13 @@
 /// The formats an asset body may have, recognised by their bytes (not by the
 /// Content-Type, which servers get wrong).
-public enum ImageFormat: String, Sendable, Equatable {
+package enum ImageFormat: String, Sendable, Equatable {
     case jpeg, png, gif, webp
 
-    public var contentType: String { "image/\(rawValue)" }
+    package var contentType: String { "image/\(rawValue)" }
 
     /// The format of a complete image; a body that is not an image, or one cut short
     /// (no JPEG end marker, no PNG IEND chunk), is a `DecodeError`.
-    public static func check(_ body: [UInt8]) throws(DecodeError) -> ImageFormat {
+    package static func check(_ body: [UInt8]) throws(DecodeError) -> ImageFormat {
         func starts(_ prefix: [UInt8]) -> Bool { body.count >= prefix.count && Array(body.prefix(prefix.count)) == prefix }
         if starts([0xFF, 0xD8, 0xFF]) {
             guard body.count >= 4, body[body.count - 2] == 0xFF, body[body.count - 1] == 0xD9 else {
@@ -30,12 +30,12 @@ public enum ImageFormat: String, Sendable, Equatable {
 }
 
 /// What the log keeps to know about a held asset without reading its bytes.
-public struct AssetInfo: Sendable, Equatable {
-    public let format: ImageFormat
-    public let size: Int
-    public let sha256: String
+package struct AssetInfo: Sendable, Equatable {
+    package let format: ImageFormat
+    package let size: Int
+    package let sha256: String
 
-    public init(_ body: [UInt8]) throws(DecodeError) {
+    package init(_ body: [UInt8]) throws(DecodeError) {
         format = try ImageFormat.check(body)
         size = body.count
         sha256 = SHA256.hex(body)

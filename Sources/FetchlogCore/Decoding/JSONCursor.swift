@@ -25,8 +25,11 @@ public struct JSONCursor {
     private var entry: JSONTape.Entry { entries[index] }
     private func at(_ index: Int) -> JSONCursor { JSONCursor(bytes: bytes, entries: entries, index: index) }
 
+    /// True for `null`: an optional field's way of saying "none".
     public var isNull: Bool { entry.kind == .null }
+    /// True for a string, for DTOs whose field is a string or something else.
     public var isString: Bool { entry.kind == .string }
+    /// True for an object, for DTOs whose field is an object or something else.
     public var isObject: Bool { entry.kind == .object }
 
     /// The value here as a tree (for callers that need all of it; decoders seldom do).
@@ -64,7 +67,7 @@ public struct JSONCursor {
     }
 
     /// `path` extended by member `key`: `.key` for plain identifiers, else `["key"]`.
-    public static func path(_ path: String, member key: String) -> String {
+    package static func path(_ path: String, member key: String) -> String {
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
             ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "_"
         }
@@ -75,7 +78,7 @@ public struct JSONCursor {
     }
 
     /// The path of member `key` below this one.
-    public func childPath(_ key: String) -> String { JSONCursor.path(path, member: key) }
+    package func childPath(_ key: String) -> String { JSONCursor.path(path, member: key) }
 
     // MARK: Navigation
 
@@ -152,6 +155,7 @@ public struct JSONCursor {
 
     // MARK: Conversions of this value
 
+    /// The string here; a `DecodeError` naming this path for anything else.
     public func string() throws(DecodeError) -> String {
         guard entry.kind == .string else { throw mismatch("a string") }
         return JSONTape.string(entry, in: bytes)
@@ -166,16 +170,19 @@ public struct JSONCursor {
         }
     }
 
+    /// The integer here, from a number literal or a numeric string; else a `DecodeError` naming this path.
     public func int() throws(DecodeError) -> Int {
         if let n = lenientInt() { return n }
         throw mismatch("an integer")
     }
 
+    /// The number here, from a number literal or a numeric string; else a `DecodeError` naming this path.
     public func double() throws(DecodeError) -> Double {
         if let d = lenientDouble() { return d }
         throw mismatch("a number")
     }
 
+    /// The Boolean here (or the string `true`/`false`); else a `DecodeError` naming this path.
     public func bool() throws(DecodeError) -> Bool {
         switch entry.kind {
         case .true: return true
@@ -199,7 +206,7 @@ public struct JSONCursor {
     }
 
     /// An integer from a number literal (`7`, `7.0`) or a numeric string (`"7"`), else nil.
-    public func lenientInt() -> Int? {
+    package func lenientInt() -> Int? {
         switch entry.kind {
         case .number:
             if let n = JSONNumberScan.int(entry, bytes) { return n }
@@ -210,7 +217,7 @@ public struct JSONCursor {
     }
 
     /// A finite double from a number literal or a numeric string, else nil.
-    public func lenientDouble() -> Double? {
+    package func lenientDouble() -> Double? {
         let d: Double?
         switch entry.kind {
         case .number: d = JSONNumberScan.double(entry, bytes) ?? Double(JSONTape.numberText(entry, in: bytes))
@@ -223,15 +230,23 @@ public struct JSONCursor {
 
     // MARK: Members by key
 
+    /// Member `key` as a string: `field(key).string()`.
     public func string(_ key: String) throws(DecodeError) -> String { try field(key).string() }
+    /// Member `key` as a string or a number's text: `field(key).looseString()`.
     public func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
+    /// Member `key` as an integer: `field(key).int()`.
     public func int(_ key: String) throws(DecodeError) -> Int { try field(key).int() }
+    /// Member `key` as a number: `field(key).double()`.
     public func double(_ key: String) throws(DecodeError) -> Double { try field(key).double() }
 
+    /// Member `key` as a string, or nil when it is missing or `null`.
     public func optionalString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.string() }
-    public func optionalLooseString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.looseString() }
+    package func optionalLooseString(_ key: String) throws(DecodeError) -> String? { try optionalField(key)?.looseString() }
+    /// Member `key` as an integer, or nil when it is missing or `null`.
     public func optionalInt(_ key: String) throws(DecodeError) -> Int? { try optionalField(key)?.int() }
+    /// Member `key` as a number, or nil when it is missing or `null`.
     public func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
+    /// Member `key` as a Boolean, or nil when it is missing or `null`.
     public func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
 
     /// Member `key` as a list of strings; missing or `null` is an empty list.
@@ -332,7 +347,7 @@ extension JSONValue {
 
 extension String {
     /// The string without leading and trailing whitespace (no Foundation needed).
-    public func trimmedForDecoding() -> String {
+    package func trimmedForDecoding() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) ?? first

@@ -19,6 +19,7 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
     /// wait, or the gap between two fetches).
     public var requestInFlight: Bool
 
+    /// Records what a cancelled fetch had done, for the caller to report.
     public init(completed: [FetchReport], interrupted: FetchReport?, requestInFlight: Bool) {
         self.completed = completed
         self.interrupted = interrupted
@@ -56,22 +57,22 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
 /// so that a cancellation can say everything that was recorded before it.
 ///
 /// `@unchecked Sendable`: the reports are guarded by `lock`.
-public final class FetchLedger: @unchecked Sendable {
+package final class FetchLedger: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [FetchReport] = []
 
-    public init() {}
+    package init() {}
 
-    public var reports: [FetchReport] { lock.withLock { stored } }
+    package var reports: [FetchReport] { lock.withLock { stored } }
 
     func add(_ report: FetchReport) { lock.withLock { stored.append(report) } }
 
     /// The ledger of the running task, if any.
-    @TaskLocal public static var current: FetchLedger?
+    @TaskLocal package static var current: FetchLedger?
 
     /// Runs `body` with a fresh ledger: every fetch that finishes inside it is noted, and a
     /// `FetchCancelled` thrown inside it lists them in `completed`.
-    public static func collecting<T>(_ body: () async throws -> T) async rethrows -> T {
+    package static func collecting<T>(_ body: () async throws -> T) async rethrows -> T {
         try await $current.withValue(FetchLedger()) { try await body() }
     }
 }

@@ -4,6 +4,7 @@ import Logging
 
 /// How the fetcher asks: where requests go, timeouts, limits, retries, what is masked, the clock.
 public struct FetchConfiguration: Sendable {
+    /// Where requests go: the real hosts (the default) or one upstream server standing in for them.
     public var upstream: Upstream = .real
     /// Time to establish a connection.
     public var connectTimeout: Duration = .seconds(10)
@@ -26,10 +27,13 @@ public struct FetchConfiguration: Sendable {
     public var allowPrivateHosts = false
     /// What is masked in every recorded URL and request header (`--redact-param`).
     public var redaction = Redaction()
+    /// How many attempts a failing request gets and how long to wait between them.
     public var retry = RetryPolicy()
     /// A body larger than this is cut off and recorded as truncated.
     public var maxBodyBytes = 256 << 20
+    /// Stamps each attempt; `Store.Configuration.clock` replaces it, so a store has one clock.
     public var clock: any WallClock = SystemClock()
+    /// Sent as `User-Agent` with every request, so an upstream's operators can tell who asks.
     public var userAgent = "fetchlog/\(FetchlogVersion.string)"
     /// Forbid the network: every fetch answers "offline" without a request or an event.
     public var offline = false
@@ -41,16 +45,18 @@ public struct FetchConfiguration: Sendable {
     /// logged; label `fetchlog.fetch`. URLs and statuses only: never bodies or header values.
     public var logger = LibraryLogging.logger(label: "fetchlog.fetch")
 
+    /// The defaults: real hosts, the timeouts and limits above, secrets masked.
     public init() {}
 
+    /// The old name of `deadline`, kept so existing code still compiles.
     @available(*, deprecated, renamed: "deadline")
-    public var requestTimeout: Duration {
+    package var requestTimeout: Duration {
         get { deadline }
         set { deadline = newValue }
     }
 
     /// `--upstream`, else `$FETCHLOG_UPSTREAM`, else the real hosts.
-    public static func upstream(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Upstream {
+    package static func upstream(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Upstream {
         if let explicit, !explicit.isEmpty { return Upstream(base: explicit) }
         return Upstream(base: environment["FETCHLOG_UPSTREAM"])
     }
@@ -62,12 +68,15 @@ public struct FetchConfiguration: Sendable {
 public struct MinimumRate: Sendable, Equatable {
     /// 0 turns the check off.
     public var bytesPerSecond: Int
+    /// How far back the rate is measured: a pause shorter than this is not punished.
     public var window: Duration
 
+    /// A floor of `bytesPerSecond` measured over `window`.
     public init(bytesPerSecond: Int = 1024, window: Duration = .seconds(10)) {
         self.bytesPerSecond = bytesPerSecond
         self.window = window
     }
 
+    /// No floor: only the deadline and the read timeout end a slow body.
     public static let off = MinimumRate(bytesPerSecond: 0)
 }

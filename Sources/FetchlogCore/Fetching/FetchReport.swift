@@ -1,10 +1,16 @@
 /// What one fetch of one resource did: every attempt (each an event) and how it ended.
 public struct FetchReport: Sendable {
+    /// One attempt of the fetch, as its event recorded it.
     public struct Attempt: Sendable {
+        /// The attempt's event in the log (0 when kept for the session only, or pending sync).
         public let seq: UInt64
+        /// What the attempt recorded: fetched, not modified, failed, end of list.
         public let kind: EventKind
+        /// The HTTP status, when a response arrived.
         public let status: UInt16?
+        /// Why the attempt failed, when it did.
         public let failure: Event.Failure?
+        /// Body bytes the attempt received.
         public let bodyBytes: Int
         /// The wait before the next attempt, when there was one.
         public let retryAfter: Duration?
@@ -13,21 +19,30 @@ public struct FetchReport: Sendable {
         public var pendingSync = false
     }
 
+    /// How the fetch ended, after its retries.
     public enum Outcome: Sendable, Equatable {
+        /// A new body arrived and was recorded.
         case fetched
+        /// A 304: the held body is still current.
         case notModified
+        /// The source said the list ends here.
         case endOfList
+        /// Every attempt failed: the last one's class and message. The held body, if any, stays.
         case failed(FailureClass, String)
     }
 
+    /// What was fetched.
     public let resource: Resource
+    /// The URL asked, as recorded (secrets masked).
     public let url: String
+    /// Every attempt, in order: the failed ones before a retry and the last one.
     public let attempts: [Attempt]
+    /// How the fetch ended: what a caller decides on.
     public let outcome: Outcome
     /// For a page of a list with a durable window (set by the source's paging): the item
     /// index of the page's first item (the items on the pages before it), nil when it is not
     /// known (an earlier page is neither held nor fetched) or the resource is not such a page.
-    public var firstItemIndex: Int? = nil
+    package var firstItemIndex: Int? = nil
     /// What a caller should be told beyond the attempts: paging that stopped before the
     /// list said it ended, a link not followed, items a view leaves out.
     public var notices: [FetchNotice] = []
@@ -60,7 +75,7 @@ public struct FetchReport: Sendable {
     }
 
     /// True when the attempts were kept in this session's memory only, never in the log.
-    public var isSessionOnly: Bool { recorded == .sessionOnly }
+    package var isSessionOnly: Bool { recorded == .sessionOnly }
 
     /// True when the resource is usable: new body, confirmed body, or a known end.
     public var isUsable: Bool {
@@ -88,18 +103,23 @@ public struct FetchReport: Sendable {
         return holdsBody ? .keptHeldBody : .nothingUsable
     }
 
+    /// Body bytes received over every attempt.
     public var bodyBytes: Int { attempts.reduce(0) { $0 + $1.bodyBytes } }
 }
 
 /// The log could not record an attempt: nothing about this fetch is certain.
 public struct FetchStoreError: Error, CustomStringConvertible {
+    /// The resource whose fetch could not be recorded.
     public let resource: Resource
+    /// The log's own error (a full disk, a closed store).
     public let underlying: any Error
+    /// Says which fetch was lost and why, for the user.
     public var description: String { "could not record the fetch of \(resource): \(underlying)" }
 }
 
 /// Something a fetch did that its caller must hear of, though every attempt succeeded.
 public struct FetchNotice: Sendable, Equatable, CustomStringConvertible {
+    /// What a notice is about, so a caller can react to one kind without parsing the message.
     public enum Kind: String, Sendable {
         /// A list that had not ended stopped at the page ceiling (`--max-pages`).
         case pageCeiling
@@ -111,20 +131,24 @@ public struct FetchNotice: Sendable, Equatable, CustomStringConvertible {
         case itemsLeftOut
     }
 
+    /// What the notice is about.
     public let kind: Kind
+    /// The sentence a user reads.
     public let message: String
     /// How many things it is about (items left out), when it counts any.
     public let count: Int?
 
+    /// A notice of `kind`, its message, and how many things it counts when it counts any.
     public init(_ kind: Kind, _ message: String, count: Int? = nil) {
         self.kind = kind
         self.message = message
         self.count = count
     }
 
+    /// The message, as a user reads it.
     public var description: String { message }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = [("kind", .string(kind.rawValue)), ("message", .string(message))]
         if let count { members.append(("count", .number(count))) }
         return .object(members)

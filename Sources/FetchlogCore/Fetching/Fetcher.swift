@@ -14,10 +14,10 @@ import NIOHTTP1
 /// attempts before a success stay in the log as failures. A 2xx body that does not
 /// decode is stored raw as a `decode` failure and not retried: the server would send
 /// it again.
-public final class Fetcher: Sendable {
+package final class Fetcher: Sendable {
     /// Where each resource's source lives and how its bodies decode.
-    public let sources: SourceRegistry
-    public let configuration: FetchConfiguration
+    package let sources: SourceRegistry
+    package let configuration: FetchConfiguration
     let client: HTTPClient
     /// OAuth 2.0 access tokens (`oauth2_client_credentials`), held in memory for their lifetime.
     let oauth2Tokens = OAuth2Tokens()
@@ -26,7 +26,7 @@ public final class Fetcher: Sendable {
     /// Internal so that tests can see a caller join a shared fetch.
     let waiters = FetchWaiters()
 
-    public init(sources: SourceRegistry, configuration: FetchConfiguration = FetchConfiguration()) {
+    package init(sources: SourceRegistry, configuration: FetchConfiguration = FetchConfiguration()) {
         self.sources = sources
         self.configuration = configuration
         var http = HTTPClient.Configuration()
@@ -45,7 +45,7 @@ public final class Fetcher: Sendable {
     }
 
     /// Closes connections. Call once when done.
-    public func shutdown() async {
+    package func shutdown() async {
         guard shutDown.claim() else { return }
         try? await client.shutdown()
     }
@@ -57,14 +57,14 @@ public final class Fetcher: Sendable {
     }
 
     /// The URL a resource is asked at under this configuration's upstream.
-    public func url(for resource: Resource, plugin: (any SourcePlugin)? = nil) -> String {
+    package func url(for resource: Resource, plugin: (any SourcePlugin)? = nil) -> String {
         let base = (plugin ?? sources.plugin(resource.source))?.realBase(for: resource.document) ?? ""
         return configuration.upstream.url(source: resource.source, path: resource.path, realBase: base)
     }
 
     /// The URL as events, reports and log lines show it: userinfo and secret query
     /// parameters masked (see `Redaction`).
-    public func recordedURL(for resource: Resource, plugin: (any SourcePlugin)? = nil) -> String {
+    package func recordedURL(for resource: Resource, plugin: (any SourcePlugin)? = nil) -> String {
         configuration.redaction.url(url(for: resource, plugin: plugin))
     }
 
@@ -283,7 +283,7 @@ public final class Fetcher: Sendable {
     /// The recorded response header naming one redirect followed: `302 http://host/path`
     /// (status, then the target, redacted), one per hop in order. The event envelope has no
     /// field for hops; a header keeps every existing reader working.
-    public static let redirectHeader = "Fetchlog-Redirect"
+    package static let redirectHeader = "Fetchlog-Redirect"
 
     /// Request headers that only the origin they were meant for may see: dropped when a
     /// redirect leads to another scheme, host or port.
@@ -700,18 +700,18 @@ extension Duration {
 
 /// The validators of a held body: what makes a request conditional (`If-None-Match`,
 /// `If-Modified-Since`).
-public struct Validators: Sendable, Equatable {
-    public var etag: String?
-    public var lastModified: String?
+package struct Validators: Sendable, Equatable {
+    package var etag: String?
+    package var lastModified: String?
 
-    public init(etag: String?, lastModified: String?) {
+    package init(etag: String?, lastModified: String?) {
         self.etag = etag
         self.lastModified = lastModified
     }
 
     /// The validators of `key`'s held body in `state`; nil when no body is held (a 304
     /// would then confirm nothing) or it came without any.
-    public init?(of key: ResourceKey, in state: LogState) {
+    package init?(of key: ResourceKey, in state: LogState) {
         guard state.documents[key] != nil, let status = state.status[key], status.etag != nil || status.lastModified != nil else { return nil }
         self.init(etag: status.etag, lastModified: status.lastModified)
     }

@@ -6,13 +6,13 @@ import NIOCore
 /// `url` (`client_id`, `client_secret`, `grant_type` and the manifest's extra data), the
 /// lifetime assumed when the answer gives none, and the key path that asked for it (for
 /// messages).
-public struct OAuth2TokenRequest: Sendable, Equatable {
-    public var url: String
-    public var form: [(String, String)]
-    public var defaultExpiration: Int
-    public var origin: String
+package struct OAuth2TokenRequest: Sendable, Equatable {
+    package var url: String
+    package var form: [(String, String)]
+    package var defaultExpiration: Int
+    package var origin: String
 
-    public init(url: String, form: [(String, String)], defaultExpiration: Int, origin: String) {
+    package init(url: String, form: [(String, String)], defaultExpiration: Int, origin: String) {
         self.url = url
         self.form = form
         self.defaultExpiration = defaultExpiration
@@ -33,7 +33,7 @@ public struct OAuth2TokenRequest: Sendable, Equatable {
         return (text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text).replacingOccurrences(of: " ", with: "+")
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.url == b.url && a.form.elementsEqual(b.form, by: ==) && a.defaultExpiration == b.defaultExpiration && a.origin == b.origin
     }
 }

@@ -28,14 +28,14 @@ package struct FetchRecorder: Sendable {
 /// Events of this session that are not written to the log. Their seq is 0.
 ///
 /// `@unchecked Sendable`: events and observers are guarded by `lock`; observers are called outside it.
-public final class SessionLog: @unchecked Sendable {
+package final class SessionLog: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Event] = []
     private var onAppend: [@Sendable () -> Void] = []
 
-    public init() {}
+    package init() {}
 
-    public var events: [Event] { lock.withLock { stored } }
+    package var events: [Event] { lock.withLock { stored } }
 
     func append(_ event: Event) {
         var event = event
@@ -48,7 +48,7 @@ public final class SessionLog: @unchecked Sendable {
     }
 
     /// Called after every append (the store re-folds its overlay).
-    public func observe(_ body: @escaping @Sendable () -> Void) { lock.withLock { onAppend.append(body) } }
+    package func observe(_ body: @escaping @Sendable () -> Void) { lock.withLock { onAppend.append(body) } }
 }
 
 /// One task per resource being fetched; later callers share it.

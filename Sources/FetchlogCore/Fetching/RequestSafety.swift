@@ -16,29 +16,31 @@ public struct Redaction: Sendable, Equatable {
     public var queryParameters: Set<String>
 
     /// What every recorded secret becomes.
-    public static let mask = "***"
+    package static let mask = "***"
     /// Request headers whose values are credentials.
     public static let secretHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
     /// Parts of a header name that say its value is a credential (`X-Api-Key`,
     /// `X-Auth-Token`, `Client-Secret`).
-    public static let secretHeaderParts = ["token", "secret", "key", "auth", "password", "signature", "credential"]
+    package static let secretHeaderParts = ["token", "secret", "key", "auth", "password", "signature", "credential"]
+    /// Query parameters masked unless told otherwise: the names APIs give keys and tokens.
     public static let defaultQueryParameters: Set<String> = [
         "api_key", "apikey", "token", "access_token", "key", "password", "secret", "signature",
     ]
 
     /// True when a request header's name says its value is a secret: one rule for what is
     /// masked when recorded and what a manifest may not hold as a literal (`client.headers`).
-    public static func isSecretHeader(_ name: String) -> Bool {
+    package static func isSecretHeader(_ name: String) -> Bool {
         let lower = name.lowercased()
         return secretHeaders.contains(lower) || secretHeaderParts.contains { lower.contains($0) }
     }
 
     /// True when a query parameter's name says its value is a secret (the default masked
     /// names): what a manifest's `endpoint.params` may not hold as a literal.
-    public static func isSecretParameter(_ name: String) -> Bool {
+    package static func isSecretParameter(_ name: String) -> Bool {
         defaultQueryParameters.contains(name.lowercased())
     }
 
+    /// Masks `queryParameters` (any case) in recorded URLs, and every credential header.
     public init(queryParameters: Set<String> = Redaction.defaultQueryParameters) {
         self.queryParameters = Set(queryParameters.map { $0.lowercased() })
     }
@@ -46,7 +48,7 @@ public struct Redaction: Sendable, Equatable {
     /// `url` with its userinfo (user and password both: a user name alone is often a token)
     /// replaced by `***` and the values of secret query parameters by `***`. Everything else
     /// stays byte for byte as sent, so a recorded URL still reads like the request.
-    public func url(_ url: String) -> String {
+    package func url(_ url: String) -> String {
         var parts = URLParts(url)
         if parts.userinfo != nil { parts.userinfo = Self.mask }
         if let query = parts.query {
@@ -61,7 +63,7 @@ public struct Redaction: Sendable, Equatable {
 
     /// Headers as recorded: credentials' values replaced by `***` (the name stays, so the log
     /// still shows that credentials were sent).
-    public func headers(_ headers: [Header]) -> [Header] {
+    package func headers(_ headers: [Header]) -> [Header] {
         headers.map { Self.isSecretHeader($0.name) ? Header($0.name, Self.mask) : $0 }
     }
 }

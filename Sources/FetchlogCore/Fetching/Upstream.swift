@@ -25,7 +25,7 @@ public struct Upstream: Sendable, Equatable {
     /// The URL to ask for `path` (path and query relative to the source's `realBase`).
     /// A `#fragment` is never sent (it names a manifest resource the path alone cannot: see
     /// `ManifestSource.resource(ofLabel:)`).
-    public func url(source: Source, path: String, realBase: String) -> String {
+    package func url(source: Source, path: String, realBase: String) -> String {
         if source == .assets { return assetURL(path) }
         let path = path.firstIndex(of: "#").map { String(path[..<$0]) } ?? path
         if let base { return base + "/" + source.rawValue + path }
@@ -33,7 +33,7 @@ public struct Upstream: Sendable, Equatable {
     }
 
     /// An asset's URL: `https://HOST/PATH` itself, or `BASE/assets/HOST/PATH` under an upstream.
-    public func assetURL(_ real: String) -> String {
+    package func assetURL(_ real: String) -> String {
         guard let base else { return real }
         var rest = Substring(real)
         for scheme in ["https://", "http://"] where rest.hasPrefix(scheme) { rest = rest.dropFirst(scheme.count) }
@@ -42,7 +42,7 @@ public struct Upstream: Sendable, Equatable {
 
     /// The path of a full URL relative to the source's bases (or to this upstream's
     /// `BASE/<source>`), nil when it belongs to none of them.
-    public func relativePath(of url: String, source plugin: any SourcePlugin) -> String? {
+    package func relativePath(of url: String, source plugin: any SourcePlugin) -> String? {
         var bases = [plugin.realBase] + plugin.otherBases
         if let base { bases.insert(base + "/" + plugin.source.rawValue, at: 0) }
         for candidate in bases.sorted(by: { $0.count > $1.count }) where url.hasPrefix(candidate) {

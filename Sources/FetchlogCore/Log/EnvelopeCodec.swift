@@ -346,19 +346,28 @@ package enum EnvelopeCodec {
 
 /// Why a stored record could not be read.
 public enum EnvelopeError: Error, Equatable, CustomStringConvertible {
+    /// The bytes do not start as an event record does.
     case badMagic
+    /// Written in a record version newer than this build reads.
     case unsupportedVersion(UInt16)
+    /// The record's checksum does not match its bytes: it is damaged.
     case checksumMismatch(stored: UInt32, computed: UInt32)
+    /// The record ends inside `field`.
     case truncated(field: String, offset: Int)
+    /// A text field is not valid UTF-8.
     case invalidUTF8(field: String)
+    /// A field holds a value no writer produces.
     case invalidValue(field: String, value: String)
+    /// Bytes follow the record's last field.
     case trailingBytes(count: Int)
+    /// A field is longer than a record can hold.
     case fieldTooLong(field: String, length: Int)
     /// A record refers to a body the store does not hold.
     case missingBody(sha256: String)
     /// The body a record refers to is held, but not as it was written.
     case bodyChecksumMismatch(sha256: String, stored: UInt32, computed: UInt32)
 
+    /// What is wrong with the record, for the error a user reads.
     public var description: String {
         switch self {
         case .badMagic: "not an event record (bad magic)"

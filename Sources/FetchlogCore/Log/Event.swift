@@ -5,29 +5,31 @@ public struct Event: Sendable, Equatable {
     public var seq: UInt64
     /// When the outcome was recorded, from the injected clock (ms since the Unix epoch).
     public var recordedAt: Timestamp
+    /// What the event records: an outcome of a request, or an intent.
     public var kind: EventKind
     /// The source's name (as its plug-in registers it) or, for intents, the app domain.
     public var source: String
     /// A sub-name: for intents the intent (`filter.set`), for fetches the resource key.
     public var label: String
     /// 1 for a first attempt, 2 for the first retry, …
-    public var attempt: UInt16
+    package var attempt: UInt16
     /// Wall time the attempt took, in microseconds, when known.
-    public var durationMicros: UInt64?
-    public var request: Request?
-    public var response: Response?
+    package var durationMicros: UInt64?
+    package var request: Request?
+    package var response: Response?
+    /// Why the attempt failed, for a `fetch-failed` event.
     public var failure: Failure?
     /// The raw body exactly as received; nil when there was none (304, failures) and when
     /// `log compact` dropped it (then `compactedBody` says what it was).
     public var body: [UInt8]?
     /// A body dropped by `log compact` because a later body of the same resource superseded
     /// it: its size and hashes stay on the record (the audit trail), its bytes are gone.
-    public var compactedBody: CompactedBody?
+    package var compactedBody: CompactedBody?
     /// Where an event merged from another store's log was first recorded (`log import` into
     /// a non-empty store); nil for the store's own events, whose origin is the store and seq.
-    public var origin: Origin?
+    package var origin: Origin?
 
-    public init(seq: UInt64 = 0, recordedAt: Timestamp, kind: EventKind, source: String, label: String = "",
+    package init(seq: UInt64 = 0, recordedAt: Timestamp, kind: EventKind, source: String, label: String = "",
                 attempt: UInt16 = 1, durationMicros: UInt64? = nil, request: Request? = nil,
                 response: Response? = nil, failure: Failure? = nil, body: [UInt8]? = nil,
                 compactedBody: CompactedBody? = nil, origin: Origin? = nil) {
@@ -47,12 +49,12 @@ public struct Event: Sendable, Equatable {
     }
 
     /// What a compacted body was: enough to prove which bytes it held, not the bytes.
-    public struct CompactedBody: Sendable, Equatable {
-        public var size: Int
-        public var crc32c: UInt32
+    package struct CompactedBody: Sendable, Equatable {
+        package var size: Int
+        package var crc32c: UInt32
         /// SHA-256, 32 bytes.
-        public var sha256: [UInt8]
-        public init(size: Int, crc32c: UInt32, sha256: [UInt8]) {
+        package var sha256: [UInt8]
+        package init(size: Int, crc32c: UInt32, sha256: [UInt8]) {
             self.size = size
             self.crc32c = crc32c
             self.sha256 = sha256
@@ -61,27 +63,27 @@ public struct Event: Sendable, Equatable {
 
     /// The store an event was first recorded in and its seq there: the event's identity
     /// across merged logs (two stores that exchange exports hold each event once).
-    public struct Origin: Sendable, Hashable, CustomStringConvertible {
-        public var store: String
-        public var seq: UInt64
-        public init(store: String, seq: UInt64) {
+    package struct Origin: Sendable, Hashable, CustomStringConvertible {
+        package var store: String
+        package var seq: UInt64
+        package init(store: String, seq: UInt64) {
             self.store = store
             self.seq = seq
         }
-        public var description: String { "\(store)#\(seq)" }
+        package var description: String { "\(store)#\(seq)" }
     }
 
-    public struct Request: Sendable, Equatable {
-        public var method: String
+    package struct Request: Sendable, Equatable {
+        package var method: String
         /// The URL exactly as asked (after the upstream rewrite).
-        public var url: String
+        package var url: String
         /// Validators and other headers sent (If-None-Match, If-Modified-Since, …).
-        public var headers: [Header]
+        package var headers: [Header]
         /// The body sent (a manifest's POST with `json` or `data`), exactly as sent; nil
         /// when none was. Never a secret: the log replays it, and its Content-Type is in
         /// `headers`.
-        public var body: [UInt8]?
-        public init(method: String = "GET", url: String, headers: [Header] = [], body: [UInt8]? = nil) {
+        package var body: [UInt8]?
+        package init(method: String = "GET", url: String, headers: [Header] = [], body: [UInt8]? = nil) {
             self.method = method
             self.url = url
             self.headers = headers
@@ -89,26 +91,29 @@ public struct Event: Sendable, Equatable {
         }
     }
 
-    public struct Response: Sendable, Equatable {
-        public var status: UInt16
+    package struct Response: Sendable, Equatable {
+        package var status: UInt16
         /// Only the headers that matter: see `Header.keptResponseHeaders`.
-        public var headers: [Header]
-        public init(status: UInt16, headers: [Header] = []) {
+        package var headers: [Header]
+        package init(status: UInt16, headers: [Header] = []) {
             self.status = status
             self.headers = headers
         }
 
         /// The first value of a header, compared case-insensitively.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             let lower = name.lowercased()
             return headers.first { $0.name.lowercased() == lower }?.value
         }
     }
 
+    /// A failed attempt's class (which decides whether a retry may help) and message.
     public struct Failure: Sendable, Equatable {
+        /// The kind of failure: transport, timeout, HTTP status, truncated body, decode.
         public var failureClass: FailureClass
+        /// What happened, as a user reads it.
         public var message: String
-        public init(_ failureClass: FailureClass, _ message: String) {
+        package init(_ failureClass: FailureClass, _ message: String) {
             self.failureClass = failureClass
             self.message = message
         }
@@ -117,15 +122,18 @@ public struct Event: Sendable, Equatable {
 
 /// One HTTP header as recorded (name as sent, value as sent or masked).
 public struct Header: Sendable, Equatable, Hashable {
+    /// The header's name, as sent or received.
     public var name: String
+    /// The header's value, or `***` when it is a credential.
     public var value: String
+    /// A header named `name` with `value`.
     public init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }
 
     /// Response headers the log keeps; others are dropped at recording time.
-    public static let keptResponseHeaders: Set<String> = [
+    package static let keptResponseHeaders: Set<String> = [
         "etag", "last-modified", "cache-control", "date", "age", "retry-after", "content-type", "content-length",
         // RFC 8288 links: the next page of a list that pages by `Link` (a manifest's header_link).
         "link",
@@ -145,9 +153,10 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
     case endOfList
     /// A user's choice (setting a filter, …); the body holds its JSON payload.
     case intent
+    /// A kind written by a newer Fetchlog, kept by its code so an older reader neither crashes nor drops it.
     case other(UInt8)
 
-    public var code: UInt8 {
+    package var code: UInt8 {
         switch self {
         case .fetched: 1
         case .notModified: 2
@@ -158,7 +167,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public init(code: UInt8) {
+    package init(code: UInt8) {
         switch code {
         case 1: self = .fetched
         case 2: self = .notModified
@@ -169,6 +178,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The kind's name as exports write it (`fetched`, `fetch-failed`…).
     public var name: String {
         switch self {
         case .fetched: "fetched"
@@ -180,7 +190,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public init?(name: String) {
+    package init?(name: String) {
         switch name {
         case "fetched": self = .fetched
         case "not-modified": self = .notModified
@@ -193,6 +203,7 @@ public enum EventKind: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The kind's name.
     public var description: String { name }
 }
 
@@ -209,6 +220,7 @@ public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
     /// The body arrived but could not be decoded (malformed JSON, wrong content type).
     case decode = 5
 
+    /// The class's name as exports write it.
     public var name: String {
         switch self {
         case .transport: "transport"
@@ -219,10 +231,12 @@ public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
+    /// The class named `name`, as exports write it; nil for a name no class has.
     public init?(name: String) {
         guard let match = FailureClass.allCases.first(where: { $0.name == name }) else { return nil }
         self = match
     }
 
+    /// The class's name.
     public var description: String { name }
 }

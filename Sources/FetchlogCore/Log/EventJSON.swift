@@ -10,10 +10,10 @@ import Foundation
 /// exporting store and the seq for its own events, the recorded origin for merged ones.
 /// `checksum` is the CRC-32C of the event's binary envelope with that origin, so an import
 /// proves it rebuilt the very same record.
-public enum EventJSON {
+package enum EventJSON {
     /// `store`: the exporting store's id, the origin of its own events (nil: none written,
     /// the form of exports before origins).
-    public static func value(of event: Event, store: String? = nil) -> JSONValue {
+    package static func value(of event: Event, store: String? = nil) -> JSONValue {
         var event = event
         if event.origin == nil, let store { event.origin = Event.Origin(store: store, seq: event.seq) }
         func headers(_ list: [Header]) -> JSONValue {
@@ -54,7 +54,7 @@ public enum EventJSON {
     }
 
     /// One NDJSON line (canonical JSON, no newline).
-    public static func line(for event: Event, store: String? = nil) -> String { value(of: event, store: store).canonicalText() }
+    package static func line(for event: Event, store: String? = nil) -> String { value(of: event, store: store).canonicalText() }
 
     static func bodyValue(_ body: [UInt8]) -> JSONValue {
         if let text = String(validating: body, as: UTF8.self) {
@@ -64,13 +64,13 @@ public enum EventJSON {
                         ("size", .number(body.count))])
     }
 
-    public static func checksum(of event: Event) -> String {
+    package static func checksum(of event: Event) -> String {
         let record = EnvelopeCodec.encode(event)
         return "crc32c:" + hex32(record.withUnsafeBytes { EnvelopeCodec.checksum(of: UnsafeRawBufferPointer(rebasing: $0[0 ..< $0.count - 4])) })
     }
 
     /// Rebuilds an event from its JSON form, checking every field and the checksum.
-    public static func event(from value: JSONValue) throws(EventJSONError) -> Event {
+    package static func event(from value: JSONValue) throws(EventJSONError) -> Event {
         func field(_ name: String, in object: JSONValue = value) throws(EventJSONError) -> JSONValue {
             guard let v = object[name] else { throw .missing(name) }
             return v
@@ -169,12 +169,12 @@ public enum EventJSON {
 }
 
 /// A line of NDJSON that is not an event: which field, and why.
-public enum EventJSONError: Error, Equatable, CustomStringConvertible {
+package enum EventJSONError: Error, Equatable, CustomStringConvertible {
     case missing(String)
     case invalid(String, String)
     case checksumMismatch(expected: String, actual: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let field): "field \(field) is missing"
         case .invalid(let field, let reason): "field \(field): \(reason)"

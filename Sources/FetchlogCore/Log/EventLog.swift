@@ -8,21 +8,21 @@ import FetchlogLMDB
 /// short read transaction, copy the events out, and end it before returning.
 /// Several processes may open the same store: LMDB's writer lock orders their
 /// appends, and each append takes the next seq from the log itself.
-public final class EventLog: Sendable {
-    public struct Options: Sendable {
+package final class EventLog: Sendable {
+    package struct Options: Sendable {
         /// The initial map size; the map doubles whenever it fills, so this only sets
         /// how soon the first growth happens.
-        public var initialMapSize: Int = 64 << 20
+        package var initialMapSize: Int = 64 << 20
         /// Skip fsync at commit (benchmarks only: loses durability on power failure).
-        public var unsafeNoSync = false
+        package var unsafeNoSync = false
         /// Identity and creation time for a new store (tests pin them).
-        public var newStoreID: String? = nil
-        public var clock: any WallClock = SystemClock()
-        public init() {}
+        package var newStoreID: String? = nil
+        package var clock: any WallClock = SystemClock()
+        package init() {}
     }
 
-    public let path: String
-    public let metadata: StoreMetadata
+    package let path: String
+    package let metadata: StoreMetadata
     let environment: Environment
     let events: Database
     let meta: Database
@@ -47,7 +47,7 @@ public final class EventLog: Sendable {
     /// directory, held from the probe until the metadata is committed), so none of them
     /// probes a store another is half-way through creating. The directory is made 0700 and
     /// its files 0600; tightening an existing store's modes is reported in `notes`.
-    public static func open(at path: String, options: Options = Options()) throws -> EventLog {
+    package static func open(at path: String, options: Options = Options()) throws -> EventLog {
         let lock = try StoreOpening.lock(path)
         defer { lock.release() }
         _ = try StoreProbe.check(path)
@@ -68,7 +68,7 @@ public final class EventLog: Sendable {
     }
 
     /// What opening the store did that the user should know (modes tightened).
-    public let notes: [String]
+    package let notes: [String]
 
     /// Held while this store is open: `log compact --rewrite` waits for no open store.
     private let inUse: InUseLock
@@ -160,7 +160,7 @@ public final class EventLog: Sendable {
 
     /// Stops the writer thread after the appends already submitted, and lets the store be
     /// rewritten (`log compact --rewrite`): use no more of this log after it.
-    public func close() {
+    package func close() {
         writer.stop()
         inUse.release()
     }
@@ -169,13 +169,13 @@ public final class EventLog: Sendable {
 
     /// Appends one event durably and returns its seq. Concurrent callers share commits.
     @discardableResult
-    public func append(_ event: Event) async throws -> UInt64 {
+    package func append(_ event: Event) async throws -> UInt64 {
         try await append(contentsOf: [event]).lowerBound
     }
 
     /// Appends the events in one transaction: all of them or none. Returns their seqs.
     @discardableResult
-    public func append(contentsOf events: [Event]) async throws -> Range<UInt64> {
+    package func append(contentsOf events: [Event]) async throws -> Range<UInt64> {
         try validate(events)
         if let route = routing.route { return try await route.append(events, to: self) }
         return try await withCheckedThrowingContinuation { continuation in
@@ -194,7 +194,7 @@ public final class EventLog: Sendable {
     /// The blocking form of `append(contentsOf:)`, for callers outside async code (always
     /// to this log's own writer, also when appends are routed). Never call it from the writer thread.
     @discardableResult
-    public func appendBlocking(contentsOf events: [Event]) throws -> Range<UInt64> {
+    package func appendBlocking(contentsOf events: [Event]) throws -> Range<UInt64> {
         try validate(events)
         return try waitForWriter { writer.submit(events, completion: $0) }
     }
@@ -228,17 +228,17 @@ public final class EventLog: Sendable {
     // MARK: Reading
 
     /// The last seq in the log (0 when empty).
-    public func lastSeq() throws -> UInt64 {
+    package func lastSeq() throws -> UInt64 {
         try read { txn in try txn.withCursor(events) { cursor in
             guard let last = try cursor.get(.last) else { return 0 }
             return SequenceKey.decode(last.key) ?? 0
         } }
     }
 
-    public func count() throws -> Int { try read { txn in try txn.count(events) } }
+    package func count() throws -> Int { try read { txn in try txn.count(events) } }
 
     /// The event at `seq`, nil when there is none.
-    public func event(at seq: UInt64) throws -> Event? {
+    package func event(at seq: UInt64) throws -> Event? {
         try read { txn in
             guard let raw = try txn.get(events, seq: seq) else { return nil }
             return try Self.decode(raw, seq: seq, body: bodyLookup(txn))
@@ -246,13 +246,13 @@ public final class EventLog: Sendable {
     }
 
     /// Events whose seq lies in `range`, in order.
-    public func events(in range: ClosedRange<UInt64>) throws -> [Event] {
+    package func events(in range: ClosedRange<UInt64>) throws -> [Event] {
         let span = range.upperBound - range.lowerBound
         return try events(from: range.lowerBound, limit: span >= UInt64(Int.max) ? Int.max : Int(span) + 1)
     }
 
     /// Up to `limit` events from `seq` on, in order.
-    public func events(from seq: UInt64, limit: Int = .max) throws -> [Event] {
+    package func events(from seq: UInt64, limit: Int = .max) throws -> [Event] {
         var result: [Event] = []
         try scan(from: seq) { event in
             result.append(event)
@@ -262,7 +262,7 @@ public final class EventLog: Sendable {
     }
 
     /// The last `count` events, in order.
-    public func tail(_ count: Int) throws -> [Event] {
+    package func tail(_ count: Int) throws -> [Event] {
         let last = try lastSeq()
         guard last > 0, count > 0 else { return [] }
         let first = last >= UInt64(count) ? last - UInt64(count) + 1 : 1
@@ -272,7 +272,7 @@ public final class EventLog: Sendable {
     /// Calls `body` for each event from `seq` to the end, or until it returns false.
     /// Events are read in batches, each in its own short read transaction, and `body`
     /// runs outside any transaction.
-    public func scan(from seq: UInt64 = 1, batchSize: Int = 256, _ body: (Event) throws -> Bool) throws {
+    package func scan(from seq: UInt64 = 1, batchSize: Int = 256, _ body: (Event) throws -> Bool) throws {
         try scanStored(from: seq, batchSize: batchSize) { stored in
             do { return try body(try stored.decode()) } catch let error as EnvelopeError {
                 throw StoreError.damagedRecord(seq: stored.seq, reason: error)
@@ -284,7 +284,7 @@ public final class EventLog: Sendable {
     /// more: the fast path for readers that look at seq, kind and time first.
     /// `lookingUpBodies: false` leaves bodies stored apart where they are (`decode()` then
     /// fails for such a record): for readers of headers only.
-    public func scanStored(from seq: UInt64 = 1, batchSize: Int = 256, lookingUpBodies: Bool = true, _ body: (StoredEvent) throws -> Bool) throws {
+    package func scanStored(from seq: UInt64 = 1, batchSize: Int = 256, lookingUpBodies: Bool = true, _ body: (StoredEvent) throws -> Bool) throws {
         var next = seq
         while true {
             let batch: [StoredEvent] = try read { txn in
@@ -319,7 +319,7 @@ public final class EventLog: Sendable {
     /// Calls `body` with each raw record (seq key as decoded, or nil for a malformed
     /// key) from `seq` on, in batches of short read transactions. The buffers are
     /// valid only during the call. Used by `verify` and `stats`.
-    public func scanRaw(from seq: UInt64 = 1, batchSize: Int = 1024,
+    package func scanRaw(from seq: UInt64 = 1, batchSize: Int = 1024,
                         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool) throws {
         try scanRaw(from: seq, batchSize: batchSize) { key, record, _ in try body(key, record) }
     }
@@ -353,12 +353,12 @@ public final class EventLog: Sendable {
     }
 
     /// A body stored apart, by its SHA-256; nil when the store does not hold it.
-    public func body(sha256 digest: [UInt8]) throws -> [UInt8]? {
+    package func body(sha256 digest: [UInt8]) throws -> [UInt8]? {
         try read { txn in try digest.withUnsafeBytes { try txn.get(bodies, key: $0).map { Array($0) } } }
     }
 
     /// The raw stored bytes of one record.
-    public func rawRecord(at seq: UInt64) throws -> [UInt8]? {
+    package func rawRecord(at seq: UInt64) throws -> [UInt8]? {
         try read { txn in try txn.get(events, seq: seq).map { Array($0) } }
     }
 
@@ -385,22 +385,22 @@ public final class EventLog: Sendable {
     }
 
     /// Facts about the LMDB environment (map size, page size, readers).
-    public var environmentInfo: Environment.Info { environment.info }
+    package var environmentInfo: Environment.Info { environment.info }
 
     /// The raw environment, for tools that compare against liblmdb directly.
-    public var lmdbEnvironment: Environment { environment }
+    package var lmdbEnvironment: Environment { environment }
 }
 
 /// What a store says about itself: its id, format and when it was created.
-public struct StoreMetadata: Sendable, Equatable {
-    public let formatVersion: Int
-    public let storeID: String
-    public let createdAt: String
-    public let createdBy: String
-    public let staleReadersCleared: Int
+package struct StoreMetadata: Sendable, Equatable {
+    package let formatVersion: Int
+    package let storeID: String
+    package let createdAt: String
+    package let createdBy: String
+    package let staleReadersCleared: Int
 }
 
 /// The version of this build, as `--version` and the User-Agent say it.
-public enum FetchlogVersion {
-    public static let string = "0.1.0"
+package enum FetchlogVersion {
+    package static let string = "0.1.0"
 }

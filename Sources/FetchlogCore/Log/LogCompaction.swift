@@ -2,21 +2,21 @@ import FetchlogLMDB
 import Foundation
 
 /// What `EventLog.compactBodies` did.
-public struct BodyCompaction: Sendable, Equatable {
+package struct BodyCompaction: Sendable, Equatable {
     /// Records whose body was dropped (their headers kept).
-    public var events = 0
+    package var events = 0
     /// Their stored size before and after (envelopes; a body stored apart counts as its reference).
-    public var recordBytesBefore = 0
-    public var recordBytesAfter = 0
+    package var recordBytesBefore = 0
+    package var recordBytesAfter = 0
     /// Bodies stored apart that no record refers to any more, removed.
-    public var bodiesRemoved = 0
-    public var bodyBytesRemoved = 0
+    package var bodiesRemoved = 0
+    package var bodyBytesRemoved = 0
     /// Body bytes the dropped events carried, as if each held its own copy.
-    public var bodyBytesDropped = 0
+    package var bodyBytesDropped = 0
     /// Bytes freed inside the data file (LMDB reuses them for later writes; `--rewrite`
     /// returns them to the file system).
-    public var freedBytes: Int { recordBytesBefore - recordBytesAfter + bodyBytesRemoved }
-    public init() {}
+    package var freedBytes: Int { recordBytesBefore - recordBytesAfter + bodyBytesRemoved }
+    package init() {}
 }
 
 extension EventLog {
@@ -31,7 +31,7 @@ extension EventLog {
     /// looks at every record inside it, so a body an append of another process refers to is
     /// never removed. Records already compacted are skipped. `horizon` is recorded in the
     /// store's metadata (the largest one kept): `--at` before it may lack compacted bodies.
-    public func compactBodies(_ seqs: [UInt64], horizon: UInt64, batchSize: Int = 2048,
+    package func compactBodies(_ seqs: [UInt64], horizon: UInt64, batchSize: Int = 2048,
                               progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws -> BodyCompaction {
         nonisolated(unsafe) var result = BodyCompaction()
         let sorted = seqs.sorted()
@@ -103,7 +103,7 @@ extension EventLog {
     }
 
     /// The seq from which `--at` answers with every body (0: nothing was ever compacted).
-    public func compactionHorizon() throws -> UInt64 {
+    package func compactionHorizon() throws -> UInt64 {
         try read { txn in
             try txn.get(meta, key: StoreSchema.Key.compactionHorizon).flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
         }

@@ -1,47 +1,47 @@
 import FetchlogLMDB
 
 /// What `log stats` reports.
-public struct LogStatistics: Sendable, Equatable {
-    public var events = 0
-    public var byKind: [String: Int] = [:]
-    public var bySource: [String: Int] = [:]
+package struct LogStatistics: Sendable, Equatable {
+    package var events = 0
+    package var byKind: [String: Int] = [:]
+    package var bySource: [String: Int] = [:]
     /// Stored record bytes (envelopes included; a body stored apart counts as its 36-byte
     /// reference) and the bytes of every event's body, as if each held its own copy.
-    public var recordBytes = 0
-    public var bodyBytes = 0
+    package var recordBytes = 0
+    package var bodyBytes = 0
     /// Bodies stored once, by SHA-256 (format 2): how many, and their bytes.
-    public var distinctBodies = 0
-    public var distinctBodyBytes = 0
+    package var distinctBodies = 0
+    package var distinctBodyBytes = 0
     /// Body bytes held by reference rather than in records: what storing bodies once saved
     /// (referenced bytes minus the distinct bytes stored).
-    public var bodyBytesSaved = 0
+    package var bodyBytesSaved = 0
     /// Events whose body `log compact` dropped, and those bodies' bytes as received.
-    public var compactedEvents = 0
-    public var compactedBodyBytes = 0
+    package var compactedEvents = 0
+    package var compactedBodyBytes = 0
     /// Events merged from other stores (`log import` keeps their origin).
-    public var mergedEvents = 0
-    public var firstSeq: UInt64 = 0
-    public var lastSeq: UInt64 = 0
-    public var firstRecordedAt: Timestamp?
-    public var lastRecordedAt: Timestamp?
+    package var mergedEvents = 0
+    package var firstSeq: UInt64 = 0
+    package var lastSeq: UInt64 = 0
+    package var firstRecordedAt: Timestamp?
+    package var lastRecordedAt: Timestamp?
 }
 
 /// What `log verify` found.
-public struct VerifyReport: Sendable {
-    public struct Problem: Sendable, CustomStringConvertible {
-        public let seq: UInt64
-        public let reason: String
-        public var description: String { "seq \(seq): \(reason)" }
+package struct VerifyReport: Sendable {
+    package struct Problem: Sendable, CustomStringConvertible {
+        package let seq: UInt64
+        package let reason: String
+        package var description: String { "seq \(seq): \(reason)" }
     }
-    public var checked = 0
-    public var lastSeq: UInt64 = 0
+    package var checked = 0
+    package var lastSeq: UInt64 = 0
     /// Every problem found, in log order (the first is the one to look at).
-    public var problems: [Problem] = []
-    public var isHealthy: Bool { problems.isEmpty }
+    package var problems: [Problem] = []
+    package var isHealthy: Bool { problems.isEmpty }
 }
 
 extension EventLog {
-    public func statistics() throws -> LogStatistics {
+    package func statistics() throws -> LogStatistics {
         var stats = LogStatistics()
         var referenced = 0
         // Counting needs no body stored apart: its size is in the record's reference, so a
@@ -86,7 +86,7 @@ extension EventLog {
     /// Reads every record: key width, seq order from 1 with no gap, checksum,
     /// decodability, that each record's own seq matches its key, and that the body a record
     /// refers to is held and hashes to its reference.
-    public func verify() throws -> VerifyReport {
+    package func verify() throws -> VerifyReport {
         var report = VerifyReport()
         var expected: UInt64 = 1
         try scanRaw { key, record, lookup in

@@ -7,7 +7,7 @@ import Foundation
 /// `StreamAppends`). The route is the only change: the store (for its intents and its
 /// fetches' attempts) calls `EventLog.append` as ever and gets the event's seq once it is
 /// in this log (read-your-writes).
-public protocol AppendRoute: AnyObject, Sendable {
+package protocol AppendRoute: AnyObject, Sendable {
     /// Commits `events` and returns once each is in `log`, with the seqs from the first to
     /// the last of them there (events of other writers may sit between them).
     func append(_ events: [Event], to log: EventLog) async throws -> Range<UInt64>
@@ -27,13 +27,13 @@ final class AppendRouting: @unchecked Sendable {
 
 extension EventLog {
     /// Sends every later `append` through `route` (nil: back to this log's own writer).
-    public func routeAppends(through route: (any AppendRoute)?) { routing.route = route }
+    package func routeAppends(through route: (any AppendRoute)?) { routing.route = route }
 
     /// Whether appends go through a route (a replicated store).
-    public var isRouted: Bool { routing.route != nil }
+    package var isRouted: Bool { routing.route != nil }
 
     /// The route appends go through, nil for this log's own writer.
-    public var appendRoute: (any AppendRoute)? { routing.route }
+    package var appendRoute: (any AppendRoute)? { routing.route }
 
     /// Applies events that already have their seqs in the one total order (a stream's): in
     /// one transaction, events this log already holds (another process of this store

@@ -8,7 +8,7 @@ extension EventLog {
     /// between two events when the calling task is cancelled (Ctrl-C). Returns the last seq
     /// written (0 when none): what `export --since` takes next time.
     @discardableResult
-    public func exportNDJSON(from seq: UInt64 = 1, to write: (String) throws -> Void) throws -> UInt64 {
+    package func exportNDJSON(from seq: UInt64 = 1, to write: (String) throws -> Void) throws -> UInt64 {
         var written: UInt64?
         let store = metadata.storeID
         try scan(from: seq, batchSize: 64) { event in
@@ -22,7 +22,7 @@ extension EventLog {
 
     /// Imports an NDJSON export; returns how many events were added.
     @discardableResult
-    public func importNDJSON(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> Int {
+    package func importNDJSON(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> Int {
         try merge(path: file, progress: progress).imported
     }
 
@@ -43,7 +43,7 @@ extension EventLog {
     ///
     /// `progress` is called as lines are checked (total unknown) and as events are
     /// written (of the total), for a progress display.
-    public func merge(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
+    package func merge(path file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
         var expected: UInt64 = 1
         var withOrigin = 0
         var lines = 0
@@ -156,14 +156,14 @@ extension EventLog {
 
 /// What a merge did: lines read, events added (with the seqs they got) and events skipped
 /// because this store held them already.
-public struct ImportSummary: Sendable, Equatable {
-    public var lines: Int
-    public var imported = 0
-    public var alreadyHeld = 0
+package struct ImportSummary: Sendable, Equatable {
+    package var lines: Int
+    package var imported = 0
+    package var alreadyHeld = 0
     /// The seqs the added events got; 0…0 when none was added.
-    public var firstSeq: UInt64 = 0
-    public var lastSeq: UInt64 = 0
-    public init(lines: Int) { self.lines = lines }
+    package var firstSeq: UInt64 = 0
+    package var lastSeq: UInt64 = 0
+    package init(lines: Int) { self.lines = lines }
 }
 
 /// The `origins` key of an event merged from another store.
@@ -174,20 +174,20 @@ enum OriginKey {
 }
 
 /// How far an import is: lines checked, then events written of the total.
-public struct ImportProgress: Sendable, Equatable {
-    public enum Phase: Sendable { case checking, writing }
-    public let phase: Phase
-    public let events: Int
-    public let total: Int?
+package struct ImportProgress: Sendable, Equatable {
+    package enum Phase: Sendable { case checking, writing }
+    package let phase: Phase
+    package let events: Int
+    package let total: Int?
     /// Body bytes written so far.
-    public let bytes: Int
+    package let bytes: Int
 }
 
 /// Why an NDJSON file was refused by `log import` (nothing was imported).
-public struct ImportError: Error, CustomStringConvertible, Sendable {
-    public let line: Int
-    public let reason: String
-    public var description: String { "line \(line): \(reason). Nothing was imported; fix or re-export the file." }
+package struct ImportError: Error, CustomStringConvertible, Sendable {
+    package let line: Int
+    package let reason: String
+    package var description: String { "line \(line): \(reason). Nothing was imported; fix or re-export the file." }
 }
 
 /// Calls `body` with each non-empty line (without its newline), numbered from 1.

@@ -65,7 +65,7 @@ extension EventLog {
     }
 
     /// What waits in the outbox, in own-count order: (own count, event with its origin, seq 0).
-    public func outboxEntries() throws -> [(own: UInt64, event: Event)] {
+    package func outboxEntries() throws -> [(own: UInt64, event: Event)] {
         guard isRouted || outboxHandle.database != nil else { return [] }
         let outbox = try outbox()
         return try read { txn in
@@ -85,7 +85,7 @@ extension EventLog {
     }
 
     /// How many entries wait in the outbox (no record decoded).
-    public func outboxCount() throws -> Int {
+    package func outboxCount() throws -> Int {
         guard isRouted || outboxHandle.database != nil else { return 0 }
         let outbox = try outbox()
         return try read { txn in try txn.count(outbox) }

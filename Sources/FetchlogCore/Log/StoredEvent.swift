@@ -1,9 +1,9 @@
 /// One record copied out of the log with its checksum verified, decoded only as far
 /// as asked. Scans hand these out so a reader that filters on seq, kind or source
 /// pays one copy per record, not the allocation of every field.
-public struct StoredEvent: Sendable {
+package struct StoredEvent: Sendable {
     /// The record exactly as stored (any envelope version).
-    public let record: [UInt8]
+    package let record: [UInt8]
     /// The body of a record that refers to it (version 3), found while the record was read.
     let referencedBody: [UInt8]?
 
@@ -29,29 +29,29 @@ public struct StoredEvent: Sendable {
         guard raw.count >= 28 else { throw .truncated(field: "header", offset: raw.count) }
     }
 
-    public var envelopeVersion: UInt16 { UInt16(record[4]) << 8 | UInt16(record[5]) }
+    package var envelopeVersion: UInt16 { UInt16(record[4]) << 8 | UInt16(record[5]) }
     /// Offset 8 in every version.
-    public var seq: UInt64 { load(8) }
+    package var seq: UInt64 { load(8) }
     /// Offset 6 in every version (version 1 used codes 1–3 only).
-    public var kind: EventKind { EventKind(code: record[6]) }
-    public var recordedAt: Timestamp {
+    package var kind: EventKind { EventKind(code: record[6]) }
+    package var recordedAt: Timestamp {
         let raw = Int64(bitPattern: load(16))
         return Timestamp(milliseconds: envelopeVersion == 1 ? raw * 1000 : raw)
     }
     /// The source, read in place (offset 36 in version 2, 28 in version 1).
-    public var source: String { string16(at: envelopeVersion == 1 ? 28 : 36) }
+    package var source: String { string16(at: envelopeVersion == 1 ? 28 : 36) }
     /// The label (version 1 had none).
-    public var label: String {
+    package var label: String {
         guard envelopeVersion != 1 else { return "" }
         let sourceLength = Int(record[36]) << 8 | Int(record[37])
         return string16(at: 38 + sourceLength)
     }
 
     /// Stored size in bytes, envelope and checksum included (a body stored apart not counted).
-    public var size: Int { record.count }
+    package var size: Int { record.count }
 
     /// The full event, upcast to the current envelope.
-    public func decode() throws(EnvelopeError) -> Event {
+    package func decode() throws(EnvelopeError) -> Event {
         do {
             let body = referencedBody
             return try record.withUnsafeBytes { try EnvelopeCodec.decode($0, verified: true, body: { _ in body }) }

@@ -7,10 +7,14 @@ import Foundation
 /// Export `facets/SOURCE/RESOURCE`: `{"view":"facets","asOf":N,"source","resource",
 /// "facets":[{"field","min","max"} | {"field","values":[{"value","count"}]}]}`.
 public struct FacetsView: Sendable, Equatable {
+    /// One field's facet: the range of a numeric field, or each value with its count.
     public enum Facet: Sendable, Equatable {
+        /// A field whose values are all numbers: their least and greatest.
         case range(field: String, min: Double, max: Double)
+        /// Any other field: each value with how many items have it, by value.
         case values(field: String, counts: [(value: String, count: Int)])
 
+        /// Equal when the field and its range, or its values and counts in order, are equal.
         public static func == (a: Facet, b: Facet) -> Bool {
             switch (a, b) {
             case let (.range(f1, l1, h1), .range(f2, l2, h2)): f1 == f2 && l1 == l2 && h1 == h2
@@ -20,10 +24,14 @@ public struct FacetsView: Sendable, Equatable {
         }
     }
 
+    /// The manifest source the resource belongs to.
     public let source: String
+    /// The resource whose items the facets describe.
     public let resource: String
+    /// One facet per `fetchlog.facets` field.
     public let facets: [Facet]
 
+    /// The facets of `source`'s resource `name` in `state`; nil when the source or the resource is not defined.
     public init?(state: LogState, source: String, resource name: String) {
         guard let items = ItemsView(state: state, source: source, resource: name),
               let resource = (state.plugin(source) as? ManifestSource)?.manifest.resource(name) else { return nil }
@@ -57,6 +65,7 @@ public struct FacetsView: Sendable, Equatable {
         }
     }
 
+    /// The canonical export at `seq` (`facets/SOURCE/RESOURCE`).
     public func export(asOf seq: UInt64) -> JSONValue {
         .object([("view", .string("facets")), ("asOf", .number(seq)), ("source", .string(source)), ("resource", .string(resource)),
                  ("facets", .array(facets.map { facet in

@@ -11,10 +11,13 @@ public struct ItemsView: Sendable, Equatable {
     let fingerprint: Fingerprint
     /// The search index, built on the first text search and shared by every copy.
     private let search: SearchBox
+    /// The manifest source the resource belongs to.
     public let source: String
+    /// The resource's name in the manifest.
     public let resource: String
     /// The resource as the definition in force describes it.
-    public let restResource: RestResource
+    package let restResource: RestResource
+    /// The resource's items, deduplicated by primary key, in first-seen order.
     public private(set) var items: [JSONValue]
 
     /// Built from the pages the state holds — or reused, with its search index, while the
@@ -96,6 +99,7 @@ public struct ItemsView: Sendable, Equatable {
         return deduplicated(collected, key: resource.primaryKey)
     }
 
+    /// Equal when the same resource, read with the same definition, holds the same items.
     public static func == (a: ItemsView, b: ItemsView) -> Bool {
         a.source == b.source && a.resource == b.resource && a.restResource == b.restResource && a.items == b.items
     }
@@ -199,9 +203,12 @@ public struct ItemsView: Sendable, Equatable {
     /// A `--where` condition: `FIELD=VALUE` (trimmed, case-insensitive, any element of a
     /// list) or `FIELD=MIN..MAX` (numbers, inclusive, either bound may be left out).
     public struct Condition: Sendable, Equatable {
+        /// The field the condition tests.
         public let field: String
+        /// `VALUE` or `MIN..MAX`, as written.
         public let value: String
 
+        /// A condition that `field` matches `value` (`VALUE` or `MIN..MAX`).
         public init(field: String, value: String) {
             self.field = field
             self.value = value
@@ -241,7 +248,7 @@ public struct ItemsView: Sendable, Equatable {
 
     /// `query`'s answer as positions in `items` (ascending): a page of a large answer is
     /// taken without copying the rest.
-    public func positions(text: String = "", conditions: [Condition] = []) -> [Int] {
+    package func positions(text: String = "", conditions: [Condition] = []) -> [Int] {
         let needle = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         guard !needle.isEmpty else {
             return conditions.isEmpty ? Array(items.indices) : items.indices.filter { index in conditions.allSatisfy { $0.matches(items[index]) } }
@@ -268,6 +275,7 @@ public struct ItemsView: Sendable, Equatable {
         return nil
     }
 
+    /// The canonical export at `seq` (`items/SOURCE/RESOURCE`).
     public func export(asOf seq: UInt64) -> JSONValue {
         .object([("view", .string("items")), ("asOf", .number(seq)), ("source", .string(source)), ("resource", .string(resource)),
                  ("count", .number(items.count)), ("items", .array(items))])

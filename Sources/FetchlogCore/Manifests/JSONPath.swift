@@ -6,7 +6,7 @@
 /// bracketed and quoted (`['@odata.nextLink']`, `["a b"]`), several at once (`['a','b']`);
 /// `*` and `[*]` (every element or member value); indexes `[0]`, `[-1]` and slices `[1:3]`;
 /// `..` (the step after it at any depth). Values come back in document order.
-public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
+package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     enum Step: Sendable, Hashable {
         case members([String])
         case wildcard
@@ -17,16 +17,16 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// As written in the manifest.
-    public let text: String
+    package let text: String
     let steps: [Step]
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// True for `$` (or an empty path): the whole document.
-    public var isRoot: Bool { steps.isEmpty }
+    package var isRoot: Bool { steps.isEmpty }
 
     /// The plain member names of a path made only of them (`$.a.b` → `["a", "b"]`), else nil.
-    public var memberNames: [String]? {
+    package var memberNames: [String]? {
         var names: [String] = []
         for step in steps {
             guard case .members(let one) = step, one.count == 1 else { return nil }
@@ -35,14 +35,14 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         return names
     }
 
-    public init(_ text: String) throws(JSONPathError) {
+    package init(_ text: String) throws(JSONPathError) {
         self.text = text
         var parser = Parser(text)
         steps = try parser.parse()
     }
 
     /// Every value the path selects in `json`, in document order.
-    public func values(in json: JSONValue) -> [JSONValue] {
+    package func values(in json: JSONValue) -> [JSONValue] {
         var current = [json]
         var index = 0
         while index < steps.count {
@@ -62,7 +62,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first value selected, as dlt's paginators take one (`find_values(...)[0]`).
-    public func first(in json: JSONValue) -> JSONValue? { values(in: json).first }
+    package func first(in json: JSONValue) -> JSONValue? { values(in: json).first }
 
     private static func collect(_ value: JSONValue, into all: inout [JSONValue]) {
         all.append(value)
@@ -233,10 +233,10 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A path a manifest gave that is not a JSONPath this reader takes.
-public struct JSONPathError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let path: String
+package struct JSONPathError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let path: String
     /// Characters from the start where reading stopped.
-    public let offset: Int
-    public let reason: String
-    public var description: String { "\"\(path)\" is not a JSONPath Fetchlog reads (at character \(offset + 1): \(reason))" }
+    package let offset: Int
+    package let reason: String
+    package var description: String { "\"\(path)\" is not a JSONPath Fetchlog reads (at character \(offset + 1): \(reason))" }
 }

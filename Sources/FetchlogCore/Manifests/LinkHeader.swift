@@ -1,13 +1,13 @@
 import Foundation
 
 /// RFC 8288 `Link` headers: `<https://api.example/items?page=2>; rel="next", <…>; rel="last"`.
-public enum LinkHeader {
+package enum LinkHeader {
     /// The target of the `next` relation, nil when there is none.
-    public static func next(_ header: String) -> String? { target(header, relation: "next") }
+    package static func next(_ header: String) -> String? { target(header, relation: "next") }
 
     /// The target of `relation` (compared ignoring case, as RFC 8288 says), nil when there
     /// is none: a manifest's `links_next_key`.
-    public static func target(_ header: String, relation: String) -> String? {
+    package static func target(_ header: String, relation: String) -> String? {
         let relation = relation.lowercased()
         for link in header.split(separator: ",") {
             let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -8,6 +8,7 @@ import Foundation
 /// first (the earliest item on a repeat), else the one item matching it ignoring case; a
 /// name several items share up to case, none exactly, is unknown rather than guessed.
 public struct LinksView: Sendable {
+    /// One item's links: the target items it names and the names that matched none.
     public struct Entry: Sendable, Equatable {
         /// Indices (into the target's items) of the items this one names, in listed order,
         /// each once.
@@ -16,8 +17,10 @@ public struct LinksView: Sendable {
         public var unknown: [String] = []
     }
 
+    /// The items whose fields hold the links.
     public let items: ItemsView
-    public let link: RestLink
+    package let link: RestLink
+    /// The items the links name (the same view when a resource links to itself).
     public let targets: ItemsView
     /// One per item of `items`, in its order.
     public var entries: [Entry] { resolved.entries }
@@ -153,7 +156,7 @@ public struct LinksView: Sendable {
     }
 
     /// The index of the item whose primary key is `key`, else whose `by` field reads `key`.
-    public func index(of key: String, in view: ItemsView) -> Int? {
+    package func index(of key: String, in view: ItemsView) -> Int? {
         // The tables answer for the views they were built from (the usual case: `items`).
         if view.fingerprint == items.fingerprint, view.restResource.primaryKey == items.restResource.primaryKey {
             if let index = resolved.keys[key] { return index }
@@ -176,7 +179,7 @@ public struct LinksView: Sendable {
     /// A shortest chain of item indices from `from` to `to` over links counted both ways
     /// (the resource must link to itself); among equally short chains the one choosing the
     /// earliest item at each step. `[from]` for one item; nil when they are not connected.
-    public func path(from: Int, to: Int) -> [Int]? {
+    package func path(from: Int, to: Int) -> [Int]? {
         guard link.to == items.resource, items.items.indices.contains(from), items.items.indices.contains(to) else { return nil }
         return shortestChain(offsets: resolved.offsets, targets: resolved.neighbours, from: from, to: to)
     }

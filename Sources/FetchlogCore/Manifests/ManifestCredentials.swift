@@ -2,13 +2,13 @@ import Foundation
 
 extension ManifestSource {
     /// A manifest's bases come from the log (`source.defined`), not from code.
-    public var basesAreData: Bool { true }
+    package var basesAreData: Bool { true }
 
     /// The resource's credentials: the client's `headers` with the endpoint's over them (a
     /// header of the same name, in any case, takes the endpoint's value, as dlt merges them),
     /// the endpoint's `auth` instead of the client's when it has one, and the resource's
     /// `env:NAME` params, read now and sent as query parameters recorded as `***`.
-    public func credentials(for kind: DocumentKind, environment: [String: String]) throws(CredentialsError) -> Credentials {
+    package func credentials(for kind: DocumentKind, environment: [String: String]) throws(CredentialsError) -> Credentials {
         guard let index = manifest.resources.firstIndex(where: { self.kind(of: $0) == kind }) else { return try credentials(environment: environment) }
         let resource = manifest.resources[index]
         var headers = manifest.headers.map { (name: $0.0, value: $0.1, path: "client.headers.\($0.0)") }
@@ -28,7 +28,7 @@ extension ManifestSource {
     /// What a fetch of each resource would say about its secrets in `environment`, one line
     /// per distinct message: a variable that is not set (`source add` tells it at once, so a
     /// shorthand's secret is named when the manifest is given, not at the first fetch).
-    public func unsetSecrets(environment: [String: String]) -> [String] {
+    package func unsetSecrets(environment: [String: String]) -> [String] {
         var messages: [String] = []
         for resource in manifest.resources {
             do throws(CredentialsError) {
@@ -94,9 +94,9 @@ extension ManifestSource {
 
 /// An endpoint's own `headers` and `auth` (dlt's `endpoint.headers`, `endpoint.auth`),
 /// which the client's give way to.
-public struct EndpointCredentials: Sendable, Equatable {
-    public var headers: [(String, SecretValue)] = []
-    public var auth: RestAuth?
+package struct EndpointCredentials: Sendable, Equatable {
+    package var headers: [(String, SecretValue)] = []
+    package var auth: RestAuth?
 
     init() {}
 
@@ -124,7 +124,7 @@ public struct EndpointCredentials: Sendable, Equatable {
         return headers
     }
 
-    public static func == (a: Self, b: Self) -> Bool { a.headers.elementsEqual(b.headers, by: ==) && a.auth == b.auth }
+    package static func == (a: Self, b: Self) -> Bool { a.headers.elementsEqual(b.headers, by: ==) && a.auth == b.auth }
 
     /// True when an endpoint header's value holds a placeholder dlt fills.
     static func isTemplate(_ text: String) -> Bool {

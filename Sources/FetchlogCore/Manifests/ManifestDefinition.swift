@@ -5,13 +5,13 @@
 /// A new definition of a source re-reads the bodies held for it (`ManifestPage.body`) with
 /// the new manifest — the views change without fetching again; a page no resource of the
 /// new definition names is no longer held.
-public enum ManifestDefinition {
+package enum ManifestDefinition {
     /// The events' source and label.
-    public static let source = "fetchlog"
-    public static let label = "source.defined"
+    package static let source = "fetchlog"
+    package static let label = "source.defined"
 
     /// The names a manifest may not take: the core's own, and every registered source's.
-    public static func reservedNames(_ sources: SourceRegistry) -> [String] {
+    package static func reservedNames(_ sources: SourceRegistry) -> [String] {
         [Source.assets.rawValue, source] + sources.sources.map(\.rawValue)
     }
 

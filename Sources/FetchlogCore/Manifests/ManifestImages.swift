@@ -4,7 +4,7 @@ extension OfflineFirst {
     /// Every held item's image: its `fetchlog.images` fields tried in order (a later one
     /// only when an earlier one fails), each distinct URL once; items past the resource's
     /// durable window keep their image for this session only.
-    public func fetchManifestImages(source: String, resource: String, concurrency: Int = 4,
+    package func fetchManifestImages(source: String, resource: String, concurrency: Int = 4,
                                     progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         guard let view = ItemsView(state: store.snapshot.state, source: source, resource: resource) else {
             throw ManifestFetchError(.unknownResource, "\(source) has no resource '\(resource)' defined by a manifest")

@@ -1,11 +1,15 @@
 /// A manifest that cannot be used: where (`resources[2].endpoint.paginator.type`) and why.
 public struct ManifestError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The key path of what is wrong (`resources[2].endpoint.paginator.type`); empty for the whole manifest.
     public let path: String
+    /// What is wrong, and what to write instead.
     public let message: String
+    /// An error at `path` saying `message`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
     }
+    /// The key path and the message, as a user reads them.
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 }
 

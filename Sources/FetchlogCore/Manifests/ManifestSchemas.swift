@@ -9,7 +9,7 @@ public enum ManifestSchemas {
     /// with its primary key and `include_from_parent` members required, and every member
     /// seen in the held items typed as the data types it (other members allowed: the next
     /// body may add one).
-    public static func items(_ view: ItemsView) -> JSONValue {
+    package static func items(_ view: ItemsView) -> JSONValue {
         var types: [(String, Set<String>)] = []
         for item in view.items {
             guard case .object(let members) = item else { continue }
@@ -42,7 +42,7 @@ public enum ManifestSchemas {
 
     /// The schema of `facets/SOURCE/RESOURCE`: each facet a range or a list of values with
     /// counts, its field one the manifest names.
-    public static func facets(_ view: FacetsView, fields: [String]) -> JSONValue {
+    package static func facets(_ view: FacetsView, fields: [String]) -> JSONValue {
         let field: JSONValue = .object([("enum", .array(fields.map(JSONValue.string)))])
         let range: JSONValue = .object([
             ("type", .string("object")), ("required", .array(["field", "min", "max"].map(JSONValue.string))), ("additionalProperties", .bool(false)),

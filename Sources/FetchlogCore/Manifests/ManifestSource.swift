@@ -3,29 +3,29 @@ import Foundation
 /// A source made from a `RestManifest`: no Swift, the manifest says it all. Each resource
 /// is a document kind (`SOURCE.RESOURCE`); a body decodes to a `ManifestPage` — the items
 /// its `data_selector` names and what its paginator reads (total, next URL, cursor).
-public struct ManifestSource: SourcePlugin {
-    public let manifest: RestManifest
+package struct ManifestSource: SourcePlugin {
+    package let manifest: RestManifest
     /// How long a held page counts as current (dlt has no word for it; a day by default).
-    public var freshness: FreshnessRule
+    package var freshness: FreshnessRule
 
     /// `freshness` nil: the shortest `fetchlog.ttl` of the resources, else a day.
-    public init(_ manifest: RestManifest, freshness: FreshnessRule? = nil) {
+    package init(_ manifest: RestManifest, freshness: FreshnessRule? = nil) {
         self.manifest = manifest
         let ttl = manifest.resources.compactMap(\.timeToLive).min() ?? .seconds(24 * 3600)
         self.freshness = freshness ?? .timeToLive(ttl, renewOnOpen: false)
     }
 
-    public var source: Source { Source(manifest.name) }
-    public var summary: String { "from a manifest: \(manifest.resources.map(\.name).joined(separator: ", "))" }
-    public var realBase: String { manifest.baseURL }
+    package var source: Source { Source(manifest.name) }
+    package var summary: String { "from a manifest: \(manifest.resources.map(\.name).joined(separator: ", "))" }
+    package var realBase: String { manifest.baseURL }
 
-    public func kind(of resource: RestResource) -> DocumentKind { DocumentKind(manifest.name + "." + resource.name) }
+    package func kind(of resource: RestResource) -> DocumentKind { DocumentKind(manifest.name + "." + resource.name) }
 
     func resource(of kind: DocumentKind) -> RestResource? {
         manifest.resources.first { self.kind(of: $0) == kind }
     }
 
-    public func documentKind(ofPath path: String) -> DocumentKind? {
+    package func documentKind(ofPath path: String) -> DocumentKind? {
         resource(ofLabel: path).map(kind(of:))
     }
 
@@ -70,7 +70,7 @@ public struct ManifestSource: SourcePlugin {
         return best?.resource
     }
 
-    public func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+    package func decode(_ kind: DocumentKind, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard let resource = resource(of: kind) else { throw DecodeError(path: "$", reason: "\(manifest.name) has no resource for \(kind)") }
         // `response_actions` with `content` ignore a body holding the text (dlt looks in the
         // text, before any JSON): an empty page that ends the list.
@@ -83,13 +83,13 @@ public struct ManifestSource: SourcePlugin {
         return try ManifestPage(json, resource: resource)
     }
 
-    public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool {
+    package func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool {
         resource(of: kind)?.ignoredStatuses.contains(Int(status)) ?? false
     }
 
     /// The method and body a label asks with (`RestResource.requestSuffix`: `#NAME METHOD
     /// BODY`); a label without them is a GET. The Content-Type is the resource's body's.
-    public func request(for resource: Resource) -> SourceRequest {
+    package func request(for resource: Resource) -> SourceRequest {
         guard let hash = resource.path.firstIndex(of: "#") else { return .get }
         let parts = resource.path[resource.path.index(after: hash)...].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, let named = manifest.resource(String(parts[0])) else { return .get }
@@ -109,44 +109,44 @@ public struct ManifestSource: SourcePlugin {
     }
 
     /// A `header_cursor`'s header: kept in the log, which the next page's label comes from.
-    public func keptResponseHeaders(for kind: DocumentKind) -> Set<String> {
+    package func keptResponseHeaders(for kind: DocumentKind) -> Set<String> {
         guard case .headerCursor(let key, _)? = resource(of: kind)?.paginator else { return [] }
         return [key.lowercased()]
     }
 }
 
 /// One page of a manifest resource, as decoded: the items, and what the paginator reads.
-public struct ManifestPage: SourceDocument, Equatable {
+package struct ManifestPage: SourceDocument, Equatable {
     /// The whole body as parsed: a new definition of the source re-reads it (`reread`)
     /// without fetching again.
-    public let body: JSONValue
-    public let items: [JSONValue]
+    package let body: JSONValue
+    package let items: [JSONValue]
     /// The value at the paginator's `total_path` (pages or items), when there is one.
-    public let total: Int?
+    package let total: Int?
     /// The next page's URL from the body (`json_link`'s `next_url_path`, or `auto`'s `next`).
-    public let nextURL: String?
+    package let nextURL: String?
     /// The next cursor (`cursor`'s `cursor_path`), as a query parameter's text.
-    public let cursor: String?
+    package let cursor: String?
     /// The next cursor as the body holds it, for a `cursor_body_path` (its type kept).
-    public let cursorValue: JSONValue?
+    package let cursorValue: JSONValue?
     /// `has_more_path`'s boolean (a `"true"`/`"false"` string read as dlt reads it); nil
     /// when the paginator has none.
-    public let hasMore: Bool?
+    package let hasMore: Bool?
     /// Items the resource's view leaves out, when it has a primary key: those without a
     /// value for one of its fields (`nonObjectItems` of them not objects at all).
-    public let keylessItems: Int
-    public let nonObjectItems: Int
+    package let keylessItems: Int
+    package let nonObjectItems: Int
     /// A body a `response_actions` `content` rule ignored: no items, and the list ends.
-    public let ignoredByAction: Bool
+    package let ignoredByAction: Bool
     /// An incremental resource's last cursor value among this page's items (within its
     /// bounds): the next request's start is the extreme of the held pages' values.
-    public let lastCursor: JSONValue?
+    package let lastCursor: JSONValue?
     /// Which reading of which body this is: unique in the process, kept by every snapshot
     /// holding the page, so a view built from pages can be reused while its pages are the
     /// same (`ItemsView`'s cache) without comparing their contents.
     let identity: UInt64
 
-    public static func == (a: ManifestPage, b: ManifestPage) -> Bool {
+    package static func == (a: ManifestPage, b: ManifestPage) -> Bool {
         // One reading of one body is equal to itself: the store compares its states on every
         // catch-up, and a deep comparison of 100 held pages of 1,000 items took 80 ms.
         if a.identity == b.identity { return true }
@@ -286,7 +286,7 @@ public struct ManifestPage: SourceDocument, Equatable {
 extension ManifestSource {
     /// `client.headers` and `client.auth`, with `env:` secrets read now; every secret's
     /// header or parameter is recorded as `***`.
-    public func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials {
+    package func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials {
         try Self.credentials(headers: manifest.headers.map { ($0.0, $0.1, "client.headers.\($0.0)") },
                              auth: manifest.auth.map { ($0, "client.auth") }, environment: environment)
     }

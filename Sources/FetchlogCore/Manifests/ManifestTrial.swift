@@ -2,9 +2,13 @@
 /// bodies already held — per resource, the items it would add, remove and change — with
 /// nothing fetched and nothing written.
 public struct ManifestTrial: Sendable, Equatable {
+    /// What the new reading would change in one resource.
     public struct ResourceChange: Sendable, Equatable {
+        /// The resource's name.
         public let resource: String
+        /// Items the current definition reads from the held bodies.
         public let before: Int
+        /// Items the new definition would read from the same bodies.
         public let after: Int
         /// Primary keys (canonical JSON text) of the items only the new reading has.
         public let added: [String]
@@ -16,12 +20,14 @@ public struct ManifestTrial: Sendable, Equatable {
         /// value from the items it would hold); nil for other resources.
         public var next: String? = nil
 
+        /// Equal when every count, key and changed field is equal.
         public static func == (a: ResourceChange, b: ResourceChange) -> Bool {
             a.next == b.next && a.resource == b.resource && a.before == b.before && a.after == b.after && a.added == b.added && a.removed == b.removed
                 && a.changed.elementsEqual(b.changed) { $0.key == $1.key && $0.fields == $1.fields }
         }
     }
 
+    /// The manifest source tried.
     public let source: String
     /// Per resource of either definition, in the new definition's order, then the removed ones.
     public let resources: [ResourceChange]

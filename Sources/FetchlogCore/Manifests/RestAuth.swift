@@ -2,7 +2,7 @@ import Foundation
 
 /// A value in a manifest that may be a secret: `env:NAME` is read from the environment at
 /// fetch time and never written anywhere; anything else is the value itself.
-public enum SecretValue: Sendable, Equatable {
+package enum SecretValue: Sendable, Equatable {
     case literal(String)
     case environment(String)
     /// A value an auth shorthand leaves out (`"auth": "bearer"`): read, as dlt reads it, from
@@ -39,18 +39,18 @@ public enum SecretValue: Sendable, Equatable {
 /// time from dlt's own environment variables for the source's credentials
 /// (`SOURCES__REST_API__<SOURCE>__CREDENTIALS__TOKEN`, then without the source, then
 /// `SOURCES__CREDENTIALS__…`, then `CREDENTIALS__…`).
-public enum RestAuth: Sendable, Equatable {
+package enum RestAuth: Sendable, Equatable {
     case bearer(token: SecretValue)
     case apiKey(name: String, key: SecretValue, location: APIKeyLocation)
     case httpBasic(username: SecretValue, password: SecretValue)
     case oauth2ClientCredentials(OAuth2ClientCredentials)
 
     /// Where `api_key` puts its key (dlt's `param` is `query`).
-    public enum APIKeyLocation: String, Sendable, Equatable {
+    package enum APIKeyLocation: String, Sendable, Equatable {
         case header, query, cookie
     }
 
-    public static let types = ["bearer", "api_key", "http_basic", "oauth2_client_credentials"]
+    package static let types = ["bearer", "api_key", "http_basic", "oauth2_client_credentials"]
 
     /// `source`: the manifest's name, for dlt's variable names.
     init(_ reader: ManifestReader, source: String) throws(ManifestError) {
@@ -148,14 +148,14 @@ public enum RestAuth: Sendable, Equatable {
 /// (`grant_type=client_credentials`, the client's id and secret, `access_token_request_data`
 /// over them), sent as `Authorization: Bearer …` and kept in memory for its `expires_in`
 /// seconds (`default_token_expiration` when the answer has none) — see `OAuth2Tokens`.
-public struct OAuth2ClientCredentials: Sendable, Equatable {
-    public var accessTokenURL: SecretValue
-    public var clientID: SecretValue
-    public var clientSecret: SecretValue
-    public var requestData: [(String, SecretValue)]
-    public var defaultExpiration: Int
+package struct OAuth2ClientCredentials: Sendable, Equatable {
+    package var accessTokenURL: SecretValue
+    package var clientID: SecretValue
+    package var clientSecret: SecretValue
+    package var requestData: [(String, SecretValue)]
+    package var defaultExpiration: Int
 
-    public init(accessTokenURL: SecretValue, clientID: SecretValue, clientSecret: SecretValue, requestData: [(String, SecretValue)], defaultExpiration: Int) {
+    package init(accessTokenURL: SecretValue, clientID: SecretValue, clientSecret: SecretValue, requestData: [(String, SecretValue)], defaultExpiration: Int) {
         self.accessTokenURL = accessTokenURL
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -163,7 +163,7 @@ public struct OAuth2ClientCredentials: Sendable, Equatable {
         self.defaultExpiration = defaultExpiration
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.accessTokenURL == b.accessTokenURL && a.clientID == b.clientID && a.clientSecret == b.clientSecret
             && a.requestData.elementsEqual(b.requestData, by: ==) && a.defaultExpiration == b.defaultExpiration
     }

@@ -1,7 +1,7 @@
 /// A manifest resource's request body, as dlt's `endpoint.json` and `endpoint.data` give
 /// it. It is sent as written (placeholders filled for a child), recorded in every event of
 /// the request and part of its label: a body is never a secret (`env:` has no meaning here).
-public enum RestBody: Sendable, Equatable {
+package enum RestBody: Sendable, Equatable {
     /// `json`: sent as JSON (`application/json`), its canonical text.
     case json(JSONValue)
     /// `data` as an object, or a list of `[name, value]` pairs (Python's list of tuples,
@@ -12,7 +12,7 @@ public enum RestBody: Sendable, Equatable {
     /// `str` (a JSON text written as a string stays byte for byte what was written).
     case text(String)
 
-    public static func == (a: RestBody, b: RestBody) -> Bool {
+    package static func == (a: RestBody, b: RestBody) -> Bool {
         switch (a, b) {
         case let (.json(x), .json(y)): x == y
         case let (.form(x), .form(y)): x.elementsEqual(y, by: ==)

@@ -6,25 +6,25 @@ import Foundation
 /// `cursor_path` value among them, else `initial_value` — so a replay, `--at` and every
 /// replica compute the same next request, and a fetch killed midway asks again from what
 /// was committed.
-public struct RestIncremental: Sendable, Equatable {
-    public enum LastValue: String, Sendable { case max, min }
-    public enum Missing: String, Sendable { case raise, include, exclude }
+package struct RestIncremental: Sendable, Equatable {
+    package enum LastValue: String, Sendable { case max, min }
+    package enum Missing: String, Sendable { case raise, include, exclude }
 
-    public var cursorPath: JSONPath
+    package var cursorPath: JSONPath
     /// The query param that carries the start value (`since`), when one does.
-    public var startParam: String?
+    package var startParam: String?
     /// The query param that carries `end_value` (`until`), when one does.
-    public var endParam: String?
-    public var initialValue: JSONValue?
-    public var endValue: JSONValue?
-    public var lastValueFunction: LastValue = .max
+    package var endParam: String?
+    package var initialValue: JSONValue?
+    package var endValue: JSONValue?
+    package var lastValueFunction: LastValue = .max
     /// Seconds (timestamps) or units (numbers) the start value steps back, for late writes.
-    public var lag: Double?
+    package var lag: Double?
     /// An item without a cursor value: dlt raises; Fetchlog keeps it (`raise`, `include`)
     /// and says so, or leaves it out of the view (`exclude`).
-    public var onMissing: Missing = .raise
-    public var rangeStartOpen = false
-    public var rangeEndClosed = false
+    package var onMissing: Missing = .raise
+    package var rangeStartOpen = false
+    package var rangeEndClosed = false
     /// dlt's keys accepted with no effect (key paths).
     var acceptedWithoutEffect: [String] = []
 
@@ -164,7 +164,7 @@ public struct RestIncremental: Sendable, Equatable {
 extension RestResource {
     /// This resource as its next fetch asks it: `{incremental.…}` placeholders in the path
     /// and params filled, and the start and end params added, from the items held.
-    public func preparedForFetch(held items: [JSONValue]) -> RestResource {
+    package func preparedForFetch(held items: [JSONValue]) -> RestResource {
         preparedForFetch(lastValue: incremental?.lastValue(of: items.filter { incremental?.keeps($0) ?? true }))
     }
 

@@ -11,14 +11,15 @@ public struct RestManifest: Sendable, Equatable {
     public var name: String
     /// `client.base_url`, without a trailing slash.
     public var baseURL: String
+    /// The manifest's resources (`resources`), in the order given.
     public var resources: [RestResource]
     /// `client.headers`: sent with every request (values may be `env:NAME` secrets, and
     /// must be for a header whose name says it is a credential: `ManifestSecrets`).
-    public var headers: [(String, SecretValue)]
+    package var headers: [(String, SecretValue)]
     /// `client.auth`.
-    public var auth: RestAuth?
+    package var auth: RestAuth?
     /// The document as given (its canonical text is what `source.defined` records).
-    public let json: JSONValue
+    package let json: JSONValue
 
     /// Parses and validates a manifest document. `name` is the top-level `name` member, a
     /// Fetchlog addition (dlt names a source in Python).
@@ -149,7 +150,8 @@ public struct RestManifest: Sendable, Equatable {
     }
 
     /// dlt's keys this manifest gives that Fetchlog accepts with no effect (key paths).
-    public var acceptedWithoutEffect: [String] { resources.flatMap(\.acceptedWithoutEffect) }
+    package var acceptedWithoutEffect: [String] { resources.flatMap(\.acceptedWithoutEffect) }
 
+    /// Equal when the manifests' JSON is: the text defined is what the log records.
     public static func == (a: RestManifest, b: RestManifest) -> Bool { a.json == b.json }
 }

@@ -1,6 +1,6 @@
 /// How the pages of a resource follow one another — dlt's paginators, with dlt's
 /// parameters and defaults.
-public enum RestPaginator: Sendable, Equatable {
+package enum RestPaginator: Sendable, Equatable {
     case singlePage
     /// dlt's default when none is given: follow a `Link: <…>; rel="next"` header or a
     /// `next` URL in the body, else a single page.
@@ -19,7 +19,7 @@ public enum RestPaginator: Sendable, Equatable {
     case headerCursor(cursorKey: String, cursorParam: String)
 
     /// Where a cursor goes in the next request.
-    public enum CursorTarget: Sendable, Equatable {
+    package enum CursorTarget: Sendable, Equatable {
         /// A query parameter (`cursor_param`).
         case param(String)
         /// A member of the JSON body (`cursor_body_path`, dot-separated, as dlt sets it:

@@ -3,6 +3,7 @@ import Foundation
 /// One resource of a manifest: where it is, how its items are found in a body, how its
 /// pages follow one another, what identifies an item.
 public struct RestResource: Sendable, Equatable {
+    /// The resource's name: `items/SOURCE/NAME` exports its items.
     public var name: String
     /// `endpoint.path` relative to the base URL, with a leading `/`.
     public var path: String
@@ -10,14 +11,14 @@ public struct RestResource: Sendable, Equatable {
     public var params: [(String, String)]
     /// `endpoint.params` given as `env:NAME`: read at fetch time and sent after `params`,
     /// never part of the label (which every event of the resource records).
-    public var secretParams: [(String, SecretValue)] = []
+    package var secretParams: [(String, SecretValue)] = []
     /// `endpoint.data_selector`: the JSONPath to the items; nil for the body itself (`$`).
-    public var dataSelector: JSONPath?
-    public var paginator: RestPaginator
+    package var dataSelector: JSONPath?
+    package var paginator: RestPaginator
     /// `primary_key`: the fields identifying an item (deduplication keeps the first seen).
     public var primaryKey: [String]
     /// `endpoint.response_actions` statuses that end the list (`"action": "ignore"`).
-    public var ignoredStatuses: Set<Int>
+    package var ignoredStatuses: Set<Int>
     /// `fetchlog.search`: the fields `items … TEXT` searches (empty: every field).
     public var searchFields: [String] = []
     /// `fetchlog.facets`: fields whose values (or numeric ranges) are derived from the data.
@@ -28,47 +29,48 @@ public struct RestResource: Sendable, Equatable {
     /// `params` (or dlt's older `{"type":"resolve"}` params) makes one list per parent item.
     public var parent: String?
     /// Each placeholder as written (`resources.posts.id`) and the parent field it takes.
-    public var placeholders: [(text: String, field: [String])] = []
+    package var placeholders: [(text: String, field: [String])] = []
     /// `include_from_parent`: parent fields added to each child item as `_PARENT_FIELD`.
-    public var includeFromParent: [String] = []
+    package var includeFromParent: [String] = []
     /// `fetchlog.links`: fields whose values name items of a resource (`by` one of its fields).
-    public var links: [RestLink] = []
+    package var links: [RestLink] = []
     /// `fetchlog.images`: fields holding image URLs (dotted paths), in fallback order.
     public var imageFields: [[String]] = []
     /// `fetchlog.durable_items`: items past this many (in list order) are fetched for this
     /// session only — the durable window; nil keeps every page.
     public var durableItems: Int?
     /// `endpoint.headers` and `endpoint.auth`, over the client's (`ManifestCredentials`).
-    public var credentials = EndpointCredentials()
+    package var credentials = EndpointCredentials()
 
     /// `write_disposition`: how a fetch's items meet the held ones (nil: Fetchlog's rule,
     /// the same as `merge` — by primary key, newest values).
-    public var writeDisposition: WriteDisposition?
+    package var writeDisposition: WriteDisposition?
     /// `selected: false`: a resource dlt would not load unless asked (kept for `source list`).
-    public var selected = true
+    package var selected = true
     /// `table_name`: another name the resource's view answers to (`items/SOURCE/TABLE`).
-    public var tableName: String?
+    package var tableName: String?
     /// `parallelized`: a child resource's lists are fetched several at once.
-    public var parallelized = false
+    package var parallelized = false
     /// `columns`: dlt data types by column name, for the generated JSON Schema.
-    public var columnTypes: [(String, String)] = []
+    package var columnTypes: [(String, String)] = []
     /// `response_actions` with `content`: a body holding this text is ignored (the list
     /// ends there, as dlt's `ignore`), for the given status or any.
-    public var ignoredContent: [(content: String, status: Int?)] = []
+    package var ignoredContent: [(content: String, status: Int?)] = []
     /// dlt's keys accepted with no effect in Fetchlog (key paths, for `source add` to say).
-    public var acceptedWithoutEffect: [String] = []
+    package var acceptedWithoutEffect: [String] = []
     /// `endpoint.incremental` or a `{"type": "incremental"}` param.
-    public var incremental: RestIncremental?
+    package var incremental: RestIncremental?
     /// `endpoint.headers` whose values hold `{resources.…}` or `{incremental.…}`
     /// placeholders: filled per request (per parent item, from the items held), sent, and
     /// part of the label, since they may be all that tells two requests apart.
-    public var headerTemplates: [(String, String)] = []
+    package var headerTemplates: [(String, String)] = []
     /// `endpoint.method`: GET (dlt's default) or POST.
-    public var method = "GET"
+    package var method = "GET"
     /// `endpoint.json` or `endpoint.data`: the request body, placeholders and all until a
     /// child resource is resolved for one parent item.
-    public var body: RestBody?
+    package var body: RestBody?
 
+    /// Equal when every field read from the manifest is equal.
     public static func == (a: RestResource, b: RestResource) -> Bool {
         a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
             && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)
@@ -326,7 +328,7 @@ public struct RestResource: Sendable, Equatable {
 
     /// This child resource for one parent item: its placeholders replaced by the item's
     /// values (as dlt formats them); nil, with the missing field, when the item lacks one.
-    public func resolved(for parentItem: JSONValue) -> Result<RestResource, MissingParentField> {
+    package func resolved(for parentItem: JSONValue) -> Result<RestResource, MissingParentField> {
         var copy = self
         copy.parent = nil
         copy.placeholders = []
@@ -348,7 +350,7 @@ public struct RestResource: Sendable, Equatable {
     }
 
     /// The parent members a child item gains (`include_from_parent`), as dlt names them.
-    public func parentMembers(of parentItem: JSONValue) -> [(String, JSONValue)] {
+    package func parentMembers(of parentItem: JSONValue) -> [(String, JSONValue)] {
         guard let parent else { return [] }
         return includeFromParent.map { ("_\(parent)_\($0)", parentItem[$0] ?? .null) }
     }
@@ -402,7 +404,7 @@ public struct RestResource: Sendable, Equatable {
     /// The resource path (with `params` and paging query) as events label it; a request
     /// with a body (or another method than GET) also carries `requestSuffix`, the cursor
     /// `bodyCursor` written into its JSON body.
-    public func label(extra: [(String, String)] = [], bodyCursor: JSONValue? = nil) -> String {
+    package func label(extra: [(String, String)] = [], bodyCursor: JSONValue? = nil) -> String {
         let query = (params + extra).map { "\($0.0)=\(Resource.queryEscape(Self.unescapeBraces($0.1)))" }.joined(separator: "&")
         let path = requestPath
         return (query.isEmpty ? path : path + "?" + query) + requestSuffix(bodyCursor: bodyCursor)
@@ -416,7 +418,7 @@ public struct RestResource: Sendable, Equatable {
     /// URL ends at `#`), and the resource's name first, so the label names its resource
     /// however many resources share the path (`ManifestSource.resource(ofLabel:)`).
     /// Empty for a GET without a body: such labels stay as they always were.
-    public func requestSuffix(bodyCursor: JSONValue? = nil) -> String {
+    package func requestSuffix(bodyCursor: JSONValue? = nil) -> String {
         var target: [String]?
         if case .cursor(_, .body(let path), _, _) = paginator, bodyCursor != nil { target = path }
         let text = RestBody.text(body, cursor: target.map { ($0, bodyCursor!) })
@@ -443,21 +445,21 @@ public struct RestResource: Sendable, Equatable {
 
 
 /// A parent item without the field a child resource's placeholder takes.
-public struct MissingParentField: Error, Sendable, Equatable {
-    public let field: String
+package struct MissingParentField: Error, Sendable, Equatable {
+    package let field: String
 }
 
 /// `fetchlog.links`: the values of `field` (a string or a list of them) name items of the
 /// resource `to` by their field `by` — the exact (trimmed) text first, else the one item
 /// whose text matches ignoring case.
-public struct RestLink: Sendable, Equatable {
-    public let field: String
-    public let to: String
-    public let by: String
+package struct RestLink: Sendable, Equatable {
+    package let field: String
+    package let to: String
+    package let by: String
 }
 
 /// `write_disposition`, as dlt names them.
-public enum WriteDisposition: String, Sendable, Equatable {
+package enum WriteDisposition: String, Sendable, Equatable {
     /// By primary key, newest values (Fetchlog's rule when none is given).
     case merge
     /// The latest fetch of the list replaces what was held: items of the pages fetched

@@ -7,6 +7,7 @@ public protocol SourceDocument: Sendable {
 }
 
 extension SourceDocument where Self: Equatable {
+    /// Equal when `other` is the same type and `==` says so: what an `Equatable` document gets for free.
     public func isEqual(to other: any SourceDocument) -> Bool {
         guard let other = other as? Self else { return false }
         return self == other

@@ -52,7 +52,9 @@ public protocol SourcePlugin: Sendable {
 
 /// The method and body of one request, beyond its URL.
 public struct SourceRequest: Sendable, Equatable {
+    /// `GET` unless the endpoint says otherwise.
     public var method: String
+    /// The request body, sent as it is; nil sends none.
     public var body: [UInt8]?
     /// The body's Content-Type; nil sends none (a `data` string is sent as it is).
     public var contentType: String?
@@ -60,6 +62,7 @@ public struct SourceRequest: Sendable, Equatable {
     /// recorded as they are: they are no secret.
     public var headers: [Header] = []
 
+    /// A request with `method`, `body` of `contentType`, and `headers`.
     public init(method: String = "GET", body: [UInt8]? = nil, contentType: String? = nil, headers: [Header] = []) {
         self.method = method
         self.body = body
@@ -67,13 +70,16 @@ public struct SourceRequest: Sendable, Equatable {
         self.headers = headers
     }
 
+    /// A plain GET: what most resources ask.
     public static let get = SourceRequest()
 }
 
 /// Extra headers and query parameters of a source's requests, and which of them are secret
 /// (recorded as `***`).
 public struct Credentials: Sendable, Equatable {
+    /// Headers added to each request (an API key, a bearer token).
     public var headers: [Header] = []
+    /// Query parameters added to each request's URL, in order.
     public var query: [(String, String)] = []
     /// Lowercased names of headers whose values are secret.
     public var secretHeaders: Set<String> = []
@@ -81,8 +87,9 @@ public struct Credentials: Sendable, Equatable {
     public var secretParameters: Set<String> = []
     /// A bearer token to ask for first (`oauth2_client_credentials`): the fetcher asks the
     /// token endpoint, or takes the token it holds (`OAuth2Tokens`).
-    public var tokenRequest: OAuth2TokenRequest?
+    package var tokenRequest: OAuth2TokenRequest?
 
+    /// Credentials of `headers` and `query`, with the names in `secretHeaders` and `secretParameters` recorded as `***`.
     public init(headers: [Header] = [], query: [(String, String)] = [], secretHeaders: Set<String> = [], secretParameters: Set<String> = []) {
         self.headers = headers
         self.query = query
@@ -90,8 +97,10 @@ public struct Credentials: Sendable, Equatable {
         self.secretParameters = secretParameters
     }
 
+    /// No credentials: what a public API needs.
     public static let none = Credentials()
 
+    /// Equal when every header, parameter and secret name is.
     public static func == (a: Credentials, b: Credentials) -> Bool {
         a.headers == b.headers && a.query.elementsEqual(b.query, by: ==) && a.secretHeaders == b.secretHeaders && a.secretParameters == b.secretParameters
             && a.tokenRequest == b.tokenRequest
@@ -100,33 +109,47 @@ public struct Credentials: Sendable, Equatable {
 
 /// A credential that cannot be made: which, and why (the environment variable not set).
 public struct CredentialsError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is missing and what to set, as a user reads it.
     public let message: String
     /// False when a request was made on the way (to an OAuth 2.0 token endpoint), whose
     /// failure the message tells.
     public var sentNothing = true
     /// What failed: `httpStatus` when a token endpoint answered with an error status.
     public var failureClass: FailureClass = .transport
+    /// A credential that cannot be made, saying why (`message`).
     public init(_ message: String, sentNothing: Bool = true, failureClass: FailureClass = .transport) {
         self.message = message
         self.sentNothing = sentNothing
         self.failureClass = failureClass
     }
+    /// The message.
     public var description: String { message }
 }
 
 extension SourcePlugin {
+    /// The source's name, unless the plug-in says more.
     public var summary: String { source.rawValue }
+    /// None, unless the plug-in serves from more than one host.
     public var otherBases: [String] { [] }
+    /// `realBase` for every kind, unless some kinds live on another host.
     public func realBase(for kind: DocumentKind) -> String { realBase }
+    /// Revalidate on every open, unless the plug-in knows its data keeps.
     public var freshness: FreshnessRule { .alwaysRevalidate }
+    /// Never: only a plug-in knows which status ends its lists.
     public func isEndOfList(status: UInt16, kind: DocumentKind) -> Bool { false }
+    /// No slice: a source that folds only fetched bodies keeps none.
     public var initialSlice: (any SourceSlice)? { nil }
+    /// None: a public API.
     public func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials { .none }
+    /// The source's credentials, for every kind.
     public func credentials(for kind: DocumentKind, environment: [String: String]) throws(CredentialsError) -> Credentials {
         try credentials(environment: environment)
     }
+    /// False: a plug-in's bases are code; only a manifest's come from the log.
     public var basesAreData: Bool { false }
+    /// A plain GET for every resource.
     public func request(for resource: Resource) -> SourceRequest { .get }
+    /// None beyond the headers the log always keeps.
     public func keptResponseHeaders(for kind: DocumentKind) -> Set<String> { [] }
 }
 

@@ -49,6 +49,7 @@ public struct SourceRegistry: Sendable {
         return index[source].map { plugins[$0] }
     }
 
+    /// The plug-in registered for `source` (or the core's `assets`); nil for an unknown name.
     public func plugin(_ source: Source) -> (any SourcePlugin)? { plugin(source.rawValue) }
 
     /// The data sources' names, in registration order.
@@ -62,7 +63,7 @@ public struct SourceRegistry: Sendable {
     }
 
     /// Decodes `body` as `resource`'s plug-in says.
-    public func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+    package func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard let plugin = plugin(resource.source) else {
             throw DecodeError(path: "$", reason: "no registered source named '\(resource.source)'")
         }
@@ -70,7 +71,7 @@ public struct SourceRegistry: Sendable {
     }
 
     /// The real base of `resource` (its plug-in's, for its kind).
-    public func realBase(of resource: Resource) -> String {
+    package func realBase(of resource: Resource) -> String {
         plugin(resource.source)?.realBase(for: resource.document) ?? ""
     }
 

@@ -9,6 +9,7 @@ import Foundation
 /// Bump `version` when `apply` changes meaning: on open, a checkpoint's slice of another
 /// version is rebuilt from the log, and only that slice.
 public protocol SourceSlice: Codable, Sendable, Equatable {
+    /// The slice's own version: a checkpoint's slice of another version is rebuilt from the log.
     static var version: Int { get }
     /// Folds one intent event of this slice's source. Pure: no I/O, no clock.
     mutating func apply(_ event: Event)

@@ -4,15 +4,15 @@ import Foundation
 ///
 /// Both callbacks may be called from any task; the reports a run returns come in plan
 /// order whatever the order of these calls.
-public struct AssetProgress: Sendable {
+package struct AssetProgress: Sendable {
     /// Once, before the first download starts: how many downloads are planned — one per
     /// distinct URL that an item tries first and whose bytes are not held yet. A fallback
     /// (the original after the medium failed) is a download beyond the plan.
-    public var onPlan: @Sendable (Int) -> Void
+    package var onPlan: @Sendable (Int) -> Void
     /// After each download (one URL with the fetcher's retries) ends, in completion order.
-    public var onReport: @Sendable (FetchReport) -> Void
+    package var onReport: @Sendable (FetchReport) -> Void
 
-    public init(onPlan: @escaping @Sendable (Int) -> Void = { _ in }, onReport: @escaping @Sendable (FetchReport) -> Void = { _ in }) {
+    package init(onPlan: @escaping @Sendable (Int) -> Void = { _ in }, onReport: @escaping @Sendable (FetchReport) -> Void = { _ in }) {
         self.onPlan = onPlan
         self.onReport = onReport
     }
@@ -31,15 +31,15 @@ public struct AssetProgress: Sendable {
 extension OfflineFirst {
     /// One asset by its real URL.
     @discardableResult
-    public func fetchAsset(_ url: String, durable: Bool = true) async throws -> FetchReport {
+    package func fetchAsset(_ url: String, durable: Bool = true) async throws -> FetchReport {
         try await store.fetch(.asset(url), durable: durable)
     }
 
     /// One item to download: its candidates in preference order, and whether it is durable.
-    public struct DownloadItem: Sendable {
-        public let candidates: [(kind: String, url: String)]
-        public let durable: Bool
-        public init(candidates: [(kind: String, url: String)], durable: Bool) {
+    package struct DownloadItem: Sendable {
+        package let candidates: [(kind: String, url: String)]
+        package let durable: Bool
+        package init(candidates: [(kind: String, url: String)], durable: Bool) {
             self.candidates = candidates
             self.durable = durable
         }
@@ -49,7 +49,7 @@ extension OfflineFirst {
 
     /// Downloads `plan` with at most `concurrency` items in flight; returns the reports in
     /// the order a one-at-a-time run gives them.
-    public func download(_ plan: [DownloadItem], concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
+    package func download(_ plan: [DownloadItem], concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         let state = store.snapshot.state
         func held(_ url: String) -> Bool { state.documents[ResourceKey(source: Source.assets.rawValue, path: url)] != nil }
         // A URL named by a durable item is durable, whichever item gets to fetch it first.

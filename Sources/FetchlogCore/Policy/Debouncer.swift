@@ -3,17 +3,17 @@
 ///
 /// The wait is measured on an injected clock, so tests type their keystrokes on a manual
 /// clock instead of racing real time.
-public actor Debouncer {
-    public let interval: Duration
+package actor Debouncer {
+    package let interval: Duration
     private let clock: any _Concurrency.Clock<Duration>
     private var generation = 0
 
-    public init(interval: Duration = .milliseconds(200), clock: any _Concurrency.Clock<Duration> = ContinuousClock()) {
+    package init(interval: Duration = .milliseconds(200), clock: any _Concurrency.Clock<Duration> = ContinuousClock()) {
         self.interval = interval
         self.clock = clock
     }
 
-    public func submit<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T? {
+    package func submit<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T? {
         generation += 1
         let mine = generation
         try? await clock.sleep(for: interval)

@@ -11,26 +11,26 @@ public enum FreshnessRule: Sendable, Equatable {
 
 /// The freshness rule of every source: each plug-in's own (`SourcePlugin.freshness`)
 /// unless overridden here.
-public struct FreshnessPolicy: Sendable {
+package struct FreshnessPolicy: Sendable {
     /// Per source, by name; a source not listed revalidates on every open.
-    public var rules: [Source: FreshnessRule]
+    package var rules: [Source: FreshnessRule]
     /// A held response's `Cache-Control: max-age` (less its `Age`) replaces the
     /// time to live of a `timeToLive` rule.
-    public var honourCacheControl = true
+    package var honourCacheControl = true
 
     /// Every registered source's own rule.
-    public init(sources: SourceRegistry) {
+    package init(sources: SourceRegistry) {
         rules = Dictionary(uniqueKeysWithValues: sources.plugins.map { ($0.source, $0.freshness) })
     }
 
-    public func rule(for source: String) -> FreshnessRule {
+    package func rule(for source: String) -> FreshnessRule {
         rules[Source(source)] ?? .alwaysRevalidate
     }
 
     /// The rule for one resource: the source's rule set here; else, for a source the log
     /// defines by a manifest (never in `rules`, which knows only registered plug-ins), the
     /// resource's own `fetchlog.ttl`, then the manifest's rule; else the plug-in's own.
-    public func rule(for key: ResourceKey, in state: LogState) -> FreshnessRule {
+    package func rule(for key: ResourceKey, in state: LogState) -> FreshnessRule {
         if let rule = rules[Source(key.source)] { return rule }
         guard let plugin = state.plugin(key.source) else { return .alwaysRevalidate }
         if let manifest = plugin as? ManifestSource {
@@ -41,7 +41,7 @@ public struct FreshnessPolicy: Sendable {
     }
 
     /// How current the held body of `key` is at `now`.
-    public func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp) -> Freshness {
+    package func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp) -> Freshness {
         let status = state.status[key] ?? ResourceStatus()
         let held = state.documents[key] != nil
         guard held, let success = status.lastSuccess else {
@@ -75,17 +75,17 @@ public struct FreshnessPolicy: Sendable {
 }
 
 /// How current a held body is, and what went wrong last.
-public struct Freshness: Sendable, Equatable {
-    public enum Level: String, Sendable { case fresh, stale, missing }
-    public let level: Level
+package struct Freshness: Sendable, Equatable {
+    package enum Level: String, Sendable { case fresh, stale, missing }
+    package let level: Level
     /// When the held body was last known current (success, 304 or renewal).
-    public let lastUpdated: Timestamp?
+    package let lastUpdated: Timestamp?
     /// When it stops (or stopped) being fresh; nil when it never expires or is missing.
-    public let validUntil: Timestamp?
-    public let status: ResourceStatus
+    package let validUntil: Timestamp?
+    package let status: ResourceStatus
 
     /// True when the last attempt failed after the last success: the upstream is not answering.
-    public var isFailing: Bool { status.failuresSince > 0 }
+    package var isFailing: Bool { status.failuresSince > 0 }
 }
 
 extension Duration {
@@ -93,8 +93,8 @@ extension Duration {
 }
 
 /// `2h 14m`, `16m`, `45s`, `3d 2h`: how old, for people.
-public enum AgeText {
-    public static func describe(milliseconds: Int64) -> String {
+package enum AgeText {
+    package static func describe(milliseconds: Int64) -> String {
         let seconds = max(0, milliseconds / 1000)
         let (d, h, m, s) = (seconds / 86_400, seconds % 86_400 / 3600, seconds % 3600 / 60, seconds % 60)
         if d > 0 { return h > 0 ? "\(d)d \(h)h" : "\(d)d" }

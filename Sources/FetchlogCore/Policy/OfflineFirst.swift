@@ -13,28 +13,28 @@ import Foundation
 ///
 /// `@unchecked Sendable`: running tasks, prefetched pages and debouncers are guarded by `lock`; `durableWindow`, `prefetchDistance` and `onBackgroundReport` are set before the policy is shared.
 public final class OfflineFirst: @unchecked Sendable {
-    public let store: Store
-    public let fetcher: Fetcher
-    public let policy: FreshnessPolicy
-    public let clock: any WallClock
+    package let store: Store
+    package let fetcher: Fetcher
+    package let policy: FreshnessPolicy
+    package let clock: any WallClock
     /// Items of a paged list (by index across pages) that survive a restart, for sources
     /// whose lists have a durable window.
-    public var durableWindow = 1000
+    package var durableWindow = 1000
     /// Prefetch the next page when the user is this many items from the end of what is held.
-    public var prefetchDistance = 20
+    package var prefetchDistance = 20
 
     private let lock = NSLock()
     private var running: [Resource: Task<Void, Never>] = [:]
     private var prefetched: Set<Resource> = []
     /// Called when a background fetch ends (the shell prints it above the line being typed).
-    public var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
+    package var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
     private var debouncers: [String: Debouncer] = [:]
     private let debounceClock: any _Concurrency.Clock<Duration>
 
     /// `clock` tells the time events are stamped and freshness is judged by; `debounceClock`
     /// measures the pause that ends a burst of search keystrokes.
     /// `policy` nil: every registered source's own freshness rule.
-    public init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy? = nil, clock: any WallClock = SystemClock(),
+    package init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy? = nil, clock: any WallClock = SystemClock(),
                 debounceClock: any _Concurrency.Clock<Duration> = ContinuousClock()) {
         self.store = store
         self.fetcher = fetcher
@@ -44,15 +44,15 @@ public final class OfflineFirst: @unchecked Sendable {
     }
 
     /// What opening a view gives: the snapshot now, and whether a refresh started.
-    public struct Opened: Sendable {
-        public let snapshot: Snapshot
-        public let freshness: Freshness
-        public let revalidating: Bool
+    package struct Opened: Sendable {
+        package let snapshot: Snapshot
+        package let freshness: Freshness
+        package let revalidating: Bool
     }
 
     /// Opens the view whose primary resource is `resource`. Never waits on the network.
     @discardableResult
-    public func open(_ resource: Resource, force: Bool = false) async throws -> Opened {
+    package func open(_ resource: Resource, force: Bool = false) async throws -> Opened {
         let snapshot = store.snapshot
         let now = clock.now()
         let key = ResourceKey(resource)
@@ -72,17 +72,17 @@ public final class OfflineFirst: @unchecked Sendable {
     }
 
     /// The freshness of a resource now, from the latest snapshot.
-    public func freshness(of resource: Resource) -> Freshness {
+    package func freshness(of resource: Resource) -> Freshness {
         policy.evaluate(ResourceKey(resource), in: store.snapshot.state, now: clock.now())
     }
 
-    public func isRevalidating(_ resource: Resource) -> Bool { lock.withLock { running[resource] != nil } }
+    package func isRevalidating(_ resource: Resource) -> Bool { lock.withLock { running[resource] != nil } }
 
     /// Waits until every background fetch started so far has finished (one-shot commands
     /// call this before exiting, so the outcome is in the log). When the waiting task is
     /// cancelled (Ctrl-C on a command waiting for its first data), the fetches it waits for
     /// are cancelled too, and it returns at once: nothing is recorded for them.
-    public func waitForBackgroundWork() async {
+    package func waitForBackgroundWork() async {
         while !Task.isCancelled {
             let tasks = lock.withLock { Array(running.values) }
             if tasks.isEmpty { return }
@@ -94,7 +94,7 @@ public final class OfflineFirst: @unchecked Sendable {
 
     /// The line to show under a result, or nil when the data is fresh.
     /// `offline: connection refused — shows last updated 2h 14m ago`.
-    public func warning(for resource: Resource, named name: String) -> String? {
+    package func warning(for resource: Resource, named name: String) -> String? {
         let f = freshness(of: resource)
         let now = clock.now()
         switch f.level {
@@ -126,7 +126,7 @@ public final class OfflineFirst: @unchecked Sendable {
     /// fetched in the background, once per store (by `fetch` when given, else as a plain
     /// fetch). Returns `next` when it started it.
     @discardableResult
-    public func prefetch(_ next: Resource?, itemIndex index: Int, held: Int,
+    package func prefetch(_ next: Resource?, itemIndex index: Int, held: Int,
                          fetch: (@Sendable () async throws -> Void)? = nil) -> Resource? {
         guard let next, index >= held - prefetchDistance else { return nil }
         let start = lock.withLock { prefetched.insert(next).inserted }
@@ -137,7 +137,7 @@ public final class OfflineFirst: @unchecked Sendable {
 
     /// Fetches `resource` debounced on `channel` (one per search box): superseded within
     /// 200 ms by another call on the same channel, it sends nothing and returns nil.
-    public func debouncedFetch(_ resource: Resource, channel: String) async throws -> FetchReport? {
+    package func debouncedFetch(_ resource: Resource, channel: String) async throws -> FetchReport? {
         let debouncer = lock.withLock {
             if let existing = debouncers[channel] { return existing }
             let made = Debouncer(clock: debounceClock)
@@ -161,7 +161,7 @@ public final class OfflineFirst: @unchecked Sendable {
     }
 
     /// Runs `body` in the background as the fetch of `resource` (at most one at a time).
-    public func startTask(_ resource: Resource, _ body: @escaping @Sendable () async throws -> Void) {
+    package func startTask(_ resource: Resource, _ body: @escaping @Sendable () async throws -> Void) {
         lock.withLock {
             guard running[resource] == nil else { return }
             running[resource] = Task {

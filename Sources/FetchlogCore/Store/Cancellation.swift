@@ -7,11 +7,13 @@ public struct ReplayCancelled: Error, CustomStringConvertible, Sendable, Equatab
     /// The log's last seq at that moment.
     public let last: UInt64
 
+    /// A replay stopped at `seq` of `last`.
     public init(seq: UInt64, last: UInt64) {
         self.seq = seq
         self.last = last
     }
 
+    /// Says where the replay stopped and that nothing was written.
     public var description: String { "cancelled: the replay stopped at seq \(seq) of \(last); nothing was written" }
 }
 
@@ -21,8 +23,10 @@ public struct ExportCancelled: Error, CustomStringConvertible, Sendable, Equatab
     /// The last event written, or nil if none was.
     public let lastWritten: UInt64?
 
+    /// An export that stopped after `lastWritten` (nil: before any event).
     public init(lastWritten: UInt64?) { self.lastWritten = lastWritten }
 
+    /// Says how far the export got, so the user knows what the file holds.
     public var description: String {
         guard let lastWritten else { return "cancelled: the export stopped before writing any event" }
         return "cancelled: the export stopped after seq \(lastWritten); what was written holds whole events up to it"

@@ -10,12 +10,12 @@ import Synchronization
 /// tokens are, and an observer of it need not even compute it (`Store.observe(view:)`).
 /// Tokens, not counters: states forked from one (an outbox folded on top, a pinned past)
 /// can never meet again at equal numbers with different contents.
-public struct ChangeTokens: Sendable {
+package struct ChangeTokens: Sendable {
     private static let next = Atomic<UInt64>(0)
     private static func fresh() -> UInt64 { next.wrappingAdd(1, ordering: .relaxed).newValue }
 
     /// Fresh for every state made from nothing.
-    public let epoch: UInt64 = ChangeTokens.fresh()
+    package let epoch: UInt64 = ChangeTokens.fresh()
     /// Source → the token of the last event of it applied; absent: none since the epoch.
     private var bySource: [String: UInt64] = [:]
 
@@ -24,7 +24,7 @@ public struct ChangeTokens: Sendable {
     mutating func bump(_ source: String) { bySource[source] = Self.fresh() }
 
     /// What identifies the part of the state `sources` own: equal keys, equal parts.
-    public func key(for sources: Set<String>) -> [UInt64] {
+    package func key(for sources: Set<String>) -> [UInt64] {
         [epoch] + sources.sorted().map { bySource[$0] ?? 0 }
     }
 }

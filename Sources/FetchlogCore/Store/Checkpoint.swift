@@ -7,10 +7,10 @@ import FetchlogLMDB
 /// references (resource → seq of its held body): restoring re-decodes those bodies from
 /// the log, which is O(resources), and keeps checkpoints small however large bodies are.
 /// One LMDB value holds everything, so the state and its seq are written atomically.
-public enum Checkpoint {
+package enum Checkpoint {
     static let key = "state"
 
-    public static func encode(_ state: LogState) -> [UInt8] {
+    package static func encode(_ state: LogState) -> [UInt8] {
         let documents: [JSONValue] = state.documents.keys.sorted().map { key in
             .object([("source", .string(key.source)), ("path", .string(key.path)), ("seq", .number(state.documents[key]!.seq))])
         }
@@ -62,7 +62,7 @@ public enum Checkpoint {
         })
     }
 
-    public static func decode(_ bytes: [UInt8], log: EventLog, sources: SourceRegistry) throws -> LogState? {
+    package static func decode(_ bytes: [UInt8], log: EventLog, sources: SourceRegistry) throws -> LogState? {
         guard let json = try? JSONValue.parse(bytes: bytes),
               json["reducerVersion"]?.intValue == LogState.reducerVersion,
               case .number(let seqText)? = json["seq"], let seq = UInt64(seqText), seq <= (try log.lastSeq()) else { return nil }
@@ -144,7 +144,7 @@ public enum Checkpoint {
 
 extension EventLog {
     /// The saved checkpoint's bytes, if any.
-    public func loadCheckpoint() throws -> [UInt8]? {
+    package func loadCheckpoint() throws -> [UInt8]? {
         try read { txn in
             var key = Checkpoint.key
             return try key.withUTF8 { k in try txn.get(derived, key: UnsafeRawBufferPointer(k)).map { Array($0) } }
@@ -161,7 +161,7 @@ extension EventLog {
 
     /// Saves a checkpoint through the writer thread (one transaction, replacing the old one),
     /// with the view record made at the same state when given.
-    public func saveCheckpoint(_ bytes: [UInt8], views: [UInt8]? = nil) async throws {
+    package func saveCheckpoint(_ bytes: [UInt8], views: [UInt8]? = nil) async throws {
         let database = derived
         try await write { txn in
             for (name, value) in [(Checkpoint.key, bytes)] + (views.map { [(ViewRecord.key, $0)] } ?? []) {

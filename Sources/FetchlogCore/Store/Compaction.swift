@@ -9,31 +9,31 @@ import Foundation
 /// `fetched` event as the success it was (its status, validators and times), so replay
 /// gives the same state at the head, hash for hash. Intents, 304s, failures and the last
 /// body of each resource are never touched, nor are the bodies the saved checkpoint names.
-public enum Compaction {
+package enum Compaction {
     /// A planned compaction: the events whose body goes, by resource.
-    public struct Plan: Sendable, Equatable {
-        public struct Resource: Sendable, Equatable {
-            public let key: ResourceKey
+    package struct Plan: Sendable, Equatable {
+        package struct Resource: Sendable, Equatable {
+            package let key: ResourceKey
             /// Seqs of the events whose body goes, in order.
-            public var seqs: [UInt64] = []
+            package var seqs: [UInt64] = []
             /// Their body bytes (each counted as if it held its own copy).
-            public var bodyBytes = 0
+            package var bodyBytes = 0
             /// The seq of the body the head holds for this resource.
-            public var heldSeq: UInt64 = 0
+            package var heldSeq: UInt64 = 0
             /// The first body after the last one dropped: from there `--at` holds this resource.
-            public var nextBodySeq: UInt64 = 0
+            package var nextBodySeq: UInt64 = 0
         }
-        public var resources: [Resource] = []
+        package var resources: [Resource] = []
         /// Every event read, and the `fetched` events that carry a body.
-        public var eventsRead = 0
-        public var bodiesRead = 0
+        package var eventsRead = 0
+        package var bodiesRead = 0
         /// The seq from which `--at` answers with every body again: the largest `nextBodySeq`.
-        public var horizon: UInt64 = 0
+        package var horizon: UInt64 = 0
         /// Superseded bodies kept because the saved checkpoint restores from them.
-        public var keptForCheckpoint = 0
-        public var seqs: [UInt64] { resources.flatMap(\.seqs) }
-        public var events: Int { resources.reduce(0) { $0 + $1.seqs.count } }
-        public var bodyBytes: Int { resources.reduce(0) { $0 + $1.bodyBytes } }
+        package var keptForCheckpoint = 0
+        package var seqs: [UInt64] { resources.flatMap(\.seqs) }
+        package var events: Int { resources.reduce(0) { $0 + $1.seqs.count } }
+        package var bodyBytes: Int { resources.reduce(0) { $0 + $1.bodyBytes } }
     }
 
     /// Which events to compact: those before `before` (a seq) and recorded before
@@ -41,7 +41,7 @@ public enum Compaction {
     ///
     /// One pass over the log reading headers only; a body is decoded only when it differs
     /// from the last one seen for its resource (a year of identical 200s decodes once).
-    public static func plan(_ log: EventLog, sources: SourceRegistry, before: UInt64? = nil, recordedBefore: Timestamp? = nil,
+    package static func plan(_ log: EventLog, sources: SourceRegistry, before: UInt64? = nil, recordedBefore: Timestamp? = nil,
                             isCancelled: () -> Bool = { Task.isCancelled }) throws -> Plan {
         struct Seen {
             var digest: [UInt8]
@@ -146,6 +146,6 @@ public enum Compaction {
 }
 
 /// `log compact` stopped by Ctrl-C while planning: nothing was changed.
-public struct CompactionCancelled: Error, CustomStringConvertible {
-    public var description: String { "cancelled while planning: nothing was compacted" }
+package struct CompactionCancelled: Error, CustomStringConvertible {
+    package var description: String { "cancelled while planning: nothing was compacted" }
 }

@@ -2,10 +2,10 @@ import Foundation
 
 /// Folds one event into the state. Pure: no I/O, no clock; the same events in the same
 /// order always give the same state.
-public enum LogReducer {
+package enum LogReducer {
     /// `decoded`: the event's body already decoded by its plug-in (the fetcher's, on
     /// arrival), so it is not decoded twice; nil decodes it here.
-    public static func apply(_ event: Event, to state: inout LogState, decoded: (any SourceDocument)? = nil) {
+    package static func apply(_ event: Event, to state: inout LogState, decoded: (any SourceDocument)? = nil) {
         // Session-only events (seq 0, never in the log) do not move the state's seq.
         if event.seq > 0 { state.seq = event.seq }
         state.changes.bump(event.source)
@@ -95,7 +95,7 @@ public enum LogReducer {
     }
 
     /// The state after every event of `events`, from empty.
-    public static func fold<S: Sequence>(_ events: S, sources: SourceRegistry) -> LogState where S.Element == Event {
+    package static func fold<S: Sequence>(_ events: S, sources: SourceRegistry) -> LogState where S.Element == Event {
         var state = LogState(sources: sources)
         for event in events { apply(event, to: &state) }
         return state

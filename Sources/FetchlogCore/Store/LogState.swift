@@ -1,29 +1,39 @@
 /// A resource as the log names it: the event's source and label.
 public struct ResourceKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The source's name, as events carry it.
     public let source: String
+    /// The resource's path (with its query), as events label it.
     public let path: String
+    /// The key of `source`'s resource at `path`.
     public init(source: String, path: String) {
         self.source = source
         self.path = path
     }
+    /// The key the log files `resource` under.
     public init(_ resource: Resource) { self.init(source: resource.source.rawValue, path: resource.path) }
+    /// Ordered by source, then path, so listings are stable.
     public static func < (a: ResourceKey, b: ResourceKey) -> Bool { (a.source, a.path) < (b.source, b.path) }
+    /// `source` followed by `path`.
     public var description: String { source + path }
 }
 
 /// The last body of a resource that decoded, with where it came from.
 public struct HeldDocument: Sendable, Equatable {
+    /// The event that brought the body.
     public let seq: UInt64
+    /// When that event was recorded.
     public let fetchedAt: Timestamp
     /// As the source's plug-in decoded it; cast to the plug-in's own type to read it.
     public let document: any SourceDocument
 
+    /// A held document from event `seq`, recorded at `fetchedAt`.
     public init(seq: UInt64, fetchedAt: Timestamp, document: any SourceDocument) {
         self.seq = seq
         self.fetchedAt = fetchedAt
         self.document = document
     }
 
+    /// Equal when the same event brought an equal document.
     public static func == (a: HeldDocument, b: HeldDocument) -> Bool {
         a.seq == b.seq && a.fetchedAt == b.fetchedAt && a.document.isEqual(to: b.document)
     }
@@ -33,6 +43,7 @@ public struct HeldDocument: Sendable, Equatable {
 public struct ResourceStatus: Sendable, Equatable {
     /// The last `fetched` event that decoded (the held body).
     public var lastSuccess: Timestamp?
+    /// The seq of the held body's event.
     public var lastSuccessSeq: UInt64?
     /// The last 304 that confirmed the held body.
     public var lastRevalidated: Timestamp?
@@ -42,13 +53,19 @@ public struct ResourceStatus: Sendable, Equatable {
     public var ageSeconds: Int?
     /// Any attempt at all.
     public var lastAttempt: Timestamp?
+    /// The seq of the last attempt (0: none yet).
     public var lastAttemptSeq: UInt64 = 0
+    /// The held body's `ETag`, sent back as `If-None-Match`.
     public var etag: String?
+    /// The held body's `Last-Modified`, sent back as `If-Modified-Since`.
     public var lastModified: String?
+    /// The held body's `Cache-Control`, which freshness reads.
     public var cacheControl: String?
     /// Failed attempts since the last success or 304.
     public var failuresSince = 0
+    /// The last failure's message.
     public var lastError: String?
+    /// The last failure's class.
     public var lastErrorClass: FailureClass?
     /// True when the source said the list ends here (a 404 past the last page, say).
     public var endOfList = false
@@ -64,17 +81,19 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    public static let reducerVersion = 4
+    package static let reducerVersion = 4
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry
+    /// The last event folded into this state.
     public internal(set) var seq: UInt64 = 0
+    /// The last body of each resource that decoded, by resource.
     public internal(set) var documents: [ResourceKey: HeldDocument] = [:]
     /// Written through `setStatus(_:for:)`, which keeps `failingAssets` in step.
     public private(set) var status: [ResourceKey: ResourceStatus] = [:]
     /// The URLs of images whose download is failing now (`failuresSince > 0`): derived
     /// from `status`, so a view can tell at once whether any image fallback applies.
-    public private(set) var failingAssets: Set<String> = []
+    package private(set) var failingAssets: Set<String> = []
     /// Each source's slice, by source name (only sources that keep one).
     public internal(set) var slices: [String: any SourceSlice] = [:]
     /// Sources defined by manifests (`source.defined` intents), by name: the definition in
@@ -83,10 +102,11 @@ public struct LogState: Sendable, Equatable {
     /// Resources whose body at this point `log compact` dropped (a later body superseded
     /// it), by the seq of that event. Empty at the head of the log; only a state before
     /// the compaction horizon (`--at`) has any, and views that read them say so.
-    public internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
+    package internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
     /// Which sources moved since when, for observers; not part of the value (`==` ignores it).
-    public internal(set) var changes = ChangeTokens()
+    package internal(set) var changes = ChangeTokens()
 
+    /// The empty state of `sources`: no event folded, each source's initial slice.
     public init(sources: SourceRegistry) {
         self.sources = sources
         for plugin in sources.plugins {
@@ -94,6 +114,7 @@ public struct LogState: Sendable, Equatable {
         }
     }
 
+    /// The held document of `resource`, if a body of it decoded.
     public func document(_ resource: Resource) -> HeldDocument? { documents[ResourceKey(resource)] }
 
     /// The plug-in of `source`: a registered one, else the manifest in force.
@@ -108,7 +129,7 @@ public struct LogState: Sendable, Equatable {
     }
 
     /// Decodes `body` as `resource`'s plug-in (or manifest) says.
-    public func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
+    package func decode(_ resource: Resource, body: [UInt8]) throws(DecodeError) -> any SourceDocument {
         guard let plugin = plugin(resource.source.rawValue) else {
             throw DecodeError(path: "$", reason: "no registered source named '\(resource.source)'")
         }
@@ -135,8 +156,8 @@ public struct LogState: Sendable, Equatable {
 
 /// Stable text for a Double in exports: integral values without a fraction
 /// (`37` not `37.0`), others in Swift's shortest round-trip form.
-public enum CanonicalNumber {
-    public static func text(_ value: Double) -> String {
+package enum CanonicalNumber {
+    package static func text(_ value: Double) -> String {
         if value.isNaN || value.isInfinite { return "null" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
@@ -144,11 +165,13 @@ public enum CanonicalNumber {
 }
 
 extension JSONValue {
-    public static func number(_ value: Double) -> JSONValue { .number(CanonicalNumber.text(value)) }
+    package static func number(_ value: Double) -> JSONValue { .number(CanonicalNumber.text(value)) }
 }
 
 /// A source defined by a manifest, and the seq of the `source.defined` intent that did it.
 public struct DefinedManifest: Sendable, Equatable {
+    /// The manifest as defined.
     public let manifest: RestManifest
+    /// The seq of the `source.defined` intent that defined it.
     public let seq: UInt64
 }

@@ -6,6 +6,7 @@ import Synchronization
 public struct Snapshot: Sendable {
     /// The durable state with this session's session-only events on top.
     public let state: LogState
+    /// The last event folded into `state`.
     public var seq: UInt64 { state.seq }
     /// True when, at the time this snapshot was taken, no later event was in the log.
     public let caughtUp: Bool
@@ -27,18 +28,18 @@ public struct Snapshot: Sendable {
 /// another process's appends — is folded by one path: catch-up reads it from the log and
 /// sends `.eventsAppended` through `AppReducer`.
 public final class Store: Sendable {
-    public let log: EventLog
+    package let log: EventLog
     /// The sources and views the state is folded and read with.
     public let sources: SourceRegistry
-    public let fetcher: Fetcher?
+    package let fetcher: Fetcher?
     private let clock: any WallClock
     /// Everything that changes after open, behind one lock (never held across an `await`).
     private let guarded: Mutex<Guarded>
     /// Events of this session kept out of the log (the durable window's far side).
-    public let session = SessionLog()
+    package let session = SessionLog()
     /// Save a checkpoint after this many applied events. Set once, when the store opens
     /// (`Store.Configuration.checkpointInterval`).
-    public let checkpointInterval: Int
+    package let checkpointInterval: Int
 
     /// What the lock guards.
     private struct Guarded {
@@ -54,14 +55,14 @@ public final class Store: Sendable {
     }
 
     /// Where the state came from when the store opened.
-    public enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         case empty
         /// Checkpoint at `seq`, then `tail` events replayed.
         case checkpoint(seq: UInt64, tail: Int)
         /// No usable checkpoint (none, or another reducer version): replayed from seq 1.
         case replay(events: Int)
     }
-    public let origin: Origin
+    package let origin: Origin
 
     /// Where checkpoints (saved, loaded: info; absent: debug) and the catch-up of other
     /// processes' appends (debug) are logged; label `fetchlog.store`.
@@ -70,7 +71,7 @@ public final class Store: Sendable {
     /// Opens the store over `log`. `logger` receives the store's log lines (checkpoints,
     /// catch-up); by default a `fetchlog.store` logger at `FetchlogLogging.level`.
     /// `checkpointInterval`: save a checkpoint after this many applied events.
-    public init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
+    package init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
                 logger: Logger = FetchlogLogging.logger(label: "fetchlog.store"),
                 checkpointInterval: Int = 500) throws {
         self.log = log
@@ -132,7 +133,7 @@ public final class Store: Sendable {
     }
 
     /// The state the log alone gives (no session-only events).
-    public var durableState: LogState { guarded.withLock { $0.durable } }
+    package var durableState: LogState { guarded.withLock { $0.durable } }
 
     private func sessionChanged() {
         guarded.withLock { g in publish(snapshot(of: g.durable, caughtUp: g.current.caughtUp), in: &g) }
@@ -285,7 +286,7 @@ public final class Store: Sendable {
 
     /// Applies every event appended since the snapshot (by anyone). Returns how many.
     @discardableResult
-    public func catchUp() async throws -> Int {
+    package func catchUp() async throws -> Int {
         let (count, checkpointDue) = try catchUpNow()
         if checkpointDue { try await saveCheckpoint() }
         return count
@@ -312,7 +313,7 @@ public final class Store: Sendable {
     }
 
     /// Saves the current state as the checkpoint.
-    public func saveCheckpoint() async throws {
+    package func saveCheckpoint() async throws {
         let state = durableState
         let bytes = Checkpoint.encode(state)
         // Every view as this build reads it, for a later build's `replay --diff`.
@@ -377,7 +378,7 @@ public final class Store: Sendable {
     ///
     /// `progress(seq, last)` is called every 256 events of the pass that applies them, for
     /// a progress display.
-    public static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
+    package static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
                               isCancelled: () -> Bool = { Task.isCancelled },
                               progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
         let last = try seq ?? log.lastSeq()
@@ -428,7 +429,7 @@ public final class Store: Sendable {
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.
-    public static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+    package static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
                                   progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
         let last = try seq ?? log.lastSeq()
         var state = LogState(sources: sources)
@@ -447,9 +448,11 @@ public final class Store: Sendable {
 
 /// A store used for what it was not opened for.
 public enum StoreUsageError: Error, CustomStringConvertible {
+    /// The store was opened without a fetcher, and a fetch was asked of it.
     case noFetcher
     /// `Store.open(at:)` takes a file URL naming the store's directory.
     case notADirectory(String)
+    /// What was misused and what to do instead.
     public var description: String {
         switch self {
         case .noFetcher: "this store was opened without a fetcher, so it cannot fetch"

@@ -19,7 +19,7 @@ public enum StoreAction: Sendable {
 
 /// Work a reducer asks for; the store performs it, and outcomes come back only as
 /// new events (`eventsAppended`).
-public enum StoreEffect: Sendable, Equatable {
+package enum StoreEffect: Sendable, Equatable {
     case append(Event)
     case fetch(Resource)
     /// Fetch, keeping the outcome in this session's memory only.
@@ -27,8 +27,8 @@ public enum StoreEffect: Sendable, Equatable {
 }
 
 /// The store's reducer: actions in, state changed, effects out. Pure.
-public enum AppReducer {
-    public static func reduce(_ state: inout LogState, _ action: StoreAction) -> [StoreEffect] {
+package enum AppReducer {
+    package static func reduce(_ state: inout LogState, _ action: StoreAction) -> [StoreEffect] {
         switch action {
         case .eventsAppended(let events, let decoded):
             // Events at or below the state's seq are folded already (a concurrent catch-up).

@@ -18,6 +18,7 @@ extension Store {
         /// How the log itself opens (map size, a new store's identity; benchmarks skip fsync).
         package var log = EventLog.Options()
 
+        /// The defaults: the system clock, the real hosts, a checkpoint every 500 events.
         public init() {}
     }
 

@@ -4,20 +4,33 @@ import Foundation
 /// Why a store could not be opened or used. Each case names the problem and, in
 /// `remedy`, what to do; the directory's bytes are never changed when opening fails.
 public enum StoreError: Error, CustomStringConvertible, Sendable {
+    /// The path names a file, not a directory.
     case notADirectory(path: String)
+    /// The directory holds files a store never has: it is something else, left as it is.
     case foreignFiles(path: String, names: [String])
+    /// `lock.mdb` without `data.mdb`: not a store, or its data file was removed.
     case lockFileWithoutData(path: String)
+    /// `data.mdb` is not an LMDB data file.
     case notLMDB(path: String, reason: String)
+    /// `data.mdb` is shorter than its own header says it must be.
     case truncatedDataFile(path: String, size: Int, expectedAtLeast: Int)
+    /// An LMDB environment of another program: no Fetchlog metadata in it.
     case foreignLMDB(path: String, databases: [String])
+    /// Written by a newer Fetchlog, in a store format this build does not read.
     case newerFormat(path: String, found: Int, supported: Int)
+    /// The store's metadata record cannot be read.
     case damagedMetadata(path: String, reason: String)
     /// A page LMDB would read is damaged (found by the bounds-checked check at open).
     case damagedFile(path: String, reason: String)
+    /// An event's record cannot be read (`reason` says how it is damaged).
     case damagedRecord(seq: UInt64, reason: EnvelopeError)
+    /// An event that cannot be stored as it is (a field too long for its record, say).
     case invalidEvent(reason: EnvelopeError)
+    /// An import into a store that already holds events.
     case notEmpty(path: String, lastSeq: UInt64)
+    /// The store was used after it was closed.
     case closed
+    /// LMDB itself refused (a full map, a failed transaction).
     case lmdb(LMDBError)
     /// The store path is a symbolic link to nothing.
     case danglingLink(path: String, target: String)
@@ -26,6 +39,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// A write failed because the file system holding the store is full.
     case diskFull(path: String, freeBytes: Int, neededBytes: Int, events: Int)
 
+    /// What happened to the store and what to do about it, as a user reads it.
     public var description: String {
         let text: String
         switch self {
@@ -119,8 +133,8 @@ extension StoreError {
 }
 
 /// Byte counts for people (`1.5 MiB`), in messages and tables alike.
-public enum ByteText {
-    public static func describe(_ count: Int) -> String {
+package enum ByteText {
+    package static func describe(_ count: Int) -> String {
         if count < 1024 { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(count) / 1024

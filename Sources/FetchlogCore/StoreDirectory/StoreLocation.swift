@@ -1,10 +1,10 @@
 import Foundation
 
 /// Where the store lives when `--store` is not given.
-public enum StoreLocation {
+package enum StoreLocation {
     /// `--store DIR`, else `$FETCHLOG_STORE`, else `$XDG_DATA_HOME/fetchlog`, else
     /// `~/.local/share/fetchlog`.
-    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let explicit, !explicit.isEmpty { return expandTilde(explicit, environment) }
         if let store = environment["FETCHLOG_STORE"], !store.isEmpty { return expandTilde(store, environment) }
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/fetchlog" }

@@ -13,23 +13,23 @@ import Foundation
 /// into the old file): every open `EventLog` holds a shared `flock` on `lock.mdb` for its
 /// lifetime, and the rewrite takes it exclusively (without waiting) while it also holds the
 /// opening lock, so no process opens the store while its file is swapped.
-public enum StoreRewrite {
+package enum StoreRewrite {
     static let temporaryName = "rewrite.tmp"
 
-    public struct Result: Sendable, Equatable {
-        public let bytesBefore: Int
-        public let bytesAfter: Int
-        public let events: Int
+    package struct Result: Sendable, Equatable {
+        package let bytesBefore: Int
+        package let bytesAfter: Int
+        package let events: Int
     }
 
     /// Why a store could not be rewritten (nothing was changed).
-    public struct Refused: Error, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
+    package struct Refused: Error, CustomStringConvertible {
+        package let reason: String
+        package var description: String { reason }
     }
 
     /// Rewrites the store in `directory` (a file URL); no process may have it open.
-    public static func rewrite(at directory: URL) throws -> Result {
+    package static func rewrite(at directory: URL) throws -> Result {
         guard directory.isFileURL else { throw Refused(reason: "\(directory.absoluteString) is not a directory on this machine: give a file URL") }
         return try rewrite(at: directory.path)
     }

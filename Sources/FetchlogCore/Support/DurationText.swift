@@ -1,7 +1,7 @@
 /// Durations as people type them: a whole number and a unit (`45s`, `90m`, `12h`, `30d`, `2w`).
-public enum DurationText {
+package enum DurationText {
     /// The duration in seconds; nil when it is not one.
-    public static func seconds(_ text: String) -> Int? {
+    package static func seconds(_ text: String) -> Int? {
         guard let unit = text.last, let number = Int(text.dropLast()), number >= 0 else { return nil }
         let scale: Int
         switch unit {

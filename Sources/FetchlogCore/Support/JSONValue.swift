@@ -2,16 +2,23 @@
 /// original order (sorted only when written canonically) and numbers as their
 /// literal text, so no value is ever re-rounded.
 public indirect enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's literal text as it appeared (or as produced by `number(_:)`).
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object's members, in the order written.
     case object([(String, JSONValue)])
 
+    /// An integer as a number, written as its exact decimal text.
     public static func number<I: BinaryInteger>(_ value: I) -> JSONValue { .number(String(value)) }
 
+    /// Equal when of the same case with equal contents; object members compared in order.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
@@ -24,23 +31,30 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// An object's member `key` (the first, if repeated); nil for a missing member or a non-object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
 
+    /// The string, for a string; else nil.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The elements, for an array; else nil.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
     /// An object's member names in order (empty for anything else).
     public var memberNames: [String] { if case .object(let members) = self { members.map(\.0) } else { [] } }
+    /// True for `null`.
     public var isNull: Bool { if case .null = self { true } else { false } }
+    /// The number as an `Int` when it is integral and fits; else nil.
     public var intValue: Int? {
         switch self {
         case .number(let text): Int(text) ?? Double(text).flatMap { $0 == $0.rounded() && abs($0) < 1e15 ? Int($0) : nil }
         default: nil
         }
     }
+    /// The number as a `Double`; else nil.
     public var doubleValue: Double? { if case .number(let text) = self { Double(text) } else { nil } }
+    /// The Boolean, for a Boolean; else nil.
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
 }
 
@@ -55,7 +69,7 @@ extension JSONValue {
         return out
     }
 
-    public func writeCanonical(into out: inout String) {
+    package func writeCanonical(into out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -156,8 +170,11 @@ extension JSONValue {
 
 /// Where and why a JSON text could not be parsed.
 public struct JSONParseError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The byte offset where parsing stopped.
     public let offset: Int
+    /// What was wrong there.
     public let reason: String
+    /// The offset and the reason, as a user reads them.
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }
 
@@ -173,6 +190,7 @@ extension JSONValue {
         try bytes.withUnsafeBytes { try parse(bytes: $0) }
     }
 
+    /// The value of the JSON text in `bytes`; throws `JSONParseError` naming the offset.
     public static func parse(bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
         let tape = try JSONTape.parse(bytes)
         return tape.entries.withUnsafeBufferPointer { JSONTape.value(at: 0, $0, bytes) }

@@ -6,7 +6,7 @@
 /// neighbour at d − 1 continues to `to`. Choosing the smallest such neighbour at each step
 /// never rules out a completion, so the chain is the lexicographically smallest of the
 /// shortest ones. O(V + E). `[from]` when they are one node; nil when not connected.
-public func shortestChain(neighbours: [[Int]], from: Int, to: Int) -> [Int]? {
+package func shortestChain(neighbours: [[Int]], from: Int, to: Int) -> [Int]? {
     var offsets: [Int32] = [0], targets: [Int32] = []
     for list in neighbours {
         targets.append(contentsOf: list.lazy.map { Int32($0) })
@@ -17,7 +17,7 @@ public func shortestChain(neighbours: [[Int]], from: Int, to: Int) -> [Int]? {
 
 /// As `shortestChain(neighbours:from:to:)`, the graph in compressed form: node i's
 /// neighbours (ascending) are `targets[offsets[i] ..< offsets[i + 1]]`.
-public func shortestChain(offsets: [Int32], targets: [Int32], from: Int, to: Int) -> [Int]? {
+package func shortestChain(offsets: [Int32], targets: [Int32], from: Int, to: Int) -> [Int]? {
     let count = offsets.count - 1
     guard (0 ..< count).contains(from), (0 ..< count).contains(to) else { return nil }
     func neighbours(_ u: Int) -> ArraySlice<Int32> { targets[Int(offsets[u]) ..< Int(offsets[u + 1])] }

@@ -2,12 +2,17 @@ import Foundation
 
 /// Milliseconds since the Unix epoch, UTC. Integral so replay is exact.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
     public var milliseconds: Int64
+    /// The time `milliseconds` after the epoch.
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    /// `date`, rounded to the millisecond.
     public init(_ date: Date) { milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
+    /// The time as a Foundation `Date`.
     public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
+    /// Earlier first.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
     /// `2026-11-22T07:10:00.000Z`: fixed width, always milliseconds, always UTC.
@@ -36,6 +41,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return nil
     }
 
+    /// The ISO 8601 text.
     public var description: String { iso8601 }
 }
 
@@ -43,12 +49,15 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 /// by. The engine never reads the system clock directly. (Not `Clock`: that is the standard
 /// library's protocol for measuring durations, which the engine uses too.)
 public protocol WallClock: Sendable {
+    /// The time now, as this clock tells it.
     func now() -> Timestamp
 }
 
 /// The system's wall clock.
 public struct SystemClock: WallClock {
+    /// The system clock.
     public init() {}
+    /// The system's time now.
     public func now() -> Timestamp { Timestamp(Date()) }
 }
 
@@ -58,8 +67,12 @@ public struct SystemClock: WallClock {
 public final class FixedClock: WallClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: Timestamp
+    /// A clock reading `start` until set or advanced.
     public init(_ start: Timestamp) { current = start }
+    /// The time it was told.
     public func now() -> Timestamp { lock.withLock { current } }
+    /// Makes the clock read `value` from now on.
     public func set(_ value: Timestamp) { lock.withLock { current = value } }
+    /// Moves the clock forward by `milliseconds`.
     public func advance(milliseconds: Int64) { lock.withLock { current.milliseconds += milliseconds } }
 }

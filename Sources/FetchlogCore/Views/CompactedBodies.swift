@@ -1,23 +1,23 @@
 /// What a view cannot answer at a point before the compaction horizon: the resources it
 /// reads whose body there `log compact` dropped.
-public struct CompactedBodiesNotice: Sendable, Equatable, CustomStringConvertible {
-    public let view: String
-    public let seq: UInt64
+package struct CompactedBodiesNotice: Sendable, Equatable, CustomStringConvertible {
+    package let view: String
+    package let seq: UInt64
     /// Each resource and the seq of the event whose body was dropped, in resource order.
-    public let resources: [(key: ResourceKey, seq: UInt64)]
+    package let resources: [(key: ResourceKey, seq: UInt64)]
 
-    public init(view: String, seq: UInt64, resources: [(key: ResourceKey, seq: UInt64)]) {
+    package init(view: String, seq: UInt64, resources: [(key: ResourceKey, seq: UInt64)]) {
         self.view = view
         self.seq = seq
         self.resources = resources
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.view == b.view && a.seq == b.seq && a.resources.map(\.key) == b.resources.map(\.key) && a.resources.map(\.seq) == b.resources.map(\.seq)
     }
 
     /// The notice for `view` read from `state`; nil when it reads no compacted body.
-    public static func check(view: String, state: LogState) -> CompactedBodiesNotice? {
+    package static func check(view: String, state: LogState) -> CompactedBodiesNotice? {
         guard !state.compactedBodies.isEmpty else { return nil }
         let read = sources(of: view, in: state)
         let hit = state.compactedBodies.filter { read?.contains($0.key.source) ?? true }
@@ -33,7 +33,7 @@ public struct CompactedBodiesNotice: Sendable, Equatable, CustomStringConvertibl
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         let list = resources.prefix(10).map { "\($0.key.source) \($0.key.path) (its body at seq \($0.seq))" }.joined(separator: ", ")
             + (resources.count > 10 ? ", … \(resources.count - 10) more" : "")
         let count = resources.count == 1 ? "the body of 1 resource" : "the bodies of \(resources.count) resources"

@@ -5,7 +5,7 @@ public enum ViewCatalog {
     public static func fixedNames(in sources: SourceRegistry) -> [String] { sources.views.map(\.name) }
 
     /// The sources whose events feed each view (for replay's "events applied").
-    public static func sources(in registry: SourceRegistry) -> [String: Set<String>] {
+    package static func sources(in registry: SourceRegistry) -> [String: Set<String>] {
         Dictionary(uniqueKeysWithValues: registry.views.map { ($0.name, $0.sources) })
     }
 
@@ -14,7 +14,7 @@ public enum ViewCatalog {
     /// re-read held pages). For `items/SOURCE/…` and `facets/SOURCE/…`, that source. Nil
     /// when not known (the status view, parameterized views): then observers compute the
     /// view for every snapshot.
-    public static func inputs(of name: String, in registry: SourceRegistry) -> Set<String>? {
+    package static func inputs(of name: String, in registry: SourceRegistry) -> Set<String>? {
         let always: Set<String> = [Source.assets.rawValue, ManifestDefinition.source]
         if name != StatusView.viewName, let view = registry.views.first(where: { $0.name == name }) { return view.sources.union(always) }
         for prefix in ["items/", "facets/"] where name.hasPrefix(prefix) {
@@ -43,28 +43,31 @@ public enum ViewCatalog {
     }
 
     /// SHA-256 of each fixed view's canonical export.
-    public static func hashes(of state: LogState) -> [(view: String, sha256: String)] {
+    package static func hashes(of state: LogState) -> [(view: String, sha256: String)] {
         state.sources.views.map { view in (view.name, SHA256.hex(view.export(state).canonicalText())) }
     }
 }
 
 /// An `export` of a view no registered source offers; lists the ones that exist.
 public struct ViewNameError: Error, CustomStringConvertible, Equatable {
+    /// The name asked for.
     public let name: String
     /// Every name that would have been accepted.
     public let known: [String]
+    /// No view named `name`; `known` lists the names that exist.
     public init(name: String, known: [String]) {
         self.name = name
         self.known = known
     }
+    /// The unknown name, the likeliest one meant, and every name that exists.
     public var description: String {
         "no view named '\(name)'\(Suggest.didYouMean(name, known)): views are \(known.joined(separator: ", "))"
     }
 }
 
 /// "did you mean" for a mistyped word (Levenshtein distance, small).
-public enum Suggest {
-    public static func distance(_ a: String, _ b: String) -> Int {
+package enum Suggest {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
@@ -82,7 +85,7 @@ public enum Suggest {
     }
 
     /// ` (did you mean 'x'?)`, or empty when nothing is close.
-    public static func didYouMean(_ word: String, _ options: [String]) -> String {
+    package static func didYouMean(_ word: String, _ options: [String]) -> String {
         guard let best = options.min(by: { distance(word, $0) < distance(word, $1) }),
               distance(word, best) <= max(2, best.count / 3) else { return "" }
         return " (did you mean '\(best)'?)"

@@ -1,10 +1,14 @@
 /// A view as the engine knows it: a name, the sources whose events feed it (replay's
 /// "events applied"), and a pure export of the state (`Schemas/<name>.schema.json`).
 public struct ViewDefinition: Sendable {
+    /// The name `export` and `observe(view:)` take.
     public let name: String
+    /// The sources whose events can change it; events of others leave it as it is.
     public let sources: Set<String>
+    /// The view's canonical JSON at a state.
     public let export: @Sendable (LogState) -> JSONValue
 
+    /// A view named `name`, fed by `sources`, exported by `export`.
     public init(name: String, sources: Set<String>, export: @escaping @Sendable (LogState) -> JSONValue) {
         self.name = name
         self.sources = sources
@@ -32,6 +36,7 @@ public struct ParameterizedView: Sendable {
     /// one this view takes (then the name is unknown).
     public let export: @Sendable (LogState, String) -> JSONValue?
 
+    /// Views named `prefix` plus a parameter, shown as `pattern`, exported by `export`.
     public init(prefix: String, pattern: String, export: @escaping @Sendable (LogState, String) -> JSONValue?) {
         self.prefix = prefix
         self.pattern = pattern

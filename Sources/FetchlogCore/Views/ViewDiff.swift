@@ -14,13 +14,13 @@
 ///
 /// Paths: an object member is `/name`; an array element by position is `/3`; a keyed
 /// element is `[key]` after its array, e.g. `/resources[books/list?page=0]/lastSuccess`.
-public struct ViewDiff: Sendable, Equatable {
+package struct ViewDiff: Sendable, Equatable {
     /// The fields tried, in order, as the key of an array's elements.
-    public static let keyFields = ["resource", "key", "id", "url", "path", "name", "view", "query"]
+    package static let keyFields = ["resource", "key", "id", "url", "path", "name", "view", "query"]
 
     /// One difference.
-    public struct Change: Sendable, Equatable {
-        public enum Kind: String, Sendable {
+    package struct Change: Sendable, Equatable {
+        package enum Kind: String, Sendable {
             /// Present only after: `after` is the whole new value.
             case added
             /// Present only before: `before` is the whole old value.
@@ -29,15 +29,15 @@ public struct ViewDiff: Sendable, Equatable {
             case changed
         }
 
-        public let kind: Kind
+        package let kind: Kind
         /// Where the value lives (see the type's description for the syntax).
-        public let path: String
+        package let path: String
         /// The value before; nil for `added`.
-        public let before: JSONValue?
+        package let before: JSONValue?
         /// The value after; nil for `removed`.
-        public let after: JSONValue?
+        package let after: JSONValue?
 
-        public init(kind: Kind, path: String, before: JSONValue?, after: JSONValue?) {
+        package init(kind: Kind, path: String, before: JSONValue?, after: JSONValue?) {
             self.kind = kind
             self.path = path
             self.before = before
@@ -45,7 +45,7 @@ public struct ViewDiff: Sendable, Equatable {
         }
 
         /// `{"change":"added","path":…,"after":…}`; `before` and `after` appear when they exist.
-        public var json: JSONValue {
+        package var json: JSONValue {
             var members: [(String, JSONValue)] = [("change", .string(kind.rawValue)), ("path", .string(path))]
             if let before { members.append(("before", before)) }
             if let after { members.append(("after", after)) }
@@ -55,20 +55,20 @@ public struct ViewDiff: Sendable, Equatable {
 
     /// Removed and changed entries in the order of the first value, each followed in its
     /// container by the entries added there, in the order of the second value.
-    public let changes: [Change]
+    package let changes: [Change]
 
     /// Compares `before` with `after`.
-    public init(from before: JSONValue, to after: JSONValue) {
+    package init(from before: JSONValue, to after: JSONValue) {
         var changes: [Change] = []
         Self.compare(before, after, path: "", topLevel: true, into: &changes)
         self.changes = changes
     }
 
     /// True when the two values are equal (apart from a top-level `asOf`).
-    public var isEmpty: Bool { changes.isEmpty }
+    package var isEmpty: Bool { changes.isEmpty }
 
     /// `{"changes":[…],"count":N}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([("changes", .array(changes.map(\.json))), ("count", .number(changes.count))])
     }
 

@@ -17,6 +17,8 @@ extension ExportableView {
 extension JSONValue {
     /// `.string` or `.null`.
     public static func optional(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    /// `.number` or `.null`.
     public static func optional(_ value: Int?) -> JSONValue { value.map { .number($0) } ?? .null }
+    /// `.number` or `.null`.
     public static func optional(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
 }

@@ -6,18 +6,18 @@
 /// Stored in the derived database as canonical JSON:
 /// `{"seq":N,"reducerVersion":V,"views":{"NAME":export,…}}` — the registry's views and the
 /// items of every resource defined by a manifest.
-public enum ViewRecord {
+package enum ViewRecord {
     static let key = "views"
 
     /// The names recorded for `state`: every registered view, then `items/SOURCE/RESOURCE`
     /// for each resource of each manifest the state defines.
-    public static func names(in state: LogState) -> [String] {
+    package static func names(in state: LogState) -> [String] {
         state.sources.views.map(\.name) + state.manifests.keys.sorted().flatMap { source in
             state.manifests[source]!.manifest.resources.map { "items/\(source)/\($0.name)" }
         }
     }
 
-    public static func encode(_ state: LogState) -> [UInt8] {
+    package static func encode(_ state: LogState) -> [UInt8] {
         let views: [(String, JSONValue)] = names(in: state).compactMap { name in
             (try? ViewCatalog.export(name, state: state)).map { (name, $0) }
         }
@@ -30,21 +30,21 @@ public enum ViewRecord {
 /// What this build's reducers make of the log, beside what the build that wrote the last
 /// checkpoint recorded: per view, the items added, removed and changed (`ViewDiff`), at the
 /// record's seq. The way to see what a reducer change does to real data before trusting it.
-public struct ReplayDiff: Sendable {
-    public struct ViewChanges: Sendable {
-        public let view: String
+package struct ReplayDiff: Sendable {
+    package struct ViewChanges: Sendable {
+        package let view: String
         /// Empty: the view reads the same.
-        public let changes: [ViewDiff.Change]
+        package let changes: [ViewDiff.Change]
         /// How the view stands: `same`, `differs`, `new` (not recorded then) or `gone`
         /// (recorded then, not offered now).
-        public let status: String
+        package let status: String
     }
 
     /// The seq the record was made at (the replay stops there too).
-    public let seq: UInt64
+    package let seq: UInt64
     /// The reducer version of the build that made the record.
-    public let recordedReducerVersion: Int
-    public let views: [ViewChanges]
+    package let recordedReducerVersion: Int
+    package let views: [ViewChanges]
 
     /// The diff of `record` (the view record saved with a checkpoint, as the store hands it
     /// over: `Store.replayDiff`) against `replay(seq)`, this build's state at the record's

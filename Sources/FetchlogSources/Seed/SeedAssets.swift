@@ -4,13 +4,13 @@ import FetchlogCore
 /// shows are), gnome thumbnails, ARTIC IIIF images.
 extension OfflineFirst {
     /// The list images of the first `count` shows (by item index).
-    public func fetchShowListImages(first count: Int, concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
+    package func fetchShowListImages(first count: Int, concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         try await fetchShowListImages(items: 0 ..< max(0, count), concurrency: concurrency, progress: progress)
     }
 
     /// The list images of the shows whose item index lies in `items`. An image is durable
     /// when its show is: held in the log on a page that starts inside the durable window.
-    public func fetchShowListImages(items: Range<Int>, concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
+    package func fetchShowListImages(items: Range<Int>, concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         let state = store.snapshot.state
         var linksByID: [Int: TVMazeImageLinks] = [:]
         for (_, held) in state.documents {
@@ -26,7 +26,7 @@ extension OfflineFirst {
     /// The detail image of one show (its `/images` must be held). It is kept for the session
     /// only when the show is: held on list pages, none of them durable inside the window.
     /// A show fetched by id alone has its `/images` in the log, and its image goes there too.
-    public func fetchShowDetailImage(id: Int, concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
+    package func fetchShowDetailImage(id: Int, concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         let state = store.snapshot.state
         guard case .tvmazeImages(let images)? = state.document(.tvmazeImages(id))?.tvmaze else { return [] }
         let listed = ShowsView(state: state).show(id: id) != nil
@@ -35,14 +35,14 @@ extension OfflineFirst {
     }
 
     /// Every distinct gnome thumbnail of the census.
-    public func fetchGnomeThumbnails(concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
+    package func fetchGnomeThumbnails(concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         let urls = Array(Set(GnomesView(state: store.snapshot.state).gnomes.map(\.thumbnail))).sorted()
         return try await download(urls.map { DownloadItem(candidates: [("thumbnail", $0)], durable: true) },
                                   concurrency: concurrency, progress: progress)
     }
 
     /// The IIIF image of every held artwork.
-    public func fetchArtworkImages(concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
+    package func fetchArtworkImages(concurrency: Int = 4, progress: AssetProgress = AssetProgress()) async throws -> [FetchReport] {
         let urls = ArtworksView(state: store.snapshot.state).artworks.compactMap(\.imageURL)
         return try await download(urls.map { DownloadItem(candidates: [("iiif", $0)], durable: true) },
                                   concurrency: concurrency, progress: progress)

@@ -2,7 +2,7 @@ import FetchlogCore
 
 extension ImageChoice {
     /// The list image of a show: medium, else original, else the placeholder.
-    public static func showListImage(_ links: TVMazeImageLinks?, in state: LogState) -> ImageChoice {
+    package static func showListImage(_ links: TVMazeImageLinks?, in state: LogState) -> ImageChoice {
         choose(listCandidates(links), in: state)
     }
 
@@ -12,7 +12,7 @@ extension ImageChoice {
 
     /// The detail image: the main poster, else the first poster, else the placeholder;
     /// each poster's original, then its medium rendition.
-    public static func showDetailImage(_ images: [TVMazeImage], in state: LogState) -> ImageChoice {
+    package static func showDetailImage(_ images: [TVMazeImage], in state: LogState) -> ImageChoice {
         choose(detailCandidates(images), in: state)
     }
 

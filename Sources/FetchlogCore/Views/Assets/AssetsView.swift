@@ -1,18 +1,18 @@
 /// Every asset the log knows: references (URL, content type, size, SHA-256), never bytes.
-public struct AssetsView: ExportableView, Equatable {
-    public static let viewName = "assets"
+package struct AssetsView: ExportableView, Equatable {
+    package static let viewName = "assets"
 
-    public struct Row: Sendable, Equatable {
-        public let url: String
-        public let info: AssetInfo?
-        public let seq: UInt64?
-        public let failuresSince: Int
-        public let lastError: String?
+    package struct Row: Sendable, Equatable {
+        package let url: String
+        package let info: AssetInfo?
+        package let seq: UInt64?
+        package let failuresSince: Int
+        package let lastError: String?
     }
 
-    public let rows: [Row]
+    package let rows: [Row]
 
-    public init(state: LogState) {
+    package init(state: LogState) {
         rows = state.status.keys.filter { $0.source == Source.assets.rawValue }.sorted().map { key in
             let status = state.status[key]!
             var info: AssetInfo?
@@ -22,10 +22,10 @@ public struct AssetsView: ExportableView, Equatable {
         }
     }
 
-    public func asset(_ url: String) -> Row? { rows.first { $0.url == url } }
-    public var heldCount: Int { rows.filter { $0.info != nil }.count }
+    package func asset(_ url: String) -> Row? { rows.first { $0.url == url } }
+    package var heldCount: Int { rows.filter { $0.info != nil }.count }
 
-    public func exportMembers() -> [(String, JSONValue)] {
+    package func exportMembers() -> [(String, JSONValue)] {
         [("assets", .array(rows.map { row in
             .object([
                 ("url", .string(row.url)),

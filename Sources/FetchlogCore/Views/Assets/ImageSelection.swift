@@ -2,23 +2,23 @@
 /// the first candidate whose bytes are held (or not yet tried) wins; a candidate whose
 /// download failed after its retries is passed over, and the reason says so
 /// (`original (medium failed: 503 ×4)`); the placeholder only when every one failed.
-public struct ImageChoice: Sendable, Equatable {
+package struct ImageChoice: Sendable, Equatable {
     /// nil for the placeholder.
-    public let url: String?
+    package let url: String?
     /// `medium`, `original`, `main-poster`, `first-poster`, `thumbnail`, `iiif` or `placeholder`.
-    public let kind: String
+    package let kind: String
     /// The bytes are in the store.
-    public let held: Bool
-    public let reason: String
+    package let held: Bool
+    package let reason: String
 
-    public init(url: String?, kind: String, held: Bool, reason: String) {
+    package init(url: String?, kind: String, held: Bool, reason: String) {
         self.url = url
         self.kind = kind
         self.held = held
         self.reason = reason
     }
 
-    public static func choose(_ candidates: [(kind: String, url: String)], in state: LogState) -> ImageChoice {
+    package static func choose(_ candidates: [(kind: String, url: String)], in state: LogState) -> ImageChoice {
         var failed: [String] = []
         for candidate in candidates where !candidate.url.isEmpty {
             let key = ResourceKey(source: Source.assets.rawValue, path: candidate.url)
@@ -36,7 +36,7 @@ public struct ImageChoice: Sendable, Equatable {
     }
 
     /// `503` for an HTTP status, else the failure class (`timeout`, `decode`, …).
-    public static func shortError(_ status: ResourceStatus) -> String {
+    package static func shortError(_ status: ResourceStatus) -> String {
         if status.lastErrorClass == .httpStatus, let message = status.lastError,
            let code = message.split(separator: " ").dropFirst().first { return String(code) }
         return status.lastErrorClass?.name ?? "failed"

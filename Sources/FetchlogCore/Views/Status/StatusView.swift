@@ -1,25 +1,25 @@
 /// Per resource: last success, last attempt, validators, failures since the last success.
-public struct StatusView: ExportableView, Equatable {
-    public static let viewName = "status"
+package struct StatusView: ExportableView, Equatable {
+    package static let viewName = "status"
 
-    public struct Row: Sendable, Equatable {
-        public let key: ResourceKey
-        public let status: ResourceStatus
+    package struct Row: Sendable, Equatable {
+        package let key: ResourceKey
+        package let status: ResourceStatus
         /// A decoded body is held for it.
-        public let held: Bool
+        package let held: Bool
     }
 
-    public let rows: [Row]
+    package let rows: [Row]
 
-    public init(state: LogState) {
+    package init(state: LogState) {
         rows = state.status.keys.sorted().map { key in
             Row(key: key, status: state.status[key]!, held: state.documents[key] != nil)
         }
     }
 
-    public func row(_ resource: Resource) -> Row? { rows.first { $0.key == ResourceKey(resource) } }
+    package func row(_ resource: Resource) -> Row? { rows.first { $0.key == ResourceKey(resource) } }
 
-    public func exportMembers() -> [(String, JSONValue)] {
+    package func exportMembers() -> [(String, JSONValue)] {
         [("resources", .array(rows.map { row in
             let s = row.status
             return .object([
