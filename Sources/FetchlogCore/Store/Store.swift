@@ -423,7 +423,7 @@ public final class Store: Sendable {
     /// What this build's reducers make of `log`, beside the views recorded with its last
     /// checkpoint (`ReplayDiff`): the replay runs to the record's seq. nil when the log
     /// holds no record. `progress` as in `replay`.
-    public static func replayDiff(_ log: EventLog, sources: SourceRegistry,
+    package static func replayDiff(_ log: EventLog, sources: SourceRegistry,
                                   progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> ReplayDiff? {
         try ReplayDiff.compute(record: log.loadViewRecord()) { seq in try replay(log, sources: sources, to: seq, progress: progress).state }
     }
