@@ -22,10 +22,10 @@ public struct Snapshot: Sendable {
 ///
 /// `@unchecked Sendable`: the state, snapshot, observers and counters are read and written under `lock` only (never across an `await`); the rest is immutable.
 public final class Store: @unchecked Sendable {
-    public let log: EventLog
+    package let log: EventLog
     /// The sources and views the state is folded and read with.
     public let sources: SourceRegistry
-    public let fetcher: Fetcher?
+    package let fetcher: Fetcher?
     private let clock: any WallClock
     private let lock = NSLock()
     /// What the log alone says (checkpoints save this).
