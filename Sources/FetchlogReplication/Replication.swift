@@ -46,7 +46,7 @@ public enum Replication {
         }
     }
 
-    public static func attachment(of log: EventLog) throws -> Attachment? {
+    package static func attachment(of log: EventLog) throws -> Attachment? {
         guard let stream = try log.metaValue(MetaKey.stream), let servers = try log.metaValue(MetaKey.servers) else { return nil }
         let domain = try log.metaValue(MetaKey.domain).flatMap { $0.isEmpty ? nil : $0 }
         return Attachment(stream: stream, servers: servers.split(separator: ",").map(String.init), domain: domain)
@@ -66,7 +66,7 @@ public enum Replication {
     /// stream the log is published in order (each publish expecting the stream to end just
     /// before it, so stream seq = local seq); otherwise the store must be empty and becomes
     /// a replica. The stream and servers are remembered in the store.
-    public static func attach(_ log: EventLog, nats: NATSConnection, stream: String = defaultStream, replicas: Int = 1,
+    package static func attach(_ log: EventLog, nats: NATSConnection, stream: String = defaultStream, replicas: Int = 1,
                               duplicateWindow: Duration = .seconds(120),
                               progress: (Int, Int) -> Void = { _, _ in }) throws -> Attached {
         if let held = try attachment(of: log) {
@@ -150,7 +150,7 @@ public enum Replication {
     /// time is harmless (`EventLog.applyOrdered` skips what is held). Refuses a message that
     /// is not a Fetchlog event, or a gap (a seq the stream no longer holds), naming the seq.
     @discardableResult
-    public static func catchUp(_ log: EventLog, nats: NATSConnection, stream: String, through: UInt64? = nil, batch: Int = 1024,
+    package static func catchUp(_ log: EventLog, nats: NATSConnection, stream: String, through: UInt64? = nil, batch: Int = 1024,
                                progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Int {
         let target = try through ?? nats.streamInfo(stream).lastSeq
         let next = try log.lastSeq() + 1

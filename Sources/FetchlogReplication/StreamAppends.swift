@@ -53,7 +53,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
         self.connect = connect
     }
 
-    public func append(_ events: [Event], to log: EventLog) async throws -> Range<UInt64> {
+    package func append(_ events: [Event], to log: EventLog) async throws -> Range<UInt64> {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try self.commit(events, to: log) }) }
         }
@@ -61,7 +61,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
 
     /// Publishes what waits in the outbox and applies it; returns how many entries were
     /// published by this call. Throws when the stream is unreachable (the entries stay).
-    public func publishOutbox(_ log: EventLog) throws -> Int {
+    package func publishOutbox(_ log: EventLog) throws -> Int {
         try queue.sync {
             let nats = try connected()
             return try patiently { try flush(log, nats: nats) }.count
@@ -72,7 +72,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
     /// Each stream call that can meet a leader election or a lost connection (the last
     /// message on the subject, stream info, a consumer, a fetch) is retried as a write is,
     /// for up to `patience`, said once (`onRetry`); what was applied before stays applied.
-    public func sync(_ log: EventLog) throws -> (published: Int, applied: Int) {
+    package func sync(_ log: EventLog) throws -> (published: Int, applied: Int) {
         try queue.sync {
             let nats = try connected()
             var said = false
@@ -85,7 +85,7 @@ public final class StreamAppends: AppendRoute, @unchecked Sendable {
     /// Keeps `log` current in the background (the shell): every `interval`, `sync`. A
     /// failure is said once (`onProblem`) and retried at the next tick; `onBack` says when it
     /// passes. Returns the stop function.
-    public func follow(_ log: EventLog, every interval: Duration = .seconds(1), onProblem: @escaping @Sendable (String) -> Void,
+    package func follow(_ log: EventLog, every interval: Duration = .seconds(1), onProblem: @escaping @Sendable (String) -> Void,
                        onBack: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let stopped = StopFlag()
         let thread = Thread { [self] in
@@ -236,7 +236,7 @@ extension Replication {
     /// Routes `log`'s appends through its stream when the store is attached to one (the
     /// connection is made on the first append); returns the route, nil when not attached.
     @discardableResult
-    public static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in },
+    package static func routeAppendsIfAttached(_ log: EventLog, onRetry: @escaping @Sendable (String) -> Void = { _ in },
                                               onPending: @escaping @Sendable (String) -> Void = { _ in }) throws -> StreamAppends? {
         guard let attachment = try attachment(of: log) else { return nil }
         // A server lost while a command writes is said at once (`onRetry`), whether or not a

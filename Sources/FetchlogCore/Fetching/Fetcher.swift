@@ -13,7 +13,7 @@ import NIOHTTP1
 /// attempts before a success stay in the log as failures. A 2xx body that does not
 /// decode is stored raw as a `decode` failure and not retried: the server would send
 /// it again.
-public final class Fetcher: Sendable {
+package final class Fetcher: Sendable {
     public let log: EventLog
     /// Where each resource's source lives and how its bodies decode.
     public let sources: SourceRegistry

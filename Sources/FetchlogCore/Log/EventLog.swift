@@ -8,7 +8,7 @@ import FetchlogLMDB
 /// short read transaction, copy the events out, and end it before returning.
 /// Several processes may open the same store: LMDB's writer lock orders their
 /// appends, and each append takes the next seq from the log itself.
-public final class EventLog: Sendable {
+package final class EventLog: Sendable {
     public struct Options: Sendable {
         /// The initial map size; the map doubles whenever it fills, so this only sets
         /// how soon the first growth happens.

@@ -7,7 +7,7 @@ import Foundation
 /// `StreamAppends`). The route is the only change: the store and the fetcher call
 /// `EventLog.append` as ever and get the event's seq once it is in this log
 /// (read-your-writes).
-public protocol AppendRoute: AnyObject, Sendable {
+package protocol AppendRoute: AnyObject, Sendable {
     /// Commits `events` and returns once each is in `log`, with the seqs from the first to
     /// the last of them there (events of other writers may sit between them).
     func append(_ events: [Event], to log: EventLog) async throws -> Range<UInt64>

@@ -7,7 +7,7 @@ import FetchlogLMDB
 /// references (resource → seq of its held body): restoring re-decodes those bodies from
 /// the log, which is O(resources), and keeps checkpoints small however large bodies are.
 /// One LMDB value holds everything, so the state and its seq are written atomically.
-public enum Checkpoint {
+package enum Checkpoint {
     static let key = "state"
 
     public static func encode(_ state: LogState) -> [UInt8] {

@@ -9,7 +9,7 @@ import Foundation
 /// `fetched` event as the success it was (its status, validators and times), so replay
 /// gives the same state at the head, hash for hash. Intents, 304s, failures and the last
 /// body of each resource are never touched, nor are the bodies the saved checkpoint names.
-public enum Compaction {
+package enum Compaction {
     /// A planned compaction: the events whose body goes, by resource.
     public struct Plan: Sendable, Equatable {
         public struct Resource: Sendable, Equatable {

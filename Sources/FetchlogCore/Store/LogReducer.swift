@@ -2,7 +2,7 @@ import Foundation
 
 /// Folds one event into the state. Pure: no I/O, no clock; the same events in the same
 /// order always give the same state.
-public enum LogReducer {
+package enum LogReducer {
     /// `decoded`: the event's body already decoded by its plug-in (the fetcher's, on
     /// arrival), so it is not decoded twice; nil decodes it here.
     public static func apply(_ event: Event, to state: inout LogState, decoded: (any SourceDocument)? = nil) {

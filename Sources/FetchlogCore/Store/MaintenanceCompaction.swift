@@ -20,6 +20,14 @@ extension StoreMaintenance {
         try log.compactBodies(plan.seqs, horizon: plan.horizon, progress: progress)
     }
 
+    /// Plans and drops, in one call, the superseded bodies of events before `before` (a seq)
+    /// and recorded before `recordedBefore`, when given. Every view at the head stays as it
+    /// was; `--at` before the horizon lacks the dropped bodies.
+    @discardableResult
+    public func compact(before: UInt64? = nil, recordedBefore: Timestamp? = nil) throws -> BodyCompaction {
+        try compact(compactionPlan(before: before, recordedBefore: recordedBefore))
+    }
+
     /// Closes the log and rewrites the data file compactly (LMDB's compacting copy, swapped
     /// in atomically), returning freed pages to the file system. The store must not be open
     /// elsewhere (`MaintenanceError.rewriteRefused`); this value is unusable afterwards.
@@ -32,6 +40,12 @@ extension StoreMaintenance {
 }
 
 extension Store {
+    /// `StoreMaintenance.compact(before:recordedBefore:)` on this store, folding the change.
+    @discardableResult
+    public func compact(before: UInt64? = nil, recordedBefore: Timestamp? = nil) async throws -> BodyCompaction {
+        try await compact(maintenance.compactionPlan(before: before, recordedBefore: recordedBefore))
+    }
+
     /// Drops the bodies `plan` names and folds the change into the state.
     package func compact(_ plan: Compaction.Plan, progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> BodyCompaction {
         let done = try maintenance.compact(plan, progress: progress)

@@ -56,7 +56,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens the store over `log`. `logger` receives the store's log lines (checkpoints,
     /// catch-up); by default a `fetchlog.store` logger at `FetchlogLogging.level`.
-    public init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
+    package init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
                 logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
         self.log = log
         self.sources = sources
@@ -312,7 +312,7 @@ public final class Store: @unchecked Sendable {
     ///
     /// `progress(seq, last)` is called every 256 events of the pass that applies them, for
     /// a progress display.
-    public static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
+    package static func replay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil,
                               isCancelled: () -> Bool = { Task.isCancelled },
                               progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
         let last = try seq ?? log.lastSeq()
@@ -355,7 +355,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.
-    public static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+    package static func fullReplay(_ log: EventLog, sources: SourceRegistry, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
                                   progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
         let last = try seq ?? log.lastSeq()
         var state = LogState(sources: sources)

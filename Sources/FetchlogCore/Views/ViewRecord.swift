@@ -47,7 +47,7 @@ public struct ReplayDiff: Sendable {
     public let views: [ViewChanges]
 
     /// nil when the store holds no record (no checkpoint saved since views were recorded).
-    public static func compute(_ log: EventLog, sources: SourceRegistry,
+    package static func compute(_ log: EventLog, sources: SourceRegistry,
                                progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> ReplayDiff? {
         guard let bytes = try log.loadViewRecord(), let json = try? JSONValue.parse(bytes: bytes),
               let seq = json["seq"]?.intValue.map(UInt64.init), case .object(let recorded)? = json["views"] else { return nil }

@@ -103,30 +103,30 @@ extension FreshnessPolicy {
 }
 
 extension Fetcher {
-    public convenience init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
+    package convenience init(log: EventLog, configuration: FetchConfiguration = FetchConfiguration()) {
         self.init(log: log, sources: .seed, configuration: configuration)
     }
 }
 
 extension Store {
-    public convenience init(log: EventLog, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
+    package convenience init(log: EventLog, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
                             logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")) throws {
         try self.init(log: log, sources: fetcher?.sources ?? .seed, fetcher: fetcher, clock: clock, logger: logger)
     }
 
-    public static func replay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+    package static func replay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
                               progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> (state: LogState, events: [String: Int]) {
         try replay(log, sources: .seed, to: seq, isCancelled: isCancelled, progress: progress)
     }
 
-    public static func fullReplay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
+    package static func fullReplay(_ log: EventLog, to seq: UInt64? = nil, isCancelled: () -> Bool = { Task.isCancelled },
                                   progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> LogState {
         try fullReplay(log, sources: .seed, to: seq, isCancelled: isCancelled, progress: progress)
     }
 }
 
 extension Checkpoint {
-    public static func decode(_ bytes: [UInt8], log: EventLog) throws -> LogState? { try decode(bytes, log: log, sources: .seed) }
+    package static func decode(_ bytes: [UInt8], log: EventLog) throws -> LogState? { try decode(bytes, log: log, sources: .seed) }
 }
 
 extension ViewCatalog {
