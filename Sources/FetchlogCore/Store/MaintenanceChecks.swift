@@ -6,6 +6,7 @@ import Foundation
 extension StoreMaintenance {
     /// A damaged page header of the data file.
     public struct PageDamage: Sendable, Equatable, CustomStringConvertible {
+        /// Which page of which database, and what is wrong with its header.
         public let description: String
         /// True when LMDB reads around the damage (the store opens and reads); false when
         /// LMDB cannot read the file safely.
@@ -23,8 +24,11 @@ extension StoreMaintenance {
     /// Every record checked (checksums, seq order, decodability, the bodies referred to)
     /// and the file's page headers.
     public struct Verification: Sendable {
+        /// Every record: checksums, seq order, decodability, the bodies it refers to.
         public let records: VerifyReport
+        /// The damaged page headers LMDB reads around (empty when none).
         public let pages: [PageDamage]
+        /// No record and no page is damaged.
         public var isHealthy: Bool { records.isHealthy && pages.isEmpty }
     }
 

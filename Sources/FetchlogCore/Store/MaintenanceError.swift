@@ -21,6 +21,7 @@ public enum MaintenanceError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The rewrite was refused (the store open elsewhere, no store, no room).
     case rewriteRefused(String)
 
+    /// What happened and what to do, in one sentence.
     public var description: String {
         switch self {
         case .noEvent(let seq, let last):
