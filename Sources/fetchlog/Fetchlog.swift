@@ -177,14 +177,15 @@ struct StoreOptions: ParsableArguments {
 
     var path: String { StoreLocation.resolve(explicit: store) }
 
-    /// Opens the store; one attached to a stream (`replicate init`) appends through it.
-    func open() throws -> EventLog {
-        let log = try EventLog.open(at: path)
-        for note in log.notes { printError("note: \(note)") }
+    /// Opens the store for maintenance (its state not folded yet: `openStore` does that);
+    /// one attached to a stream (`replicate init`) appends through it.
+    func open() throws -> StoreMaintenance {
+        let store = try StoreMaintenance.open(path: path, sources: Engine.sources)
+        for note in store.notes { printError("note: \(note)") }
         // A command waits out a leader election (seconds), not an outage: after 10 s its
         // writes wait in the outbox, and it goes on.
-        try Replication.routeAppendsIfAttached(log, onRetry: { printError("warning: \($0)") }, onPending: { printError("warning: \($0)") })?
+        try Replication.routeAppendsIfAttached(store, onRetry: { printError("warning: \($0)") }, onPending: { printError("warning: \($0)") })?
             .patience = .seconds(10)
-        return log
+        return store
     }
 }

@@ -14,7 +14,6 @@ import Foundation
 /// `@unchecked Sendable`: running tasks, prefetched pages and debouncers are guarded by `lock`; `durableWindow`, `prefetchDistance` and `onBackgroundReport` are set before the policy is shared.
 public final class OfflineFirst: @unchecked Sendable {
     package let store: Store
-    package let fetcher: Fetcher
     package let policy: FreshnessPolicy
     package let clock: any WallClock
     /// Items of a paged list (by index across pages) that survive a restart, for sources
@@ -34,14 +33,17 @@ public final class OfflineFirst: @unchecked Sendable {
     /// `clock` tells the time events are stamped and freshness is judged by; `debounceClock`
     /// measures the pause that ends a burst of search keystrokes.
     /// `policy` nil: every registered source's own freshness rule.
-    package init(store: Store, fetcher: Fetcher, policy: FreshnessPolicy? = nil, clock: any WallClock = SystemClock(),
+    /// Fetches go through `store` (opened with fetching).
+    package init(store: Store, policy: FreshnessPolicy? = nil, clock: any WallClock = SystemClock(),
                 debounceClock: any _Concurrency.Clock<Duration> = ContinuousClock()) {
         self.store = store
-        self.fetcher = fetcher
         self.policy = policy ?? FreshnessPolicy(sources: store.sources)
         self.clock = clock
         self.debounceClock = debounceClock
     }
+
+    /// The store fetches with `offline` set (`--offline`): nothing is asked of the network.
+    private var isOffline: Bool { store.fetchConfiguration?.offline == true }
 
     /// What opening a view gives: the snapshot now, and whether a refresh started.
     package struct Opened: Sendable {
@@ -101,16 +103,16 @@ public final class OfflineFirst: @unchecked Sendable {
         case .fresh:
             return nil
         case .missing:
-            if fetcher.configuration.offline { return "offline (\(FrontEndTerm.offline)) — no \(name) held" }
+            if isOffline { return "offline (\(FrontEndTerm.offline)) — no \(name) held" }
             if f.isFailing { return "offline: \(f.status.lastError ?? "the last fetch failed") — no \(name) held yet" }
             return isRevalidating(resource) ? "no \(name) held yet — fetching" : "no \(name) held yet"
         case .stale:
             let age = AgeText.describe(milliseconds: now.milliseconds - (f.lastUpdated?.milliseconds ?? now.milliseconds))
             // Revalidated on every open: current unless that revalidation is failing.
-            if policy.rule(for: ResourceKey(resource), in: store.snapshot.state) == .alwaysRevalidate && !f.isFailing && !fetcher.configuration.offline {
+            if policy.rule(for: ResourceKey(resource), in: store.snapshot.state) == .alwaysRevalidate && !f.isFailing && !isOffline {
                 return nil
             }
-            if fetcher.configuration.offline { return "offline (\(FrontEndTerm.offline)) — \(name) last updated \(age) ago" }
+            if isOffline { return "offline (\(FrontEndTerm.offline)) — \(name) last updated \(age) ago" }
             if f.isFailing {
                 return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago"
             }

@@ -17,6 +17,9 @@ extension Store {
         public var logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")
         /// How the log itself opens (map size, a new store's identity; benchmarks skip fsync).
         package var log = EventLog.Options()
+        /// False: the store opens without a fetcher (no HTTP client), for reading,
+        /// intents and maintenance; `fetch` then throws `StoreUsageError.noFetcher`.
+        public var fetches = true
 
         /// The defaults: the system clock, the real hosts, a checkpoint every 500 events.
         public init() {}
@@ -35,13 +38,17 @@ extension Store {
     /// unchanged (`StoreError`). When the tail past the checkpoint was long, a checkpoint is
     /// saved now, so the next open is quick.
     public static func open(at directory: URL, sources: SourceRegistry = SourceRegistry([]), configuration: Configuration = Configuration()) async throws -> Store {
-        guard directory.isFileURL else { throw StoreUsageError.notADirectory(directory.absoluteString) }
-        var logOptions = configuration.log
-        logOptions.clock = configuration.clock
-        let log = try EventLog.open(at: directory.path, options: logOptions)
+        try await open(StoreMaintenance.open(at: directory, sources: sources, configuration: configuration), configuration: configuration)
+    }
+
+    /// Opens the store over the log `maintenance` opened (`StoreMaintenance.open(at:sources:)`),
+    /// folding its state from the checkpoint and tail, as `open(at:sources:configuration:)`.
+    public static func open(_ maintenance: StoreMaintenance, configuration: Configuration = Configuration()) async throws -> Store {
+        let log = maintenance.log
+        let sources = maintenance.sources
         var fetching = configuration.fetching
         fetching.clock = configuration.clock
-        let fetcher = Fetcher(sources: sources, configuration: fetching)
+        let fetcher = configuration.fetches ? Fetcher(sources: sources, configuration: fetching) : nil
         do {
             let store = try Store(log: log, sources: sources, fetcher: fetcher, clock: configuration.clock, logger: configuration.logger,
                                   checkpointInterval: configuration.checkpointInterval)
@@ -52,7 +59,7 @@ extension Store {
             }
             return store
         } catch {
-            await fetcher.shutdown()
+            await fetcher?.shutdown()
             throw error
         }
     }

@@ -22,9 +22,7 @@ struct DevCommand: ParsableCommand {
         @Option(help: "Initial map size in bytes (small values exercise map growth under kills).") var mapSize: Int = 1 << 20
 
         func run() throws {
-            var options = EventLog.Options()
-            options.initialMapSize = mapSize
-            let log = try EventLog.open(at: storeOptions.path, options: options)
+            let log = try StoreMaintenance.openForCrashTest(path: storeOptions.path, initialMapSize: mapSize)
             var next = try log.lastSeq() + 1
             while true {
                 let events = (0 ..< UInt64(batch)).map { TestPattern.event(seq: next + $0) }

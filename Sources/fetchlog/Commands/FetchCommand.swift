@@ -100,10 +100,9 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
-        let log = try reportingErrors { try storeOptions.open() }
-        let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
+        let maintenance = try reportingErrors { try storeOptions.open() }
         // Every fetch goes through the store: it supplies the validators, records the outcome.
-        let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: configuration.clock) }
+        let store = try await reportingErrors { try await openStore(maintenance, clock: configuration.clock, fetching: configuration) }
         let printer = FetchPrinter()
         let mode = try outputOptions.mode() ?? .table
         printer.live = !mode.isMachine
@@ -111,15 +110,16 @@ struct FetchCommand: AsyncParsableCommand {
         renderer.mode = mode
         do {
             let reports = try await perform(store, printer)
-            await fetcher.shutdown()
+            await store.close()
             if let output = printer.finish(reports) { writeOut(Data(renderer.render(output).utf8)) }
             if let retain, let seconds = DurationText.seconds(retain) {
                 // The retention policy: what `log compact --older-than` would drop, after
                 // the fetch (whose new bodies are what supersede the old ones).
                 let cutoff = Timestamp(milliseconds: configuration.clock.now().milliseconds - Int64(seconds) * 1000)
-                let plan = try Compaction.plan(log, sources: Engine.sources, recordedBefore: cutoff)
+                let plan = try store.maintenance.compactionPlan(recordedBefore: cutoff)
                 if plan.events > 0 {
-                    let done = try log.compactBodies(plan.seqs, horizon: plan.horizon)
+                    // Through the store, which folds the change (its state stays the log's).
+                    let done = try await store.compact(plan)
                     printError("retain \(retain): dropped \(done.events) superseded bod\(done.events == 1 ? "y" : "ies") recorded before \(cutoff.iso8601) (\(Format.bytes(done.bodyBytesDropped)) as received)")
                 }
             }
@@ -131,10 +131,10 @@ struct FetchCommand: AsyncParsableCommand {
         } catch let error as ExitCode {
             throw error
         } catch let error as ValidationError {
-            await fetcher.shutdown()
+            await store.close()
             throw error
         } catch {
-            await fetcher.shutdown()
+            await store.close()
             printError("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
@@ -152,8 +152,8 @@ struct FetchCommand: AsyncParsableCommand {
     /// its registry. The target comes from the registry; its usage errors are this command's.
     func perform(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst? = nil,
                  shell: ShellRegistry = FetchCommand.registry) async throws -> [FetchReport] {
-        guard let fetcher = store.fetcher else { throw StoreUsageError.noFetcher }
-        let policy = policy ?? OfflineFirst(store: store, fetcher: fetcher, clock: fetcher.configuration.clock)
+        guard let fetching = store.fetchConfiguration else { throw StoreUsageError.noFetcher }
+        let policy = policy ?? OfflineFirst(store: store, clock: fetching.clock)
         if source == "asset" {
             guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
             let report = try await policy.fetchAsset(what)

@@ -31,8 +31,8 @@ struct LogCommand: AsyncParsableCommand {
         }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            let stats = try context.log.statistics()
-            return .record(pairs: LogRendering.statsPairs(stats, log: context.log), json: LogRendering.statsJSON(stats, log: context.log))
+            let stats = try context.maintenance.statistics()
+            return .record(pairs: LogRendering.statsPairs(stats, store: context.maintenance), json: LogRendering.statsJSON(stats, store: context.maintenance))
         }
     }
 
@@ -51,7 +51,7 @@ struct LogCommand: AsyncParsableCommand {
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            let events = try context.log.tail(n ?? count ?? 10)
+            let events = try context.maintenance.tail(n ?? count ?? 10)
             return .table(columns: ["seq", "recorded at", "kind", "source", "outcome", "bytes", "request"],
                           rows: events.map(LogRendering.tailRow), records: events.map(LogRendering.tailRecord))
         }
@@ -66,10 +66,7 @@ struct LogCommand: AsyncParsableCommand {
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            guard let event = try context.log.event(at: seq) else {
-                let last = try context.log.lastSeq()
-                throw CommandError.failed(last == 0 ? "no event \(seq): the log is empty" : "no event \(seq): the log holds 1…\(last)")
-            }
+            let event = try context.maintenance.event(at: seq)
             let out = OutputBuffer(collect: true)
             LogRendering.show(event, into: out)
             return .message(out.collected, json: EventJSON.value(of: event))
@@ -86,7 +83,7 @@ struct LogCommand: AsyncParsableCommand {
         func run() async throws {
             // Opening the store already lets LMDB read the main and `meta` databases,
             // so the layout check runs before the open, not only inside output().
-            if let error = Verify.structureError(dataFile: storeOptions.path + "/data.mdb") {
+            if let error = Verify.structureError(StoreMaintenance.pageDamage(at: URL(filePath: storeOptions.path))) {
                 printError(error.message)
                 throw ExitCode(error.status)
             }
@@ -96,9 +93,7 @@ struct LogCommand: AsyncParsableCommand {
         /// The page-header check of the file's own layout: an error when LMDB cannot read
         /// the file safely; nil when it can (a missing file is left to the store open, which
         /// explains it better). Damage LMDB reads around is `structureNotes`' to name.
-        static func structureError(dataFile: String) -> CommandError? {
-            guard FileManager.default.fileExists(atPath: dataFile) else { return nil }
-            let problems = LMDBFileCheck.check(dataFile: dataFile).problems
+        static func structureError(_ problems: [StoreMaintenance.PageDamage]) -> CommandError? {
             guard let first = problems.first(where: { !$0.readsSafely }) else { return nil }
             let others = problems.filter { $0 != first }
             var lines = others.prefix(9).map { "also \($0)" }
@@ -109,13 +104,12 @@ struct LogCommand: AsyncParsableCommand {
         }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            let dataFile = context.log.path + "/data.mdb"
-            if let error = Verify.structureError(dataFile: dataFile) { throw error }
+            if let error = Verify.structureError(StoreMaintenance.pageDamage(at: URL(filePath: context.maintenance.path))) { throw error }
             // What is left is damage LMDB reads around (an overflow page's own header): every
-            // record and body is still checked below, so the answer says what is damaged and
-            // what is not.
-            let structure = FileManager.default.fileExists(atPath: dataFile) ? LMDBFileCheck.check(dataFile: dataFile).problems : []
-            let report = try context.log.verify()
+            // record and body is still checked, so the answer says what is damaged and what is not.
+            let verification = try context.maintenance.verify()
+            let structure = verification.pages
+            let report = verification.records
             let json = JSONValue.object([
                 ("ok", .bool(report.isHealthy && structure.isEmpty)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
                 ("problems", .array(report.problems.map { .object([("seq", .number(Int($0.seq))), ("reason", .string($0.reason))]) })),
@@ -160,7 +154,7 @@ struct LogCommand: AsyncParsableCommand {
         func output(_ context: CommandContext) async throws -> Output? {
             let from = from ?? since.map { $0 == .max ? $0 : $0 + 1 } ?? 1
             guard let out else {
-                try context.log.exportNDJSON(from: from) { context.write($0) }
+                try context.maintenance.exportNDJSON(from: from) { context.write($0) }
                 return nil
             }
             var count = 0
@@ -169,7 +163,7 @@ struct LogCommand: AsyncParsableCommand {
             do {
                 // 0600: a log export carries every body, as private as the store itself.
                 try SafeFile.write(to: out, mode: 0o600) { sink in
-                    lastWritten = try context.log.exportNDJSON(from: from) { line in
+                    lastWritten = try context.maintenance.exportNDJSON(from: from) { line in
                         count += line.last == "\n" ? 1 : 0
                         bytes += line.utf8.count
                         try sink(line)
@@ -220,9 +214,9 @@ struct LogCommand: AsyncParsableCommand {
             }
             let plan: Compaction.Plan
             do {
-                plan = try Compaction.plan(context.log, sources: Engine.sources, before: before, recordedBefore: recordedBefore)
-            } catch let error as CompactionCancelled {
-                throw CommandError(message: error.description, status: 130)
+                plan = try context.maintenance.compactionPlan(before: before, recordedBefore: recordedBefore)
+            } catch let error as MaintenanceError {
+                throw CommandError(maintenance: error)
             }
             var json: [(String, JSONValue)] = [
                 ("dryRun", .bool(dryRun)), ("events", .number(plan.events)), ("resources", .number(plan.resources.count)),
@@ -244,23 +238,23 @@ struct LogCommand: AsyncParsableCommand {
             }
             let bar = ProgressBar()
             let started = ContinuousClock.now
-            let done = try context.log.compactBodies(plan.seqs, horizon: plan.horizon) { done, total in
+            let progress: @Sendable (Int, Int) -> Void = { done, total in
                 bar.draw(done: done, total: total, bytes: 0, since: started, label: "compacting")
             }
+            // In the shell, through its store, which folds the change.
+            let done = try await context.session?.store.compact(plan, progress: progress) ?? context.maintenance.compact(plan, progress: progress)
             bar.clear()
-            if let session = context.session { try await session.store.catchUp() }
             json += [("compacted", .number(done.events)), ("freedBytes", .number(done.freedBytes)),
                      ("bodiesRemoved", .number(done.bodiesRemoved)), ("bodyBytesRemoved", .number(done.bodyBytesRemoved))]
             var message = done.events == 0 && done.bodiesRemoved == 0
                 ? "nothing to compact: every body held is the last of its resource"
                 : "dropped \(what); freed \(Format.bytes(done.freedBytes)) inside data.mdb (\(done.bodiesRemoved) bod\(done.bodiesRemoved == 1 ? "y" : "ies") stored apart removed)"
-            let horizon = try context.log.compactionHorizon()
+            let horizon = try context.maintenance.compactionHorizon()
             if horizon > 0 { message += "\nviews at the head are unchanged; --at answers with every body from seq \(horizon) on" }
             if rewrite {
-                context.log.close()
                 let result: StoreRewrite.Result
-                do { result = try StoreRewrite.rewrite(at: context.log.path) } catch let error as StoreRewrite.Refused {
-                    throw CommandError.failed(error.description)
+                do { result = try context.maintenance.closeAndRewrite() } catch let error as MaintenanceError {
+                    throw CommandError(maintenance: error)
                 }
                 message += "\nrewrote data.mdb: \(Format.bytes(result.bytesBefore)) → \(Format.bytes(result.bytesAfter)) (\(Format.bytes(max(0, result.bytesBefore - result.bytesAfter))) returned to the file system)"
                 json += [("fileBytesBefore", .number(result.bytesBefore)), ("fileBytesAfter", .number(result.bytesAfter))]
@@ -281,41 +275,19 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             // The store is not opened: LMDB could crash on the very damage being salvaged.
-            try await renderOnCommandLine { _ in try Salvage.salvage(dataFile: storeOptions.path + "/data.mdb", out: out) }
+            try await renderOnCommandLine { _ in try Salvage.salvage(URL(filePath: storeOptions.path), out: out) }
         }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            try Salvage.salvage(dataFile: context.log.path + "/data.mdb", out: out)
+            try Salvage.salvage(URL(filePath: context.maintenance.path), out: out)
         }
 
-        static func salvage(dataFile: String, out: String) throws -> Output {
-            guard FileManager.default.fileExists(atPath: dataFile) else {
-                throw CommandError.failed("\(dataFile) does not exist: there is nothing to salvage")
+        static func salvage(_ directory: URL, out: String) throws -> Output {
+            let report: StoreMaintenance.Salvage
+            do { report = try StoreMaintenance.salvage(at: directory) } catch let error as MaintenanceError {
+                throw CommandError(maintenance: error)
             }
-            let report = LMDBFileCheck.salvageEvents(dataFile: dataFile)
-            // A lost seq becomes a `salvage.lost` intent in its place (the reducer ignores
-            // it): the file stays gap-free from 1, so `log import` takes it, every surviving
-            // event keeps its seq, and the loss itself is on the record.
-            let reasons = Dictionary(report.unreadable.map { ($0.seq, $0.reason) }, uniquingKeysWith: { first, _ in first })
-            var previous = Timestamp(milliseconds: 0)
-            var lines: [Event] = []
-            var next: UInt64 = 1
-            func lose(upTo seq: UInt64) {
-                while next <= seq {
-                    let body = JSONValue.object([("lostSeq", .number(Int(next))), ("reason", .string(reasons[next] ?? "not found in the data file"))])
-                    lines.append(Event(seq: next, recordedAt: previous, kind: .intent, source: "fetchlog", label: "salvage.lost",
-                                       body: Array(body.canonicalText().utf8)))
-                    next += 1
-                }
-            }
-            for event in report.events {
-                lose(upTo: event.seq - 1)
-                lines.append(event)
-                previous = event.recordedAt
-                next = event.seq + 1
-            }
-            // The last events may be the unreadable ones: the store's own count says so.
-            lose(upTo: report.highestSeq)
+            let lines = report.events
             do {
                 // 0600: as private as the store the bodies came from.
                 try SafeFile.write(to: out, mode: 0o600) { sink in
@@ -324,15 +296,15 @@ struct LogCommand: AsyncParsableCommand {
             } catch let error as SafeFile.Failure {
                 throw CommandError.failed(error.description)
             }
-            let lost = report.lostSeqs
+            let lost = report.lost
             let lostText = lost.isEmpty ? "none lost" : "lost \(lost.count): seq " + lost.prefix(20).map(String.init).joined(separator: ", ") + (lost.count > 20 ? ", …" : "")
             let how = report.scannedPages ? " (the tree is broken: every page of the file was scanned)" : ""
             let json = JSONValue.object([
-                ("file", .string(out)), ("salvaged", .number(report.events.count)),
+                ("file", .string(out)), ("salvaged", .number(report.salvaged)),
                 ("lost", .array(lost.map { .number(Int($0)) })), ("scannedPages", .bool(report.scannedPages)),
-                ("problems", .array(report.problems.map { .string($0.description) })),
+                ("problems", .array(report.problems.map { .string($0) })),
             ])
-            let message = "salvaged \(report.events.count) events to \(out)\(how); \(lostText)"
+            let message = "salvaged \(report.salvaged) events to \(out)\(how); \(lostText)"
             guard lost.isEmpty else {
                 // Exit 2, as `log verify` on damage: a script must not take a lossy salvage for a whole one.
                 var error = CommandError(message: "\(lost.count) event\(lost.count == 1 ? " was" : "s were") lost: each is a `salvage.lost` intent in \(out) (its body says why)",
@@ -365,10 +337,9 @@ struct LogCommand: AsyncParsableCommand {
             if file == "-" && context.session != nil {
                 throw CommandError.usage("in the shell, give the file: log import FILE (the shell's own input is its commands)")
             }
-            // A replica's log is a copy of its stream: events enter through the stream only.
-            if context.log.isRouted {
-                throw CommandError.failed("this store is attached to a stream: its events come from the stream only. Import into the store that seeds the stream before `replicate init`, or into a store of its own")
-            }
+            // A replica's log is a copy of its stream: events enter through the stream only
+            // (said before a private copy of the input is made).
+            if context.maintenance.isAttachedToStream { throw CommandError(maintenance: .attachedToStream) }
             // The import reads its input twice (check, then write): anything but a regular
             // file (stdin, a pipe, <(…)) is first copied into a private file of its own.
             var info = stat()
@@ -380,29 +351,34 @@ struct LogCommand: AsyncParsableCommand {
             let bar = ProgressBar()
             let started = ContinuousClock.now
             defer { bar.clear() }
-            do {
-                summary = try context.log.merge(path: path) { progress in
-                    bar.draw(done: progress.events, total: progress.total, bytes: progress.bytes, since: started,
-                             label: progress.phase == .checking ? "checking" : "importing")
-                }
-            } catch let error as ImportError {
-                throw CommandError.failed(error.description)
-            } catch let error as CocoaError {
-                throw CommandError.failed("cannot read \(file): \(error.localizedDescription)")
+            let progress: @Sendable (ImportProgress) -> Void = { progress in
+                bar.draw(done: progress.events, total: progress.total, bytes: progress.bytes, since: started,
+                         label: progress.phase == .checking ? "checking" : "importing")
             }
-            if let session = context.session { try await session.store.catchUp() }
+            do {
+                // In the shell, through its store, which folds what was added.
+                if let session = context.session {
+                    summary = try await session.store.merge(file: path, progress: progress)
+                } else {
+                    summary = try context.maintenance.merge(file: path, progress: progress)
+                }
+            } catch MaintenanceError.unreadable(_, let reason) {
+                throw CommandError.failed("cannot read \(file): \(reason)")
+            } catch let error as MaintenanceError {
+                throw CommandError(maintenance: error)
+            }
             let held = summary.alreadyHeld == 0 ? "" : " (\(summary.alreadyHeld) already held)"
             let seqs = summary.imported == 0 ? "" : summary.firstSeq == summary.lastSeq ? ", seq \(summary.firstSeq)" : ", seq \(summary.firstSeq)…\(summary.lastSeq)"
-            return .message("imported \(summary.imported) event\(summary.imported == 1 ? "" : "s") into \(context.log.path)\(seqs)\(held)",
+            return .message("imported \(summary.imported) event\(summary.imported == 1 ? "" : "s") into \(context.maintenance.path)\(seqs)\(held)",
                             json: .object([("imported", .number(summary.imported)), ("alreadyHeld", .number(summary.alreadyHeld)),
                                            ("firstSeq", .number(Int(summary.firstSeq))), ("lastSeq", .number(Int(summary.lastSeq))),
-                                           ("store", .string(context.log.path))]))
+                                           ("store", .string(context.maintenance.path))]))
         }
     }
 }
 
 enum LogRendering {
-    static func statsPairs(_ stats: LogStatistics, log: EventLog) -> [(String, String)] {
+    static func statsPairs(_ stats: LogStatistics, store log: StoreMaintenance) -> [(String, String)] {
         let info = log.environmentInfo
         var pairs: [(String, String)] = [
             ("store", log.path),
@@ -423,7 +399,7 @@ enum LogRendering {
         return pairs
     }
 
-    static func statsJSON(_ stats: LogStatistics, log: EventLog) -> JSONValue {
+    static func statsJSON(_ stats: LogStatistics, store log: StoreMaintenance) -> JSONValue {
         func counts(_ d: [String: Int]) -> JSONValue { .object(d.map { ($0.key, .number($0.value)) }) }
         return .object([
             ("store", .string(log.path)),

@@ -34,8 +34,8 @@ struct ReplCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
-        let log = try reportingErrors { try storeOptions.open() }
-        let status = try await runShell(log: log, network: configuration, options: sessionOptions, banner: nil)
+        let maintenance = try reportingErrors { try storeOptions.open() }
+        let status = try await runShell(maintenance, network: configuration, options: sessionOptions, banner: nil)
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -57,13 +57,13 @@ struct QueryCommand: AsyncParsableCommand {
         // `log …` needs the log alone, not the state: it runs as `fetchlog log …` does, so
         // `query "log verify"` works on a store whose state cannot be rebuilt.
         if let words = try? Tokenizer.words(line), words.first == "log" {
-            let log = try reportingErrors { try storeOptions.open() }
+            let maintenance = try reportingErrors { try storeOptions.open() }
             var renderer = Renderer()
             renderer.mode = try sessionOptions.mode() ?? .table
             renderer.width = terminalWidth()
             renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
             let buffer = OutputBuffer()
-            let context = CommandContext(log: log, clock: configuration.clock, session: nil, write: { buffer.write($0) })
+            let context = CommandContext(maintenance: maintenance, clock: configuration.clock, session: nil, write: { buffer.write($0) })
             do {
                 let output = try await SharedDoor.run(LogCommand.self, Array(words.dropFirst()), usage: LogCommand.usage,
                                                       subcommandUsage: LogCommand.usages, context: context, renderer: renderer,
@@ -79,15 +79,20 @@ struct QueryCommand: AsyncParsableCommand {
                 buffer.flush()
                 writeErr(Data("error: \(visibleControls(error.description))\n".utf8))
                 throw ExitCode(ExitStatus.failure)
+            } catch let error as MaintenanceError {
+                buffer.flush()
+                let failure = CommandError(maintenance: error)
+                writeErr(Data("error: \(visibleControls(failure.message))\n".utf8))
+                throw ExitCode(failure.status)
             }
             return
         }
-        let log = try reportingErrors { try storeOptions.open() }
-        let session = try await makeSession(log: log, configuration: configuration, options: sessionOptions)
+        let maintenance = try reportingErrors { try storeOptions.open() }
+        let session = try await makeSession(maintenance, configuration: configuration, options: sessionOptions)
         session.finishBackgroundWork = true
         let error = await session.execute(line)
         await session.policy.waitForBackgroundWork()
-        await session.fetcher.shutdown()
+        await session.store.close()
         session.close()
         if let error { throw ExitCode(error.status) }
     }
@@ -108,14 +113,13 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-demo-" + String(UUID().uuidString.prefix(8))
         let clock = try reportingErrors { try cliClock() }
-        let log = try reportingErrors { try EventLog.open(at: path) }
+        let maintenance = try reportingErrors { try StoreMaintenance.open(path: path, sources: Engine.sources) }
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
         let base = try await upstream.start().absoluteString
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
         configuration.clock = clock
-        let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
-        let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: clock) }
+        let store = try await reportingErrors { try await openStore(maintenance, clock: clock, fetching: configuration) }
         let printer = FetchPrinter()
         printer.write = { writeErr(Data(($0 + "\n").utf8)) }
         printer.expect(Self.firstPages.count)
@@ -129,43 +133,40 @@ struct DemoCommand: AsyncParsableCommand {
         } catch {
             // Ctrl-C while loading (or a store failure): the client and the upstream are
             // shut down before the error ends the command.
-            await fetcher.shutdown()
+            await store.close()
             await upstream.stop()
             throw error
         }
-        await fetcher.shutdown()
+        await store.close()
         let missing = Engine.sources.sources.map(\.rawValue).filter { !loaded.contains($0) }
         let banner = "Fetchlog demo — store \(path), sample upstream \(base)\n"
             + (missing.isEmpty ? "all five sources loaded" : "not loaded: \(missing.joined(separator: ", "))")
             + " · type help for the commands, quit to leave"
-        let status = try await runShell(log: log, network: configuration, options: sessionOptions, banner: banner)
+        let status = try await runShell(maintenance, network: configuration, options: sessionOptions, banner: banner)
         await upstream.stop()
         if status != 0 { throw ExitCode(status) }
     }
 }
 
-func makeSession(log: EventLog, configuration: FetchConfiguration, options: SessionOptions) async throws -> Session {
+/// The shell over the store `maintenance` opened, fetching as `configuration` says.
+func makeSession(_ maintenance: StoreMaintenance, configuration: FetchConfiguration, options: SessionOptions) async throws -> Session {
     let mode = try options.mode()
-    let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
     do {
-        let session = try Session(log: log, fetcher: fetcher, clock: configuration.clock)
+        // Opening shuts its HTTP client down itself when the state cannot be folded.
+        let store = try await openStore(maintenance, clock: configuration.clock, fetching: configuration)
+        let session = Session(store: store, clock: configuration.clock)
         if let mode { session.renderer.mode = mode }
         return session
     } catch let error as StoreError {
-        // The HTTP client must be shut down before it is released, whatever failed.
-        await fetcher.shutdown()
         printError(error.description)
         throw ExitCode(ExitStatus.failure)
-    } catch {
-        await fetcher.shutdown()
-        throw error
     }
 }
 
 /// Runs the shell on stdin: interactive on a terminal, a script otherwise. Returns the
 /// exit status.
-func runShell(log: EventLog, network: FetchConfiguration, options: SessionOptions, banner: String?) async throws -> Int32 {
-    let session = try await makeSession(log: log, configuration: network, options: options)
+func runShell(_ maintenance: StoreMaintenance, network: FetchConfiguration, options: SessionOptions, banner: String?) async throws -> Int32 {
+    let session = try await makeSession(maintenance, configuration: network, options: options)
     defer { session.close() }
     let watcher = session.store.watch()
     defer { watcher.cancel() }
@@ -178,8 +179,8 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
         session.notify = { editor.printAbove($0) }
         // A replicated store follows its stream by itself while the shell is open (the
         // watch shows what arrives); a script does not, so its answers stay reproducible.
-        let stopFollowing = (log.appendRoute as? StreamAppends)?.follow(log, onProblem: { editor.printAbove("warning: \($0)") },
-                                                                          onBack: { editor.printAbove("stream reachable again: in sync") })
+        let stopFollowing = Replication.route(of: maintenance)?.follow(session.store, onProblem: { editor.printAbove("warning: \($0)") },
+                                                                        onBack: { editor.printAbove("stream reachable again: in sync") })
         defer { stopFollowing?() }
         session.policy.onBackgroundReport = { report in
             let outcome: String = switch report.outcome {
@@ -218,7 +219,7 @@ func runShell(log: EventLog, network: FetchConfiguration, options: SessionOption
     // Next time the shell (or any command) opens this store, it replays only what
     // came after this point.
     if session.store.durableState.seq > 0 { try? await session.store.saveCheckpoint() }
-    await session.fetcher.shutdown()
+    await session.store.close()
     return status
 }
 

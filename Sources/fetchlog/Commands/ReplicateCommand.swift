@@ -14,8 +14,8 @@ struct ReplicateCommand: AsyncParsableCommand {
 
     /// Servers from `--nats` (comma-separated), else the ones the store remembers; the
     /// JetStream domain from `--domain`, else the remembered one.
-    static func connect(_ nats: String?, domain: String? = nil, log: EventLog) throws -> (NATSConnection, Replication.Attachment?) {
-        let attachment = try Replication.attachment(of: log)
+    static func connect(_ nats: String?, domain: String? = nil, store: StoreMaintenance) throws -> (NATSConnection, Replication.Attachment?) {
+        let attachment = try Replication.attachment(of: store)
         guard let servers = nats.map({ $0.split(separator: ",").map(String.init) }) ?? attachment?.servers else {
             throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first")
         }
@@ -45,13 +45,13 @@ struct ReplicateCommand: AsyncParsableCommand {
         func run() async throws { try await runOnCommandLine() }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            let (connection, _) = try ReplicateCommand.connect(nats, domain: domain, log: context.log)
+            let (connection, _) = try ReplicateCommand.connect(nats, domain: domain, store: context.maintenance)
             let bar = ProgressBar()
             let started = ContinuousClock.now
             defer { bar.clear() }
             let attached: Replication.Attached
             do {
-                attached = try Replication.attach(context.log, nats: connection, stream: stream, replicas: replicas) { done, total in
+                attached = try Replication.attach(context.maintenance, nats: connection, stream: stream, replicas: replicas) { done, total in
                     bar.draw(done: done, total: total, bytes: 0, since: started, label: "seeding")
                 }
             } catch let error as ReplicationError {
@@ -84,15 +84,15 @@ struct ReplicateCommand: AsyncParsableCommand {
         func run() async throws { try await runOnCommandLine(legacyJSON: json) }
 
         func output(_ context: CommandContext) async throws -> Output? {
-            guard let attachment = try Replication.attachment(of: context.log) else {
+            guard let attachment = try Replication.attachment(of: context.maintenance) else {
                 throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first")
             }
-            let applied = try context.log.lastSeq()
-            let outbox = try context.log.outboxCount()
+            let applied = try context.maintenance.lastSeq()
+            let outbox = try context.maintenance.pendingSyncCount()
             // The stream unreachable: what this store knows, and a warning (offline first).
             let info: NATSConnection.StreamInfo
             do {
-                let (connection, _) = try ReplicateCommand.connect(nats, log: context.log)
+                let (connection, _) = try ReplicateCommand.connect(nats, store: context.maintenance)
                 info = try connection.streamInfo(attachment.stream)
             } catch {
                 let reason = (error as? CommandError)?.message ?? (error as? NATSError)?.description ?? "\(error)"
@@ -139,7 +139,7 @@ struct FollowCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let (connection, attachment) = try ReplicateCommand.connect(nats, log: context.log)
+        let (connection, attachment) = try ReplicateCommand.connect(nats, store: context.maintenance)
         guard let attachment else { throw CommandError.failed("this store is not attached to a stream: run `fetchlog replicate init --nats URL` first") }
         var total = 0
         var published = 0
@@ -148,12 +148,12 @@ struct FollowCommand: SharedCommand {
         // stream call waits out a leader election (a cluster just restarted) or a lost
         // connection as a write does, said once; a follow has no outbox to fall back on, so
         // it waits longer than a write (30 s) before it gives up.
-        let outbox = StreamAppends(attachment: attachment, storeID: context.log.metadata.storeID) { connection }
+        let outbox = Replication.outbox(of: context.maintenance, attachment: attachment) { connection }
         outbox.patience = .seconds(30)
         outbox.onRetry = { printError("warning: \($0)") }
         while true {
             do {
-                let synced = try outbox.sync(context.log)
+                let synced = try outbox.sync(context.maintenance)
                 published += synced.published
                 total += synced.applied
                 delay = .milliseconds(500)
@@ -168,8 +168,8 @@ struct FollowCommand: SharedCommand {
             if once || Task.isCancelled { break }
             do { try await Task.sleep(for: delay) } catch { break }
         }
-        let applied = try context.log.lastSeq()
-        let pending = try context.log.outboxCount()
+        let applied = try context.maintenance.lastSeq()
+        let pending = try context.maintenance.pendingSyncCount()
         var text = published > 0 ? "published \(published) pending event\(published == 1 ? "" : "s") from the outbox; " : ""
         text += "applied \(total) events from stream \(attachment.stream); this store is at seq \(applied)"
         if pending > 0 { text += "; \(pending) event\(pending == 1 ? "" : "s") still pending sync" }

@@ -18,11 +18,11 @@ struct OutputOptions: ParsableArguments {
     func validate() throws { _ = try mode() }
 }
 
-/// What a command shared by the shell and the command line reads: the log, the clock,
-/// and the shell's session when it runs inside one (the command line opens the live
-/// store on demand instead).
+/// What a command shared by the shell and the command line reads: the store's maintenance
+/// door, the clock, and the shell's session when it runs inside one (the command line
+/// opens the live store on demand instead).
 struct CommandContext {
-    let log: EventLog
+    let maintenance: StoreMaintenance
     let clock: any WallClock
     let session: Session?
     /// Where a command that streams (`log export` to stdout) writes.
@@ -32,18 +32,33 @@ struct CommandContext {
     /// from its checkpoint and tail.
     func liveState() async throws -> LogState {
         if let session { return session.state }
-        return try await openLiveStore(log, clock: clock).snapshot.state
+        return try await openStore(maintenance, clock: clock).snapshot.state
     }
 
     /// The state as of `seq` (time travel, the store's: its checkpoint and the tail up to
     /// `seq` when it can), refusing a seq past the end.
     func state(at seq: UInt64?) async throws -> LogState {
         guard let seq else { return try await liveState() }
-        let last = try log.lastSeq()
-        guard seq <= last else { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
+        try maintenance.checkSeq(seq)
         if let store = session?.store { return try store.state(asOf: seq) }
-        return try await openLiveStore(log, clock: clock).state(asOf: seq)
+        return try await openStore(maintenance, clock: clock).state(asOf: seq)
     }
+}
+
+/// The store over the log `maintenance` opened, folded from its checkpoint and tail (a
+/// checkpoint is saved when the tail was long), with `clock`; it fetches as `fetching`
+/// says, and not at all when nil (no HTTP client is made).
+func openStore(_ maintenance: StoreMaintenance, clock: any WallClock, fetching: FetchConfiguration? = nil) async throws -> Store {
+    var configuration = Store.Configuration()
+    configuration.clock = clock
+    if let fetching { configuration.fetching = fetching } else { configuration.fetches = false }
+    return try await Store.open(maintenance, configuration: configuration)
+}
+
+/// `reportingErrors` for what must be awaited (opening a store folds its state and may
+/// save a checkpoint): the same messages and exit statuses.
+func reportingErrors<R>(_ body: () async throws -> R) async throws -> R {
+    do { return try await body() } catch { return try reportingErrors { () throws -> R in throw error } }
 }
 
 /// A command with one implementation for both doors: `fetchlog log tail -n 2` and the
@@ -74,9 +89,9 @@ extension SharedCommand {
     func runOnCommandLine() async throws {
         // Settings are checked before the store is opened (and so perhaps created).
         let clock = try reportingErrors { try cliClock() }
-        let log = try reportingErrors { try storeOptions.open() }
+        let maintenance = try reportingErrors { try storeOptions.open() }
         try await renderOnCommandLine { buffer in
-            try await output(CommandContext(log: log, clock: clock, session: nil, write: { buffer.write($0) }))
+            try await output(CommandContext(maintenance: maintenance, clock: clock, session: nil, write: { buffer.write($0) }))
         }
     }
 
@@ -100,6 +115,11 @@ extension SharedCommand {
         } catch let error as StoreError {
             buffer.flush()
             _ = try reportingErrors { throw error }
+        } catch let error as MaintenanceError {
+            buffer.flush()
+            let failure = CommandError(maintenance: error)
+            printError(failure.message)
+            throw ExitCode(failure.status)
         }
     }
 }
@@ -109,7 +129,7 @@ extension Session {
     /// `--store` is refused (the shell is on one store).
     func runShared<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String,
                                        subcommandUsage: [String: String] = [:]) async throws -> Output? {
-        let context = CommandContext(log: log, clock: clock, session: self, write: { self.emit($0) })
+        let context = CommandContext(maintenance: store.maintenance, clock: clock, session: self, write: { self.emit($0) })
         return try await SharedDoor.run(root, words, usage: usage, subcommandUsage: subcommandUsage, context: context,
                                         renderer: activeRenderer, emit: { self.emit($0) })
     }
@@ -139,7 +159,7 @@ enum SharedDoor {
             return .message(help, json: .object([("help", .string(help))]))
         }
         if command.storeOptions.store != nil {
-            throw CommandError.usage("--store belongs on the command line: this shell is on \(context.log.path)")
+            throw CommandError.usage("--store belongs on the command line: this shell is on \(context.maintenance.path)")
         }
         let chosen: OutputMode?
         do { chosen = command.legacyJSON ? .json : try command.outputOptions.mode() } catch {
@@ -157,5 +177,16 @@ enum SharedDoor {
             throw error
         }
         return nil
+    }
+}
+
+extension CommandError {
+    /// A maintenance failure as the command line says it: cancelled is 130 (as Ctrl-C
+    /// anywhere), every other reason a failed command (1).
+    init(maintenance error: MaintenanceError) {
+        switch error {
+        case .cancelled(let reason): self.init(message: reason, status: 130)
+        default: self = .failed(error.description)
+        }
     }
 }

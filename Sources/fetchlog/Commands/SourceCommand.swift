@@ -24,7 +24,7 @@ struct SourceCommand: AsyncParsableCommand {
     /// The live store of a command: the shell's, or one opened for the command line.
     static func store(_ context: CommandContext) async throws -> Store {
         if let store = context.session?.store { return store }
-        return try await openLiveStore(context.log, clock: context.clock)
+        return try await openStore(context.maintenance, clock: context.clock)
     }
 
     struct Add: SharedCommand {

@@ -17,15 +17,14 @@ struct TourCommand: AsyncParsableCommand {
         let path = storeOptions.store ?? NSTemporaryDirectory() + "fetchlog-tour-" + String(UUID().uuidString.prefix(8))
         // A bad FETCHLOG_NOW is refused here as everywhere, before a store is made.
         let clock = try reportingErrors { try cliClock() }
-        let log = try reportingErrors { try EventLog.open(at: path) }
+        let maintenance = try reportingErrors { try StoreMaintenance.open(path: path, sources: Engine.sources) }
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
         let base = try await upstream.start().absoluteString
         var configuration = FetchConfiguration()
         configuration.upstream = Upstream(base: base)
         configuration.retry.baseDelay = .milliseconds(50)
         configuration.clock = clock
-        let fetcher = Fetcher(sources: Engine.sources, configuration: configuration)
-        let store = try reportingErrors { try Store(log: log, sources: Engine.sources, fetcher: fetcher, clock: clock) }
+        let store = try await reportingErrors { try await openStore(maintenance, clock: clock, fetching: configuration) }
         let printer = FetchPrinter()
         say("Fetchlog tour — store \(path), sample upstream \(base)")
         do {
@@ -43,29 +42,29 @@ struct TourCommand: AsyncParsableCommand {
                 if tourStep.failures != nil { await upstream.clearFaults() }
             }
         } catch {
-            await fetcher.shutdown()
+            await store.close()
             await upstream.stop()
             printError("\(error)")
             throw ExitCode(ExitStatus.failure)
         }
-        await fetcher.shutdown()
+        await store.close()
         await upstream.stop()
 
         try reportingErrors {
             let out = OutputBuffer()
             out.line("\n$ fetchlog log stats")
             let renderer = Renderer()
-            out.write(renderer.render(.record(pairs: LogRendering.statsPairs(try log.statistics(), log: log), json: .null)))
+            out.write(renderer.render(.record(pairs: LogRendering.statsPairs(try maintenance.statistics(), store: maintenance), json: .null)))
             out.line("\n$ fetchlog log tail -n 5")
-            let events = try log.tail(5)
+            let events = try maintenance.tail(5)
             out.write(renderer.render(.table(columns: ["seq", "recorded at", "kind", "source", "outcome", "bytes", "request"],
                                              rows: events.map(LogRendering.tailRow), records: [])))
-            if let notModified = try log.events(from: 1).first(where: { $0.kind == .notModified }) {
+            if let notModified = try maintenance.firstEvent(where: { $0.kind == .notModified }) {
                 out.line("\n$ fetchlog log show \(notModified.seq)")
                 LogRendering.show(notModified, into: out)
             }
             out.line("\n$ fetchlog log verify")
-            let report = try log.verify()
+            let report = try maintenance.verify().records
             out.line(report.isHealthy ? "ok: \(report.checked) events, seq 1…\(report.lastSeq), every checksum valid"
                                       : "damaged: first bad seq \(report.problems[0])")
             out.line("\nTry: fetchlog --store \(path) log show 1")

@@ -3,17 +3,6 @@ import FetchlogCore
 import FetchlogSources
 import Foundation
 
-/// Opens the live store (checkpoint + tail); saves a checkpoint when the tail was long.
-func openLiveStore(_ log: EventLog, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock()) async throws -> Store {
-    let store = try Store(log: log, sources: fetcher?.sources ?? Engine.sources, fetcher: fetcher, clock: clock)
-    switch store.origin {
-    case .checkpoint(_, let tail) where tail >= store.checkpointInterval: try await store.saveCheckpoint()
-    case .replay(let events) where events >= store.checkpointInterval: try await store.saveCheckpoint()
-    default: break
-    }
-    return store
-}
-
 /// `replay [--to SEQ] [--verify]`, on the command line and in the shell.
 struct ReplayCommand: SharedCommand {
     static let configuration = CommandConfiguration(
@@ -31,19 +20,18 @@ struct ReplayCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let log = context.log
         if diff {
             guard to == nil, !verify else { throw CommandError.usage("--diff replays to the recorded seq and compares there: drop --to and --verify") }
             return try replayDiff(context)
         }
-        let last = try log.lastSeq()
-        if let to, to > last { throw CommandError.failed("seq \(to) is past the end of the log (the last is \(last))") }
+        let last = try context.maintenance.lastSeq()
+        if let to { try context.maintenance.checkSeq(to) }
         if verify, let to, to != last {
             throw CommandError.usage("--verify compares with the live state, which is at seq \(last): drop --to")
         }
         let bar = ProgressBar()
         let started = ContinuousClock.now
-        let (replayed, perSource) = try Store.replay(log, sources: context.session?.store.sources ?? Engine.sources, to: to, progress: { seq, last in
+        let (replayed, perSource) = try context.maintenance.replay(to: to, progress: { seq, last in
             bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
         })
         bar.clear()
@@ -53,7 +41,7 @@ struct ReplayCommand: SharedCommand {
         if verify {
             // The shell's own store state (durable part), or the store opened afresh.
             let state: LogState
-            if let session = context.session { state = session.store.durableState } else { state = try await openLiveStore(log, clock: context.clock).snapshot.state }
+            if let session = context.session { state = session.store.durableState } else { state = try await openStore(context.maintenance, clock: context.clock).snapshot.state }
             liveSeq = state.seq
             live = Dictionary(uniqueKeysWithValues: ViewCatalog.hashes(of: state).map { ($0.view, $0.sha256) })
         }
@@ -91,14 +79,10 @@ extension ReplayCommand {
     func replayDiff(_ context: CommandContext) throws -> Output? {
         let bar = ProgressBar()
         let started = ContinuousClock.now
-        let sources = context.session?.store.sources ?? Engine.sources
-        guard let result = try Store.replayDiff(context.log, sources: sources, progress: { seq, last in
+        defer { bar.clear() }
+        let result = try context.maintenance.replayDiff(progress: { seq, last in
             bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
-        }) else {
-            bar.clear()
-            throw CommandError.failed("no views are recorded in this store yet: they are saved with each checkpoint (the shell saves one when it ends); run a build's shell once, then replay --diff with the next build")
-        }
-        bar.clear()
+        })
         var rows: [[String]] = []
         var records: [JSONValue] = []
         for view in result.views {
@@ -148,7 +132,7 @@ struct ExportCommand: SharedCommand {
         let state = try await context.state(at: at)
         let json: JSONValue
         do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
-        if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, log: context.log) }
+        if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, store: context.maintenance) }
         if schema {
             guard let generated = ManifestSchemas.schema(of: view, state: state) else {
                 throw CommandError.failed("\(view)'s schema is a file: Schemas/\(view).schema.json (generated schemas are for items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE)")
@@ -169,8 +153,8 @@ struct ExportCommand: SharedCommand {
 
 /// A view asked for at a point whose bodies `log compact` dropped: says which, and from
 /// where the answer is whole again; the headers stay readable with `log show`.
-func compactedError(_ notice: CompactedBodiesNotice, log: EventLog) throws -> CommandError {
-    let horizon = try log.compactionHorizon()
+func compactedError(_ notice: CompactedBodiesNotice, store: StoreMaintenance) throws -> CommandError {
+    let horizon = try store.compactionHorizon()
     var error = CommandError.failed(notice.description
         + ". --at answers with every body from seq \(horizon) on; `log show SEQ` still shows each event's header (status, validators, body size and SHA-256)")
     error.output = .message("", json: .object([

@@ -153,7 +153,7 @@ enum Commands {
                 }
                 bytes = body
             } else {
-                guard let body = try session.log.event(at: seq)?.body else { throw CommandError.failed("event \(seq) has no body") }
+                guard let body = try session.maintenance.event(at: seq).body else { throw CommandError.failed("event \(seq) has no body") }
                 bytes = body
             }
             do { try SafeFile.write(Data(bytes), to: file) } catch let error as SafeFile.Failure {
@@ -199,14 +199,13 @@ enum Commands {
 
     static func diff(_ session: Session, _ args: [String]) async throws -> Output? {
         guard args.count == 3, let a = UInt64(args[0]), let b = UInt64(args[1]) else { throw CommandError.usage("usage: diff SEQ1 SEQ2 VIEW") }
-        let last = try session.log.lastSeq()
-        for seq in [a, b] where seq > last { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
+        for seq in [a, b] { try session.maintenance.checkSeq(seq) }
         let before: JSONValue, after: JSONValue
         do {
             // Time travel is the store's (its checkpoint and the tail when it can).
             let states = [try session.store.state(asOf: a), try session.store.state(asOf: b)]
             for state in states {
-                if let notice = CompactedBodiesNotice.check(view: args[2], state: state) { throw try compactedError(notice, log: session.log) }
+                if let notice = CompactedBodiesNotice.check(view: args[2], state: state) { throw try compactedError(notice, store: session.maintenance) }
             }
             before = try ViewCatalog.export(args[2], state: states[0])
             after = try ViewCatalog.export(args[2], state: states[1])

@@ -20,9 +20,7 @@ typealias Arguments = ShellArguments
 ///
 /// `@unchecked Sendable`: one shell loop drives it, one command at a time; background fetches reach it only through the store and `notify`, which write to stderr and touch no member.
 final class Session: ShellContext, @unchecked Sendable {
-    let log: EventLog
     let store: Store
-    let fetcher: Fetcher
     let policy: OfflineFirst
     let clock: any WallClock
     /// The engine's commands and those of the store's sources.
@@ -42,16 +40,14 @@ final class Session: ShellContext, @unchecked Sendable {
     var finishBackgroundWork = false
     private var pendingWarnings: [(Resource, String)] = []
 
-    /// The shell over `log` with the fetcher's sources (its registry); `shell` brings
-    /// those sources' commands and `fetch` grammar (the command line's by default).
-    init(log: EventLog, fetcher: Fetcher, clock: any WallClock, shell: ShellRegistry = Engine.shell) throws {
-        self.log = log
-        self.fetcher = fetcher
+    /// The shell over `store` (opened with its sources and `clock`, fetching as it will);
+    /// `shell` brings those sources' commands and `fetch` grammar (the command line's by default).
+    init(store: Store, clock: any WallClock, shell: ShellRegistry = Engine.shell) {
+        self.store = store
         self.clock = clock
-        store = try Store(log: log, sources: fetcher.sources, fetcher: fetcher, clock: clock)
         self.shell = shell
         commands = CommandTable.table(for: shell)
-        policy = OfflineFirst(store: store, fetcher: fetcher, clock: clock)
+        policy = OfflineFirst(store: store, clock: clock)
         renderer.width = terminalWidth()
         renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
         pager = isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1
@@ -69,6 +65,8 @@ final class Session: ShellContext, @unchecked Sendable {
     var pager = false
 
     var state: LogState { pinned ?? store.snapshot.state }
+    /// The store's maintenance door (`log …`, time travel's bounds).
+    var maintenance: StoreMaintenance { store.maintenance }
     var isPinned: Bool { pinned != nil }
 
     /// Runs one command line, writing its output. Returns the error, if any, after
@@ -117,6 +115,8 @@ final class Session: ShellContext, @unchecked Sendable {
             return report(error)
         } catch let error as StoreError {
             return report(.failed(error.description))
+        } catch let error as MaintenanceError {
+            return report(CommandError(maintenance: error))
         } catch let error as ClockSettingError {
             return report(.usage(error.description))
         } catch {
@@ -148,7 +148,7 @@ final class Session: ShellContext, @unchecked Sendable {
     private func printPendingSync() {
         let pending = store.snapshot.pendingSync
         guard !isPinned, pending > 0 else { return }
-        let stream = (log.appendRoute as? StreamAppends)?.attachment.stream ?? "its stream"
+        let stream = Replication.route(of: maintenance)?.attachment.stream ?? "its stream"
         let line = "⚠ pending sync: \(pending) event\(pending == 1 ? "" : "s") in this store's outbox, not yet in stream \(stream) "
             + "(shown here; `fetchlog follow --once` publishes \(pending == 1 ? "it" : "them") when the stream is reachable)"
         if renderer.mode.isMachine || outputHandle != nil { notify(line) } else { emit(line + "\n") }
@@ -170,7 +170,7 @@ final class Session: ShellContext, @unchecked Sendable {
         if Task.isCancelled { throw CommandError(message: "cancelled: \(name ?? resource.description) is not held yet; nothing was recorded for it", status: 130) }
         let after = policy.freshness(of: resource)
         if let name, after.level == .missing {
-            let reason = fetcher.configuration.offline ? "--offline forbids the network" : (after.status.lastError ?? "nothing came back")
+            let reason = store.fetchConfiguration?.offline == true ? "--offline forbids the network" : (after.status.lastError ?? "nothing came back")
             throw CommandError.failed("no \(name) held yet, and fetching failed: \(reason). Check the network or --upstream (or drop --offline), then try again.")
         }
     }
@@ -233,14 +233,13 @@ final class Session: ShellContext, @unchecked Sendable {
 
     /// Runs `body` against the state as of `seq` (time travel).
     func pinned<T>(at seq: UInt64, _ body: () async throws -> T) async throws -> T {
-        let last = try log.lastSeq()
-        guard seq <= last else { throw CommandError.failed("seq \(seq) is past the end of the log (the last is \(last))") }
+        try maintenance.checkSeq(seq)
         let previous = pinned
         pinned = try store.state(asOf: seq)
         defer { pinned = previous }
         if let state = pinned, !state.compactedBodies.isEmpty {
             let notice = CompactedBodiesNotice(view: "the shell", seq: seq, resources: state.compactedBodies.sorted { $0.key < $1.key }.map { (key: $0.key, seq: $0.value) })
-            notify("warning: \(notice.description); answers lack them (--at holds every body from seq \(try log.compactionHorizon()) on)")
+            notify("warning: \(notice.description); answers lack them (--at holds every body from seq \(try maintenance.compactionHorizon()) on)")
         }
         return try await body()
     }

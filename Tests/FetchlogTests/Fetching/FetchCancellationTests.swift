@@ -137,7 +137,7 @@ import Testing
     @Test func cancellingAWaitForBackgroundWorkCancelsTheFetchItWaitsFor() async throws {
         try await Self.withHarness(faults: [Self.held], readTimeout: .seconds(120)) { h in
             let store = try Store(log: h.log, sources: .seed, fetcher: h.fetcher, clock: FixedClock(fixedTime))
-            let policy = OfflineFirst(store: store, fetcher: h.fetcher, clock: FixedClock(fixedTime))
+            let policy = OfflineFirst(store: store, clock: FixedClock(fixedTime))
             let opened = try await policy.open(.brastlewarkCensus)
             #expect(opened.revalidating)
             let waiting = Task { await policy.waitForBackgroundWork() }

@@ -82,7 +82,7 @@ import Testing
     @Test func theImagesFieldDownloadsEachDistinctThumbnailOnceAsAnAsset() async throws {
         let (harness, store, state) = try await Self.both()
         let thumbnails = Set(GnomesView(state: state).gnomes.map(\.thumbnail))
-        let policy = OfflineFirst(store: store, fetcher: harness.fetcher, clock: harness.fetcher.configuration.clock)
+        let policy = OfflineFirst(store: store, clock: harness.fetcher.configuration.clock)
         let reports = try await policy.fetchManifestImages(source: "census", resource: "gnomes")
         #expect(reports.count == thumbnails.count)
         #expect(reports.allSatisfy { $0.outcome == .fetched })

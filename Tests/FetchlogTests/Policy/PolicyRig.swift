@@ -30,7 +30,7 @@ struct PolicyRig: Sendable {
         let store = try Store(log: log, sources: .seed, fetcher: fetcher, clock: clock)
         let debounceClock = ManualClock()
         return PolicyRig(upstream: upstream, log: log, fetcher: fetcher, store: store,
-                         policy: OfflineFirst(store: store, fetcher: fetcher, clock: clock, debounceClock: debounceClock),
+                         policy: OfflineFirst(store: store, clock: clock, debounceClock: debounceClock),
                          clock: clock, debounceClock: debounceClock, directory: directory)
     }
 

@@ -190,7 +190,8 @@ import Testing
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.clock = FixedClock(fixedTime)
         let fetcher = Fetcher(sources: booksShell.sources, configuration: configuration)
-        let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime), shell: booksShell)
+        let session = Session(store: try Store(log: log, sources: fetcher.sources, fetcher: fetcher, clock: FixedClock(fixedTime)), clock: FixedClock(fixedTime),
+                              shell: booksShell)
         let out = NSTemporaryDirectory() + "fetchlog-books-shell-\(UUID().uuidString.prefix(8)).txt"
         defer { try? FileManager.default.removeItem(atPath: out) }
         for line in [".output \(out)", "fetch books page 1", "fetch books page 2", "favourite add 3", "books", "at 1 books",
@@ -231,7 +232,7 @@ import Testing
         let directory = TemporaryDirectory("manifest-completion")
         let log = try EventLog.open(at: directory.path)
         let fetcher = Fetcher(sources: .seed, configuration: FetchHarness.patientConfiguration(base: "http://127.0.0.1:9"))
-        let session = try Session(log: log, fetcher: fetcher, clock: FixedClock(fixedTime))
+        let session = Session(store: try Store(log: log, sources: fetcher.sources, fetcher: fetcher, clock: FixedClock(fixedTime)), clock: FixedClock(fixedTime))
         let text = #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":["pages","people"]}"#
         try await session.store.define(try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8))))
         #expect(Completion.candidates(for: "fetch cat", session: session) == ["catalog"])
