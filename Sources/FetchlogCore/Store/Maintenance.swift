@@ -45,7 +45,7 @@ public struct StoreMaintenance: Sendable {
     /// What the open noticed and repaired or left alone (say them to the user).
     public var notes: [String] { log.notes }
     /// The store's identity, format and creation time.
-    public var metadata: StoreMetadata { log.metadata }
+    package var metadata: StoreMetadata { log.metadata }
     /// The LMDB map: its size, page size, pages used.
     public var environmentInfo: Environment.Info { log.environmentInfo }
     /// Whether appends go through a replicated stream (a replica's events come from it only).
@@ -79,7 +79,7 @@ public struct StoreMaintenance: Sendable {
     }
 
     /// Counts per kind and source, bytes, first and last seq and time.
-    public func statistics() throws -> LogStatistics { try log.statistics() }
+    package func statistics() throws -> LogStatistics { try log.statistics() }
 
     /// The seq from which `--at` answers with every body (0: nothing was compacted).
     public func compactionHorizon() throws -> UInt64 { try log.compactionHorizon() }
@@ -96,7 +96,7 @@ public struct StoreMaintenance: Sendable {
     /// Merges an NDJSON export at `file`: every event it does not hold yet, byte for byte.
     /// A replica is refused (`MaintenanceError.attachedToStream`); so is a bad export
     /// (`.importRefused`) or an unreadable file (`.unreadable`), each changing nothing.
-    public func merge(file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
+    package func merge(file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
         // A replica's log is a copy of its stream: events enter through the stream only.
         guard !log.isRouted else { throw MaintenanceError.attachedToStream }
         do {
@@ -117,7 +117,7 @@ extension Store {
     public var maintenance: StoreMaintenance { StoreMaintenance(log: log, sources: sources) }
 
     /// Merges an NDJSON export (`StoreMaintenance.merge`) and folds what it added.
-    public func merge(file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
+    package func merge(file: String, progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
         let summary = try maintenance.merge(file: file, progress: progress)
         try await catchUp()
         return summary

@@ -25,7 +25,7 @@ extension StoreMaintenance {
     /// and the file's page headers.
     public struct Verification: Sendable {
         /// Every record: checksums, seq order, decodability, the bodies it refers to.
-        public let records: VerifyReport
+        package let records: VerifyReport
         /// The damaged page headers LMDB reads around (empty when none).
         public let pages: [PageDamage]
         /// No record and no page is damaged.

@@ -24,14 +24,14 @@ extension StoreMaintenance {
     /// and recorded before `recordedBefore`, when given. Every view at the head stays as it
     /// was; `--at` before the horizon lacks the dropped bodies.
     @discardableResult
-    public func compact(before: UInt64? = nil, recordedBefore: Timestamp? = nil) throws -> BodyCompaction {
+    package func compact(before: UInt64? = nil, recordedBefore: Timestamp? = nil) throws -> BodyCompaction {
         try compact(compactionPlan(before: before, recordedBefore: recordedBefore))
     }
 
     /// Closes the log and rewrites the data file compactly (LMDB's compacting copy, swapped
     /// in atomically), returning freed pages to the file system. The store must not be open
     /// elsewhere (`MaintenanceError.rewriteRefused`); this value is unusable afterwards.
-    public func closeAndRewrite() throws -> StoreRewrite.Result {
+    package func closeAndRewrite() throws -> StoreRewrite.Result {
         log.close()
         do { return try StoreRewrite.rewrite(at: log.path) } catch let error as StoreRewrite.Refused {
             throw MaintenanceError.rewriteRefused(error.description)
@@ -42,7 +42,7 @@ extension StoreMaintenance {
 extension Store {
     /// `StoreMaintenance.compact(before:recordedBefore:)` on this store, folding the change.
     @discardableResult
-    public func compact(before: UInt64? = nil, recordedBefore: Timestamp? = nil) async throws -> BodyCompaction {
+    package func compact(before: UInt64? = nil, recordedBefore: Timestamp? = nil) async throws -> BodyCompaction {
         try await compact(maintenance.compactionPlan(before: before, recordedBefore: recordedBefore))
     }
 

@@ -12,8 +12,8 @@ extension StoreMaintenance {
 
     /// This build's views beside those recorded with the last checkpoint;
     /// `MaintenanceError.noRecordedViews` when none were recorded yet.
-    public func replayDiff(progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> ReplayDiff {
-        guard let result = try ReplayDiff.compute(log, sources: sources, progress: progress) else { throw MaintenanceError.noRecordedViews }
+    package func replayDiff(progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> ReplayDiff {
+        guard let result = try Store.replayDiff(log, sources: sources, progress: progress) else { throw MaintenanceError.noRecordedViews }
         return result
     }
 }
