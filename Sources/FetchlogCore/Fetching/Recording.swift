@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where a fetch's events go.
 public enum Recording: Sendable {
@@ -9,43 +10,42 @@ public enum Recording: Sendable {
     case session(SessionLog)
 }
 
-/// Events of this session that are not written to the log. Their seq is 0.
-///
-/// `@unchecked Sendable`: events and observers are guarded by `lock`; observers are called outside it.
-public final class SessionLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Event] = []
-    private var onAppend: [@Sendable () -> Void] = []
+/// Events of this session that are not written to the log. Their seq is 0. Observers are
+/// called outside the lock.
+public final class SessionLog: Sendable {
+    private struct State {
+        var stored: [Event] = []
+        var onAppend: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
-    public var events: [Event] { lock.withLock { stored } }
+    public var events: [Event] { state.withLock { $0.stored } }
 
     func append(_ event: Event) {
         var event = event
         event.seq = 0
-        let observers = lock.withLock { () -> [@Sendable () -> Void] in
-            stored.append(event)
-            return onAppend
+        let observers = state.withLock { state -> [@Sendable () -> Void] in
+            state.stored.append(event)
+            return state.onAppend
         }
         for observer in observers { observer() }
     }
 
     /// Called after every append (the store re-folds its overlay).
-    public func observe(_ body: @escaping @Sendable () -> Void) { lock.withLock { onAppend.append(body) } }
+    public func observe(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.onAppend.append(body) } }
 }
 
 /// One task per resource being fetched; later callers share it.
-///
-/// `@unchecked Sendable`: the task table is guarded by `lock`.
-final class InFlight: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tasks: [Resource: Task<FetchReport, any Error>] = [:]
+final class InFlight: Sendable {
+    private let tasks = Mutex<[Resource: Task<FetchReport, any Error>]>([:])
 
     /// The running task for `resource`, or a new one from `make`. `shared` is true when
     /// an existing task was returned.
     func task(for resource: Resource, make: () -> Task<FetchReport, any Error>) -> (Task<FetchReport, any Error>, shared: Bool) {
-        lock.withLock {
+        tasks.withLock { tasks in
             if let running = tasks[resource] { return (running, true) }
             let task = make()
             tasks[resource] = task
@@ -53,5 +53,5 @@ final class InFlight: @unchecked Sendable {
         }
     }
 
-    func finish(_ resource: Resource) { _ = lock.withLock { tasks.removeValue(forKey: resource) } }
+    func finish(_ resource: Resource) { _ = tasks.withLock { $0.removeValue(forKey: resource) } }
 }
