@@ -109,6 +109,10 @@ import Testing
         #expect(help.status == 0)
         #expect(help.stdout.contains("fetchlog [<global options>] <subcommand>"))
         #expect(Self.unforcedBreaks(help.stdout, width: width) == [])
+        // After global options, --help is still fetchlog's own (was the shell's).
+        let afterGlobals = try await runFetchlog(["--store", NSTemporaryDirectory() + "fetchlog-help-unused", "--offline", "--help"],
+                                                 environment: ["COLUMNS": "\(width)"])
+        #expect(afterGlobals.stdout == help.stdout)
     }
 
     /// The check can fail: a paragraph broken by hand where ArgumentParser would not have.
