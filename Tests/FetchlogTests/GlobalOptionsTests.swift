@@ -1,6 +1,7 @@
 import FetchlogCore
 import Foundation
 import Testing
+@testable import fetchlog
 
 /// Issue 25, item 7: global options behave as in git. Before the subcommand every command
 /// accepts them and applies those it uses; after it only the command's own are accepted,
@@ -98,6 +99,28 @@ import Testing
         case ["source", "list"]: #expect(json.arrayValue == [])
         default: #expect(json != .null)
         }
+    }
+
+    /// The line ArgumentParser parses: global options right after the subcommand, only
+    /// those it declares; the group's own position (`log --format json tail`) counts as before.
+    @Test func arrangedLines() throws {
+        #expect(try GlobalOptions.arrange(["--upstream", "U", "--store", "S", "export", "gnomes", "--out", "F"])
+            == ["export", "--store", "S", "gnomes", "--out", "F"])
+        #expect(try GlobalOptions.arrange(["--store", "S", "log", "--format=json", "tail", "2", "--format", "table"])
+            == ["log", "tail", "--store", "S", "--format=json", "2", "--format", "table"])
+        #expect(try GlobalOptions.arrange(["--offline", "--store", "S"]) == ["--offline", "--store", "S"])
+        #expect(try GlobalOptions.arrange(["--store", "S", "--help"]) == ["--help"])
+        #expect(try GlobalOptions.arrange(["--store", "S", "help", "log"]) == ["help", "log"])
+        #expect(throws: GlobalOptions.Misplaced.self) { try GlobalOptions.arrange(["export", "gnomes", "--upstream", "U"]) }
+    }
+
+    /// The global options are options of the commands (the list and the commands cannot
+    /// drift apart): the shell, the default command, declares them all, each with or
+    /// without a value as the list says.
+    @Test func everyGlobalOptionIsTheShells() {
+        let shell = GlobalOptions.Grammar(ReplCommand.self)
+        #expect(GlobalOptions.withValue.filter { shell.options[$0] != true }.sorted() == [])
+        #expect(GlobalOptions.flags.filter { shell.options[$0] != false }.sorted() == [])
     }
 
     /// `fetchlog --help`'s overview is wrapped once, by ArgumentParser: no line of it ends
