@@ -1,5 +1,6 @@
 import CNATS
 import Foundation
+import Synchronization
 
 /// One connection to a NATS cluster (any of `servers`), with its JetStream context.
 ///
@@ -370,6 +371,10 @@ public final class NATSConnection: @unchecked Sendable {
 }
 
 /// Reads a stream in order, a batch at a time (`NATSConnection.reader`).
+///
+/// `@unchecked Sendable`: every member is immutable; the subscription it points to is
+/// used by `next` alone, which its one owner (a follower's read loop, one batch at a time)
+/// calls from whichever thread runs the loop, and nats.c's objects may move between threads.
 public final class StreamReader: @unchecked Sendable {
     private let subscription: OpaquePointer
     /// The most bytes one fetch asks the server for.
@@ -428,12 +433,13 @@ public final class StreamReader: @unchecked Sendable {
 
 /// What nats.c's disconnected callback tells: said once, and not when the connection is
 /// closed on purpose (nats.c calls it then too).
-///
-/// `@unchecked Sendable`: `said` and `closing` are guarded by `lock`.
-final class ConnectionEvents: @unchecked Sendable {
-    private let lock = NSLock()
-    private var said = false
-    private var closing = false
+final class ConnectionEvents: Sendable {
+    private struct State {
+        var said = false
+        var closing = false
+    }
+
+    private let state = Mutex(State())
     private let servers: [String]
     private let handler: (@Sendable (String) -> Void)?
 
@@ -443,34 +449,33 @@ final class ConnectionEvents: @unchecked Sendable {
     }
 
     func lost() {
-        let say = lock.withLock { () -> Bool in
-            guard !said, !closing else { return false }
-            said = true
+        let say = state.withLock { state -> Bool in
+            guard !state.said, !state.closing else { return false }
+            state.said = true
             return true
         }
         if say { handler?("lost the connection to \(servers.joined(separator: ",")); reconnecting") }
     }
 
-    func close() { lock.withLock { closing = true } }
+    func close() { state.withLock { $0.closing = true } }
 }
 
 /// The first refusal of an asynchronous publish (later ones follow from it).
-final class AsyncFailures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var failure: NATSError?
+final class AsyncFailures: Sendable {
+    private let failure = Mutex<NATSError?>(nil)
 
     func record(status: natsStatus, code: jsErrCode, text: String) {
-        lock.withLock {
+        failure.withLock { failure in
             guard failure == nil else { return }
             failure = NATSError(operation: "publish", status: Int32(status.rawValue), jetStreamCode: Int32(code.rawValue),
                                 message: text.isEmpty ? String(cString: natsStatus_GetText(status)) : text)
         }
     }
 
-    var first: NATSError? { lock.withLock { failure } }
+    var first: NATSError? { failure.withLock { $0 } }
 
     func take() -> NATSError? {
-        lock.withLock {
+        failure.withLock { failure in
             defer { failure = nil }
             return failure
         }

@@ -293,7 +293,9 @@ public struct ReplicationError: Error, CustomStringConvertible, Equatable, Senda
 /// Batches handed from one thread to another, at most `capacity` waiting; the producer ends
 /// it with `finish` (an error or nil), the consumer stops it early with `close`.
 ///
-/// `@unchecked Sendable`: every field is guarded by `condition`.
+/// `@unchecked Sendable`: every field is guarded by `condition` (an `NSCondition`, not a
+/// `Mutex`: each side waits on it for the other); `Item`s pass from the producer's thread to
+/// the consumer's, each used by one side at a time.
 final class Handoff<Item>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Item] = []

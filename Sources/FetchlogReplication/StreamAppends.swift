@@ -1,6 +1,7 @@
 import FetchlogCore
 import FetchlogNATS
 import Foundation
+import Synchronization
 
 /// The appends of a store attached to a stream. Each event goes to the store's outbox
 /// first (durable, under the store's next own count `n`, before any network), then is
@@ -253,11 +254,8 @@ extension Replication {
 }
 
 /// A flag one thread sets and another reads.
-///
-/// `@unchecked Sendable`: `value` is guarded by `lock`.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

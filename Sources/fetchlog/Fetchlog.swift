@@ -10,17 +10,27 @@ struct FetchlogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetchlog",
         abstract: "An event-sourced, offline-first data engine: every fetch is an event in an LMDB log.",
+        usage: "fetchlog [<global options>] <subcommand>",
+        // One paragraph a line (a trailing backslash joins the source lines): ArgumentParser
+        // wraps each paragraph to the terminal's width, and a newline inside one would break
+        // it a second time, mid-sentence.
         discussion: """
-        Shared options may come before the subcommand: `fetchlog --store DIR log stats`,
-        `fetchlog --offline --format json query shows`.
-        The store is --store DIR, else $FETCHLOG_STORE, else $XDG_DATA_HOME/fetchlog, else ~/.local/share/fetchlog.
+        Global options go before the command and every command accepts them, applying those \
+        it uses: --store DIR, --format MODE, --upstream BASE, --offline, --connect-timeout, \
+        --read-timeout, --retries, --retry-after-cap, --deadline, --min-rate, --redact-param, \
+        --allow-private-hosts, --keep-going (`fetchlog --store DIR log stats`, \
+        `fetchlog --offline --format json query shows`). After the command, only its own \
+        options are accepted (fetchlog COMMAND --help lists them).
 
-        Every command that prints results takes --format table|json|ndjson|line|csv (rows on
-        stdout, warnings and progress on stderr). -v, -vv, -vvv or --quiet (anywhere) set how
+        The store is --store DIR, else $FETCHLOG_STORE, else $XDG_DATA_HOME/fetchlog, else \
+        ~/.local/share/fetchlog.
+
+        Every command that prints results takes --format table|json|ndjson|line|csv (rows on \
+        stdout, warnings and progress on stderr). -v, -vv, -vvv or --quiet (anywhere) set how \
         much the library logs to stderr; else $FETCHLOG_LOG_LEVEL; warnings by default.
 
-        Exit status: 0 success; 1 the command failed; 2 `log verify` or `replay --verify` found
-        damage; 3 the store directory was refused (not a store, newer format, truncated);
+        Exit status: 0 success; 1 the command failed; 2 `log verify` or `replay --verify` found \
+        damage; 3 the store directory was refused (not a store, newer format, truncated); \
         64 usage error; 130 interrupted (Ctrl-C).
         """,
         version: FetchlogVersion.string,
@@ -37,17 +47,22 @@ struct FetchlogCommand: AsyncParsableCommand {
             Verbosity.bootstrap(verbosity)
         } catch {
             printError("\(error)")
-            Glibc.exit(64)
+            Foundation.exit(64)
         }
-        arguments = GlobalOptions.hoist(arguments)
+        do {
+            arguments = try GlobalOptions.arrange(arguments)
+        } catch {
+            printError("\(error)")
+            Foundation.exit(64)
+        }
         if let unknown = GlobalOptions.unknownSubcommand(in: arguments) {
             let names = configuration.subcommands.map { $0._commandName } + ["help"]
             printError("unknown command '\(unknown)'\(Suggest.didYouMean(unknown, names)); fetchlog --help lists them")
-            Glibc.exit(64)
+            Foundation.exit(64)
         }
         if let (group, word, names) = GlobalOptions.unknownNestedSubcommand(in: arguments) {
             printError("\(group) has no '\(word)'\(Suggest.didYouMean(word, names)); fetchlog \(group) --help lists them")
-            Glibc.exit(64)
+            Foundation.exit(64)
         }
         await mainCancellingOnInterrupt(arguments)
     }
@@ -100,73 +115,6 @@ enum Verbosity {
         }
         // The library's loggers take their level from here when they are made.
         FetchlogLogging.level = level
-    }
-}
-
-enum GlobalOptions {
-    /// Options shared by several commands. ArgumentParser reads options only after the
-    /// subcommand that declares them, so when they stand before it they are moved to the
-    /// end; a command that does not take one still says so ("Unknown option").
-    static let withValue: Set<String> = ["--store", "--upstream", "--connect-timeout", "--read-timeout", "--retries",
-                                         "--retry-after-cap", "--format", "--deadline", "--min-rate", "--redact-param"]
-    static let flags: Set<String> = ["--offline", "--keep-going", "--allow-private-hosts"]
-
-    /// The first word when it is meant as a subcommand but names none (`fetchlog querry`).
-    /// The default command (the shell) takes no words, so any first word must be one.
-    static func unknownSubcommand(in arguments: [String]) -> String? {
-        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
-        let names = Set(FetchlogCommand.configuration.subcommands.map { $0._commandName } + ["help"])
-        return names.contains(first) ? nil : first
-    }
-
-    /// `fetchlog log tial`: a group's mistyped subcommand, with the group's subcommands.
-    static func unknownNestedSubcommand(in arguments: [String]) -> (group: String, word: String, names: [String])? {
-        guard arguments.count >= 2, !arguments[1].hasPrefix("-"),
-              let group = FetchlogCommand.configuration.subcommands.first(where: { $0._commandName == arguments[0] }) else { return nil }
-        let names = group.configuration.subcommands.map { $0._commandName }
-        guard !names.isEmpty, !names.contains(arguments[1]), arguments[1] != "help" else { return nil }
-        return (arguments[0], arguments[1], names)
-    }
-
-    static func hoist(_ arguments: [String]) -> [String] {
-        var front: [String] = []
-        var moved: [String] = []
-        var index = 0
-        var seenSubcommand = false
-        var group: any ParsableCommand.Type = FetchlogCommand.self
-        while index < arguments.count {
-            let argument = arguments[index]
-            if !seenSubcommand {
-                if withValue.contains(argument), index + 1 < arguments.count {
-                    moved += [argument, arguments[index + 1]]
-                    index += 2
-                    continue
-                }
-                if let equals = argument.firstIndex(of: "="), withValue.contains(String(argument[..<equals])) {
-                    moved.append(argument)
-                    index += 1
-                    continue
-                }
-                if flags.contains(argument) {
-                    moved.append(argument)
-                    index += 1
-                    continue
-                }
-                if !argument.hasPrefix("-") {
-                    // A group (`log`) goes on hoisting until its own subcommand (`tail`):
-                    // `fetchlog log --format json tail 2` means `log tail 2 --format json`.
-                    if let next = group.configuration.subcommands.first(where: { $0._commandName == argument }),
-                       !next.configuration.subcommands.isEmpty {
-                        group = next
-                    } else {
-                        seenSubcommand = true
-                    }
-                }
-            }
-            front.append(argument)
-            index += 1
-        }
-        return front + moved
     }
 }
 

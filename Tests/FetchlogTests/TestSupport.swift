@@ -60,7 +60,10 @@ func offPool<T: Sendable>(lowestPriority: Bool = false, _ body: @escaping @Senda
             // A long CPU-bound test (the index differential tests) yields the cores to the
             // rest of the suite, whose network tests bound their times: nice 19 for this
             // thread only (on Linux the nice value is per thread; 0 names the calling one).
+            // Elsewhere it is the process's: left alone.
+            #if os(Linux)
             if lowestPriority { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) }
+            #endif
             continuation.resume(with: Result { try body() })
         }
         thread.stackSize = 8 << 20

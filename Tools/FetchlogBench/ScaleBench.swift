@@ -1,8 +1,11 @@
-import CFetchlogSupport
 import FetchlogCore
 import FetchlogSources
 import Foundation
 import SampleUpstream
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `fetchlog-bench --scale`: the gnome census at 1×, 10×, 100× and 1000× the recording
 /// (1,337 to 1,337,000 gnomes) fetched from the sample upstream into a new store; per size
@@ -37,13 +40,25 @@ private func loadAverage() -> String {
 /// /proc/self/status, after returning the allocator's free pages to the system (so what is
 /// counted is what is live, not what a past peak left in malloc's arenas).
 private func residentBytes() -> (anonymous: Int, file: Int) {
-    _ = fl_release_free_memory()
+    releaseFreeMemory()
     guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
     func field(_ name: String) -> Int {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
         return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
     }
     return (field("RssAnon"), field("RssFile"))
+}
+
+/// Returns the allocator's free pages to the system (glibc's `malloc_trim`), so what is
+/// measured next is live memory. glibc declares it in <malloc.h>, which Swift's Glibc
+/// module leaves out: it is looked up by name. Elsewhere there is nothing to do (the
+/// figures come from /proc, Linux's).
+private func releaseFreeMemory() {
+    #if canImport(Glibc)
+    guard let program = dlopen(nil, RTLD_NOW), let symbol = dlsym(program, "malloc_trim") else { return }
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    #endif
 }
 
 private func elapsed(_ start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
@@ -331,10 +346,9 @@ func runTool(_ arguments: [String]) -> (status: Int32, out: String, err: String)
     return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors.data, as: UTF8.self))
 }
 
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Data?
-    func set(_ data: Data) { lock.withLock { value = data } }
-    var done: Bool { lock.withLock { value != nil } }
-    var data: Data { lock.withLock { value ?? Data() } }
+final class LockedData: Sendable {
+    private let value = Mutex<Data?>(nil)
+    func set(_ data: Data) { value.withLock { $0 = data } }
+    var done: Bool { value.withLock { $0 != nil } }
+    var data: Data { value.withLock { $0 ?? Data() } }
 }

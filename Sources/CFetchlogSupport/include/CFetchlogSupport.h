@@ -18,8 +18,4 @@ void fl_sha256(const void *data, size_t length, uint8_t out[32]);
 /// memcmp at each candidate; NULL when there is none.
 const void *fl_find_rare(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length, size_t rare);
 
-/// Returns the allocator's free memory to the system (glibc's malloc_trim), so a resident
-/// size measured next counts live memory (fetchlog-bench --scale).
-int fl_release_free_memory(void);
-
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Thrown by `Fetcher.fetch` (and so by the paged fetches built on it) when the calling
 /// task is cancelled, e.g. by Ctrl-C: the request in flight is abandoned, no retry is
@@ -55,17 +56,14 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
 
 /// Collects the reports of the fetches that finish in a task (and the tasks it starts),
 /// so that a cancellation can say everything that was recorded before it.
-///
-/// `@unchecked Sendable`: the reports are guarded by `lock`.
-package final class FetchLedger: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [FetchReport] = []
+package final class FetchLedger: Sendable {
+    private let stored = Mutex<[FetchReport]>([])
 
     package init() {}
 
-    package var reports: [FetchReport] { lock.withLock { stored } }
+    package var reports: [FetchReport] { stored.withLock { $0 } }
 
-    func add(_ report: FetchReport) { lock.withLock { stored.append(report) } }
+    func add(_ report: FetchReport) { stored.withLock { $0.append(report) } }
 
     /// The ledger of the running task, if any.
     @TaskLocal package static var current: FetchLedger?
@@ -79,20 +77,15 @@ package final class FetchLedger: @unchecked Sendable {
 
 /// How many callers wait on each in-flight fetch: a cancelled caller stops the shared
 /// request only when no other caller is left waiting for its answer.
-///
-/// `@unchecked Sendable`: the counts are guarded by `lock`.
-final class FetchWaiters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [Resource: Int] = [:]
+final class FetchWaiters: Sendable {
+    private let counts = Mutex<[Resource: Int]>([:])
 
     /// One caller's place in the count; leaving twice counts once (the cancellation
     /// handler and the end of the call may both leave).
-    ///
-    /// `@unchecked Sendable`: its one flag is read and written under its waiters' `lock`.
-    final class Ticket: @unchecked Sendable {
+    final class Ticket: Sendable {
         private let waiters: FetchWaiters
         private let resource: Resource
-        private var left = false
+        private let left = Mutex(false)
 
         fileprivate init(_ waiters: FetchWaiters, _ resource: Resource) {
             self.waiters = waiters
@@ -102,21 +95,25 @@ final class FetchWaiters: @unchecked Sendable {
         /// How many callers still wait after this one left; nil if it had left already.
         @discardableResult
         func leave() -> Int? {
-            waiters.lock.withLock {
-                guard !left else { return nil }
-                left = true
-                let remaining = max(0, (waiters.counts[resource] ?? 0) - 1)
-                waiters.counts[resource] = remaining == 0 ? nil : remaining
+            // The flag is claimed first, so only one leaving takes a count away.
+            let first = left.withLock { left in
+                defer { left = true }
+                return !left
+            }
+            guard first else { return nil }
+            return waiters.counts.withLock { counts in
+                let remaining = max(0, (counts[resource] ?? 0) - 1)
+                counts[resource] = remaining == 0 ? nil : remaining
                 return remaining
             }
         }
     }
 
     /// How many callers wait on the fetch of `resource` now.
-    func count(for resource: Resource) -> Int { lock.withLock { counts[resource] ?? 0 } }
+    func count(for resource: Resource) -> Int { counts.withLock { $0[resource] ?? 0 } }
 
     func join(_ resource: Resource) -> Ticket {
-        lock.withLock { counts[resource, default: 0] += 1 }
+        counts.withLock { $0[resource, default: 0] += 1 }
         return Ticket(self, resource)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Fetches resources over HTTP and turns every attempt's outcome into one event, which it
 /// hands to the caller's recorder (the store appends it): the fetcher writes nothing.
@@ -482,23 +483,17 @@ package final class Fetcher: Sendable {
     }
 
     /// Bytes read so far, shared by the reader and the watch over it.
-    ///
-    /// `@unchecked Sendable`: the count is guarded by `lock`.
-    private final class BodyProgress: @unchecked Sendable {
-        private let lock = NSLock()
-        private var bytes = 0
-        func add(_ count: Int) { lock.withLock { bytes += count } }
-        var count: Int { lock.withLock { bytes } }
+    private final class BodyProgress: Sendable {
+        private let bytes = Mutex(0)
+        func add(_ count: Int) { bytes.withLock { $0 += count } }
+        var count: Int { bytes.withLock { $0 } }
     }
 
     /// When an attempt's deadline or rate limit hit, if one did.
-    ///
-    /// `@unchecked Sendable`: the instant is guarded by `lock`.
-    final class LimitHit: @unchecked Sendable {
-        private let lock = NSLock()
-        private var instant: ContinuousClock.Instant?
-        var at: ContinuousClock.Instant? { lock.withLock { instant } }
-        func record(_ at: ContinuousClock.Instant) { lock.withLock { if instant == nil { instant = at } } }
+    final class LimitHit: Sendable {
+        private let instant = Mutex<ContinuousClock.Instant?>(nil)
+        var at: ContinuousClock.Instant? { instant.withLock { $0 } }
+        func record(_ at: ContinuousClock.Instant) { instant.withLock { if $0 == nil { $0 = at } } }
     }
 
     /// Reads the body in a task while a dispatch timer watches the deadline and the rate; the
@@ -542,38 +537,43 @@ package final class Fetcher: Sendable {
     /// count every 100 ms; the rate is taken between now and the newest sample at least a
     /// window old, so it covers a full window whatever the tick.
     ///
-    /// `@unchecked Sendable`: samples and the timer are guarded by `lock`; the timer fires on its own dispatch queue.
+    /// `@unchecked Sendable`: the hit and the samples are in a `Mutex`; the timer (a
+    /// dispatch source, which is thread-safe but not marked `Sendable`) fires on its own
+    /// queue and is cancelled by `stop` from the fetch's task.
     private final class LimitWatch: @unchecked Sendable {
-        private let lock = NSLock()
+        private struct Watch {
+            var hit: BodyLimit?
+            var samples: [(at: ContinuousClock.Instant, bytes: Int)]
+        }
+
         private let timer: DispatchSourceTimer
-        private var hit: BodyLimit?
-        private var samples: [(at: ContinuousClock.Instant, bytes: Int)]
+        private let watch: Mutex<Watch>
 
         init(progress: BodyProgress, deadline: ContinuousClock.Instant, rate: MinimumRate,
              onHit: @escaping @Sendable (ContinuousClock.Instant) -> Void) {
             let started = ContinuousClock.now
-            samples = [(started, 0)]
+            watch = Mutex(Watch(hit: nil, samples: [(started, 0)]))
             timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .userInitiated))
             timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(5))
             // The handler holds the watch until `stop` removes it (a cycle broken there).
             timer.setEventHandler { [self] in
                 let at = ContinuousClock.now
-                let limit: BodyLimit? = lock.withLock {
-                    guard hit == nil else { return nil }
+                let limit: BodyLimit? = watch.withLock { watch in
+                    guard watch.hit == nil else { return nil }
                     if at >= deadline {
-                        hit = .deadline
-                        return hit
+                        watch.hit = .deadline
+                        return watch.hit
                     }
                     guard rate.bytesPerSecond > 0, rate.window > .zero else { return nil }
                     let bytes = progress.count
-                    samples.append((at, bytes))
+                    watch.samples.append((at, bytes))
                     let cutoff = at - rate.window
                     guard cutoff >= started else { return nil }
-                    while samples.count > 1, samples[1].at <= cutoff { samples.removeFirst() }
-                    let span = at - samples[0].at
-                    let received = bytes - samples[0].bytes
-                    if Double(received) < Double(rate.bytesPerSecond) * span.seconds { hit = .rate(received: received, span: span) }
-                    return hit
+                    while watch.samples.count > 1, watch.samples[1].at <= cutoff { watch.samples.removeFirst() }
+                    let span = at - watch.samples[0].at
+                    let received = bytes - watch.samples[0].bytes
+                    if Double(received) < Double(rate.bytesPerSecond) * span.seconds { watch.hit = .rate(received: received, span: span) }
+                    return watch.hit
                 }
                 if limit != nil { onHit(at) }
             }
@@ -584,7 +584,7 @@ package final class Fetcher: Sendable {
         func stop() -> BodyLimit? {
             timer.cancel()
             timer.setEventHandler(handler: nil)
-            return lock.withLock { hit }
+            return watch.withLock { $0.hit }
         }
     }
 
@@ -718,13 +718,11 @@ package struct Validators: Sendable, Equatable {
 }
 
 /// True the first time `claim()` is called, false after: one shutdown of the client.
-final class OnceFlag: @unchecked Sendable {
-    // `@unchecked Sendable`: `claimed` is read and written under `lock` only.
-    private let lock = NSLock()
-    private var claimed = false
+final class OnceFlag: Sendable {
+    private let claimed = Mutex(false)
 
     func claim() -> Bool {
-        lock.withLock {
+        claimed.withLock { claimed in
             defer { claimed = true }
             return !claimed
         }

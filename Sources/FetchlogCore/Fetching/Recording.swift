@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One attempt of a fetch as the fetcher hands it over: the event to record and, for a
 /// body that decoded, the document (so the fold does not decode it again).
@@ -25,43 +26,42 @@ package struct FetchRecorder: Sendable {
     }
 }
 
-/// Events of this session that are not written to the log. Their seq is 0.
-///
-/// `@unchecked Sendable`: events and observers are guarded by `lock`; observers are called outside it.
-package final class SessionLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Event] = []
-    private var onAppend: [@Sendable () -> Void] = []
+/// Events of this session that are not written to the log. Their seq is 0. Observers are
+/// called outside the lock.
+package final class SessionLog: Sendable {
+    private struct State {
+        var stored: [Event] = []
+        var onAppend: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
 
     package init() {}
 
-    package var events: [Event] { lock.withLock { stored } }
+    package var events: [Event] { state.withLock { $0.stored } }
 
     func append(_ event: Event) {
         var event = event
         event.seq = 0
-        let observers = lock.withLock { () -> [@Sendable () -> Void] in
-            stored.append(event)
-            return onAppend
+        let observers = state.withLock { state -> [@Sendable () -> Void] in
+            state.stored.append(event)
+            return state.onAppend
         }
         for observer in observers { observer() }
     }
 
     /// Called after every append (the store re-folds its overlay).
-    package func observe(_ body: @escaping @Sendable () -> Void) { lock.withLock { onAppend.append(body) } }
+    package func observe(_ body: @escaping @Sendable () -> Void) { state.withLock { $0.onAppend.append(body) } }
 }
 
 /// One task per resource being fetched; later callers share it.
-///
-/// `@unchecked Sendable`: the task table is guarded by `lock`.
-final class InFlight: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tasks: [Resource: Task<FetchReport, any Error>] = [:]
+final class InFlight: Sendable {
+    private let tasks = Mutex<[Resource: Task<FetchReport, any Error>]>([:])
 
     /// The running task for `resource`, or a new one from `make`. `shared` is true when
     /// an existing task was returned.
     func task(for resource: Resource, make: () -> Task<FetchReport, any Error>) -> (Task<FetchReport, any Error>, shared: Bool) {
-        lock.withLock {
+        tasks.withLock { tasks in
             if let running = tasks[resource] { return (running, true) }
             let task = make()
             tasks[resource] = task
@@ -69,5 +69,5 @@ final class InFlight: @unchecked Sendable {
         }
     }
 
-    func finish(_ resource: Resource) { _ = lock.withLock { tasks.removeValue(forKey: resource) } }
+    func finish(_ resource: Resource) { _ = tasks.withLock { $0.removeValue(forKey: resource) } }
 }

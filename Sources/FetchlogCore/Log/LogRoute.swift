@@ -1,5 +1,6 @@
 import FetchlogLMDB
 import Foundation
+import Synchronization
 
 /// Where a log's appends go when the log is not the one total order: a store attached to a
 /// replicated stream publishes each event (the stream's ack commits it) and takes it back
@@ -14,14 +15,11 @@ package protocol AppendRoute: AnyObject, Sendable {
 }
 
 /// The route a log's appends take (none: its own writer).
-///
-/// `@unchecked Sendable`: `current` is guarded by `lock`.
-final class AppendRouting: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: (any AppendRoute)?
+final class AppendRouting: Sendable {
+    private let current = Mutex<(any AppendRoute)?>(nil)
     var route: (any AppendRoute)? {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
     }
 }
 

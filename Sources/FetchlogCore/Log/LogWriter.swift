@@ -8,7 +8,9 @@ import FetchlogLMDB
 /// commits once, then completes every waiter. Under concurrency this turns N durable
 /// commits into one; alone, an event still commits by itself at once.
 ///
-/// `@unchecked Sendable`: the queue is guarded by `condition`; the LMDB write transactions run only on the writer thread.
+/// `@unchecked Sendable`: the queue is guarded by `condition` (an `NSCondition`, not a
+/// `Mutex`: the writer thread sleeps on it until work comes); the LMDB write transactions
+/// run only on the writer thread.
 package final class LogWriter: @unchecked Sendable {
     package struct Statistics: Sendable {
         package var commits = 0

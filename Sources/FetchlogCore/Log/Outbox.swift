@@ -1,5 +1,6 @@
 import FetchlogLMDB
 import Foundation
+import Synchronization
 
 /// The outbox of a replicated store: every event it writes goes here first (durable before
 /// any network), under the store's own count `n`, with its origin (store id, n) set. Then
@@ -100,18 +101,16 @@ extension EventLog {
 
 /// The outbox database handle, opened once.
 ///
-/// `@unchecked Sendable`: `handle` is guarded by `lock`. `opening` runs its body outside
-/// the lock (the body waits for the writer thread, which reads `database` while applying):
-/// two first uses at once both open, on the writer thread one after the other, and get the
-/// same handle.
-final class OutboxHandle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handle: Database?
-    var database: Database? { lock.withLock { handle } }
+/// `opening` runs its body outside the lock (the body waits for the writer thread, which
+/// reads `database` while applying): two first uses at once both open, on the writer
+/// thread one after the other, and get the same handle.
+final class OutboxHandle: Sendable {
+    private let handle = Mutex<Database?>(nil)
+    var database: Database? { handle.withLock { $0 } }
     func opening(_ open: () throws -> Database) throws -> Database {
         if let held = database { return held }
         let opened = try open()
-        lock.withLock { handle = opened }
+        handle.withLock { $0 = opened }
         return opened
     }
 }

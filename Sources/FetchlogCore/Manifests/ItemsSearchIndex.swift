@@ -1,5 +1,6 @@
 import CFetchlogSupport
 import Foundation
+import Synchronization
 
 /// Text search over a resource's items in one pass: every item's searchable texts,
 /// trimmed and lowercased, laid end to end in one buffer (an item's texts joined by 0x01,
@@ -86,13 +87,11 @@ final class ItemsSearchIndex: Sendable {
 
 /// A once-built value shared by every copy of a view (views are values; their index is not
 /// worth building twice).
-final class SearchBox: @unchecked Sendable {
-    // `@unchecked`: `built` is read and written under `lock` only.
-    private let lock = NSLock()
-    private var built: ItemsSearchIndex?
+final class SearchBox: Sendable {
+    private let built = Mutex<ItemsSearchIndex?>(nil)
 
     func index(_ build: () -> ItemsSearchIndex) -> ItemsSearchIndex {
-        lock.withLock {
+        built.withLock { built in
             if let built { return built }
             let index = build()
             built = index

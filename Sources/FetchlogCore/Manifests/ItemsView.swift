@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The generic view of a manifest resource: its items as received, deduplicated by the
 /// primary key — first-seen order (pages by the seq of their held body, items in page
@@ -123,17 +124,15 @@ public struct ItemsView: Sendable, Equatable {
     }
 
     /// The last view of each resource (a few dozen at most: one per source and resource).
-    final class Cache: @unchecked Sendable {
-        // `@unchecked`: `views` is read and written under `lock` only.
-        private let lock = NSLock()
-        private var views: [String: ItemsView] = [:]
+    final class Cache: Sendable {
+        private let views = Mutex<[String: ItemsView]>([:])
 
         func view(_ key: String, _ fingerprint: Fingerprint) -> ItemsView? {
-            lock.withLock { views[key].flatMap { $0.fingerprint == fingerprint ? $0 : nil } }
+            views.withLock { views in views[key].flatMap { $0.fingerprint == fingerprint ? $0 : nil } }
         }
 
         func keep(_ key: String, _ view: ItemsView) {
-            lock.withLock {
+            views.withLock { views in
                 if views.count >= 256 { views.removeAll() }
                 views[key] = view
             }

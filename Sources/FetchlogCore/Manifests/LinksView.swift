@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The links of a manifest resource (`fetchlog.links`): for each item, the items its link
 /// fields name, the items that name it, and the names that match nothing; and shortest
@@ -133,19 +134,17 @@ public struct LinksView: Sendable {
         }
 
         /// The last resolution of each link (a few dozen at most).
-        final class Cache: @unchecked Sendable {
-            // `@unchecked`: `resolutions` is read and written under `lock` only.
-            private let lock = NSLock()
-            private var resolutions: [String: Resolution] = [:]
+        final class Cache: Sendable {
+            private let resolutions = Mutex<[String: Resolution]>([:])
 
             func value(_ key: String, items: ItemsView.Fingerprint, targets: ItemsView.Fingerprint, link: RestLink) -> Resolution? {
-                lock.withLock {
+                resolutions.withLock { resolutions in
                     resolutions[key].flatMap { $0.itemsFingerprint == items && $0.targetsFingerprint == targets && $0.link == link ? $0 : nil }
                 }
             }
 
             func keep(_ key: String, _ resolution: Resolution) {
-                lock.withLock {
+                resolutions.withLock { resolutions in
                     if resolutions.count >= 256 { resolutions.removeAll() }
                     resolutions[key] = resolution
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A source made from a `RestManifest`: no Swift, the manifest says it all. Each resource
 /// is a document kind (`SOURCE.RESOURCE`); a body decodes to a `ManifestPage` — the items
@@ -294,8 +295,7 @@ extension ManifestSource {
 
 /// Hands out page identities.
 enum PageIdentity {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var last: UInt64 = 0
+    private static let last = Mutex<UInt64>(0)
 
-    static func next() -> UInt64 { lock.withLock { last += 1; return last } }
+    static func next() -> UInt64 { last.withLock { $0 += 1; return $0 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a run of asset downloads tells its caller while it works (a progress bar).
 ///
@@ -109,28 +110,29 @@ extension OfflineFirst {
 
 /// The URLs of one download run: each is fetched by the first item that needs it; later
 /// items wait for that fetch's outcome instead of asking again.
-///
-/// `@unchecked Sendable`: its tasks and reports are guarded by `lock`.
-final class DownloadRun: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tasks: [String: Task<FetchReport?, any Error>] = [:]
-    private var finished: [String: FetchReport] = [:]
+final class DownloadRun: Sendable {
+    private struct State {
+        var tasks: [String: Task<FetchReport?, any Error>] = [:]
+        var finished: [String: FetchReport] = [:]
+    }
+
+    private let state = Mutex(State())
 
     /// True when `url`'s bytes are held after this run's one fetch of it (or were before:
     /// `fetch` returns nil then). Only the first caller's `fetch` runs.
     func outcome(of url: String, fetch: @escaping @Sendable () async throws -> FetchReport?) async throws -> Bool {
-        let task = lock.withLock {
-            if let running = tasks[url] { return running }
+        let task = state.withLock { state in
+            if let running = state.tasks[url] { return running }
             let task = Task { try await fetch() }
-            tasks[url] = task
+            state.tasks[url] = task
             return task
         }
         let report = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         guard let report else { return true }
-        lock.withLock { finished[url] = report }
+        state.withLock { $0.finished[url] = report }
         return report.outcome == .fetched || report.outcome == .notModified
     }
 
     /// The report of this run's fetch of `url`, nil when it was not fetched.
-    func report(for url: String) -> FetchReport? { lock.withLock { finished[url] } }
+    func report(for url: String) -> FetchReport? { state.withLock { $0.finished[url] } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The offline-first policy: reads answer from the snapshot at once, and what needs
 /// refreshing is fetched in the background, decided from the log and the injected clock.
@@ -11,7 +12,10 @@ import Foundation
 /// - Paging near the end of what is held fetches the next page in the background, once
 ///   (`prefetch`); a search box's keystrokes are debounced (`debouncedFetch`).
 ///
-/// `@unchecked Sendable`: running tasks, prefetched pages and debouncers are guarded by `lock`; `durableWindow`, `prefetchDistance` and `onBackgroundReport` are set before the policy is shared.
+/// `@unchecked Sendable`: running tasks, prefetched pages and debouncers are in a `Mutex`;
+/// `durableWindow`, `prefetchDistance` and `onBackgroundReport` are plain properties, set
+/// before the policy is shared (the shell sets `onBackgroundReport` before it reads its
+/// first command, so before any background fetch can call it).
 public final class OfflineFirst: @unchecked Sendable {
     package let store: Store
     package let policy: FreshnessPolicy
@@ -22,12 +26,15 @@ public final class OfflineFirst: @unchecked Sendable {
     /// Prefetch the next page when the user is this many items from the end of what is held.
     package var prefetchDistance = 20
 
-    private let lock = NSLock()
-    private var running: [Resource: Task<Void, Never>] = [:]
-    private var prefetched: Set<Resource> = []
+    private struct Background {
+        var running: [Resource: Task<Void, Never>] = [:]
+        var prefetched: Set<Resource> = []
+        var debouncers: [String: Debouncer] = [:]
+    }
+
+    private let background = Mutex(Background())
     /// Called when a background fetch ends (the shell prints it above the line being typed).
     package var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
-    private var debouncers: [String: Debouncer] = [:]
     private let debounceClock: any _Concurrency.Clock<Duration>
 
     /// `clock` tells the time events are stamped and freshness is judged by; `debounceClock`
@@ -78,7 +85,7 @@ public final class OfflineFirst: @unchecked Sendable {
         policy.evaluate(ResourceKey(resource), in: store.snapshot.state, now: clock.now())
     }
 
-    package func isRevalidating(_ resource: Resource) -> Bool { lock.withLock { running[resource] != nil } }
+    package func isRevalidating(_ resource: Resource) -> Bool { background.withLock { $0.running[resource] != nil } }
 
     /// Waits until every background fetch started so far has finished (one-shot commands
     /// call this before exiting, so the outcome is in the log). When the waiting task is
@@ -86,7 +93,7 @@ public final class OfflineFirst: @unchecked Sendable {
     /// are cancelled too, and it returns at once: nothing is recorded for them.
     package func waitForBackgroundWork() async {
         while !Task.isCancelled {
-            let tasks = lock.withLock { Array(running.values) }
+            let tasks = background.withLock { Array($0.running.values) }
             if tasks.isEmpty { return }
             for task in tasks {
                 await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
@@ -131,7 +138,7 @@ public final class OfflineFirst: @unchecked Sendable {
     package func prefetch(_ next: Resource?, itemIndex index: Int, held: Int,
                          fetch: (@Sendable () async throws -> Void)? = nil) -> Resource? {
         guard let next, index >= held - prefetchDistance else { return nil }
-        let start = lock.withLock { prefetched.insert(next).inserted }
+        let start = background.withLock { $0.prefetched.insert(next).inserted }
         guard start else { return nil }
         if let fetch { startTask(next, fetch) } else { startFetch(next) }
         return next
@@ -140,10 +147,10 @@ public final class OfflineFirst: @unchecked Sendable {
     /// Fetches `resource` debounced on `channel` (one per search box): superseded within
     /// 200 ms by another call on the same channel, it sends nothing and returns nil.
     package func debouncedFetch(_ resource: Resource, channel: String) async throws -> FetchReport? {
-        let debouncer = lock.withLock {
-            if let existing = debouncers[channel] { return existing }
+        let debouncer = background.withLock { background in
+            if let existing = background.debouncers[channel] { return existing }
             let made = Debouncer(clock: debounceClock)
-            debouncers[channel] = made
+            background.debouncers[channel] = made
             return made
         }
         return try await debouncer.submit { try await self.fetchNow(resource) }
@@ -164,11 +171,11 @@ public final class OfflineFirst: @unchecked Sendable {
 
     /// Runs `body` in the background as the fetch of `resource` (at most one at a time).
     package func startTask(_ resource: Resource, _ body: @escaping @Sendable () async throws -> Void) {
-        lock.withLock {
-            guard running[resource] == nil else { return }
-            running[resource] = Task {
+        background.withLock { background in
+            guard background.running[resource] == nil else { return }
+            background.running[resource] = Task {
                 try? await body()
-                _ = self.lock.withLock { self.running.removeValue(forKey: resource) }
+                _ = self.background.withLock { $0.running.removeValue(forKey: resource) }
             }
         }
     }

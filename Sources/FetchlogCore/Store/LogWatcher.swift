@@ -5,7 +5,9 @@ import Foundation
 /// shell decoding a large page, a test run — can keep saturated for longer than the
 /// second within which another process's appends must show up.
 ///
-/// `@unchecked Sendable`: `stopped`, `finished` and `waiter` are guarded by `condition`; the tick runs on the watcher's own thread.
+/// `@unchecked Sendable`: `stopped`, `finished` and `waiter` are guarded by `condition` (an
+/// `NSCondition`, not a `Mutex`: the watcher's thread sleeps on it between ticks, and
+/// `stop` wakes it); the tick runs on the watcher's own thread.
 final class LogWatcher: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false

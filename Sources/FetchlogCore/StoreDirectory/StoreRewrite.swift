@@ -1,5 +1,6 @@
 import FetchlogLMDB
 import Foundation
+import Synchronization
 
 /// `log compact --rewrite`: the store's data file replaced by LMDB's compacting copy of
 /// it, which gives the file system back the pages compaction (or anything) freed.
@@ -96,22 +97,23 @@ package enum StoreRewrite {
 
 /// A `flock` on the store's `lock.mdb`: shared by every open store for its lifetime,
 /// exclusive for a rewrite. (LMDB locks lock.mdb with `fcntl`, which is independent of `flock`.)
-final class InUseLock: @unchecked Sendable {
-    private var fd: Int32
-    private let lock = NSLock()
+final class InUseLock: Sendable {
+    /// The open `lock.mdb`, -1 once released (or when there was none to lock).
+    private let fd: Mutex<Int32>
 
     init(path: String, exclusive: Bool) throws {
-        fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
+        let fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            if exclusive, errno == ENOENT { fd = -1; return }
+            if exclusive, errno == ENOENT { self.fd = Mutex(-1); return }
             throw StoreError.notAccessible(path: path, reason: "lock.mdb cannot be opened (\(String(cString: strerror(errno))))")
         }
+        self.fd = Mutex(fd)
         var result: Int32
         repeat { result = flock(fd, (exclusive ? LOCK_EX | LOCK_NB : LOCK_SH)) } while result != 0 && errno == EINTR
         if result != 0 {
             let code = errno
             close(fd)
-            fd = -1
+            self.fd.withLock { $0 = -1 }
             if exclusive && code == EWOULDBLOCK {
                 throw StoreRewrite.Refused(reason: "another process has \(path) open (a shell, a fetch, a follower): close it and run \(FrontEndTerm.rewriteCompaction) again; nothing was changed")
             }
@@ -120,7 +122,7 @@ final class InUseLock: @unchecked Sendable {
     }
 
     func release() {
-        lock.withLock {
+        fd.withLock { fd in
             guard fd >= 0 else { return }
             flock(fd, LOCK_UN)
             close(fd)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Milliseconds since the Unix epoch, UTC. Integral so replay is exact.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -62,17 +63,14 @@ public struct SystemClock: WallClock {
 }
 
 /// A clock that says what it is told; for tests and `FETCHLOG_NOW`.
-///
-/// `@unchecked Sendable`: the time is guarded by `lock`.
-public final class FixedClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Timestamp
+public final class FixedClock: WallClock, Sendable {
+    private let current: Mutex<Timestamp>
     /// A clock reading `start` until set or advanced.
-    public init(_ start: Timestamp) { current = start }
+    public init(_ start: Timestamp) { current = Mutex(start) }
     /// The time it was told.
-    public func now() -> Timestamp { lock.withLock { current } }
+    public func now() -> Timestamp { current.withLock { $0 } }
     /// Makes the clock read `value` from now on.
-    public func set(_ value: Timestamp) { lock.withLock { current = value } }
+    public func set(_ value: Timestamp) { current.withLock { $0 = value } }
     /// Moves the clock forward by `milliseconds`.
-    public func advance(milliseconds: Int64) { lock.withLock { current.milliseconds += milliseconds } }
+    public func advance(milliseconds: Int64) { current.withLock { $0.milliseconds += milliseconds } }
 }

@@ -3,6 +3,7 @@ import FetchlogCore
 import FetchlogShell
 import FetchlogSources
 import Foundation
+import Synchronization
 
 /// `fetchlog fetch <source> <what> …`: every attempt becomes an event.
 struct FetchCommand: AsyncParsableCommand {
@@ -291,7 +292,9 @@ struct NetworkOptions: ParsableArguments {
 /// programs (`--format json|ndjson|csv`); on a terminal, a progress bar on stderr with the
 /// count, bytes, rate and (when the total is known) time left.
 ///
-/// `@unchecked Sendable`: reports arrive from concurrent downloads; counts, records and the bar are guarded by `lock`. `write` and `live` are set before the first report.
+/// `@unchecked Sendable`: reports arrive from concurrent downloads; the counts are in a
+/// `Mutex`, and a report's lines are written while it is held (one report's lines at a time).
+/// `write`, `live` and `warn` are set before the first report and never after.
 final class FetchPrinter: @unchecked Sendable {
     /// Where lines go (the REPL sends them through its output).
     var write: (String) -> Void = { say($0) }
@@ -300,27 +303,30 @@ final class FetchPrinter: @unchecked Sendable {
     /// Where a report's notices go (stderr; the shell prints them above the prompt), in
     /// every mode: a list that stopped early is news to people and programs alike.
     var warn: (String) -> Void = { printError("warning: " + $0) }
-    private var expected = 0
-    private var done = 0
-    private var bytes = 0
+    private struct Counts {
+        var expected = 0
+        var done = 0
+        var bytes = 0
+    }
+
+    /// Concurrent asset downloads report from several tasks.
+    private let counts = Mutex(Counts())
     private let started = ContinuousClock.now
     private let progressBar = ProgressBar()
-    /// Concurrent asset downloads report from several tasks.
-    private let lock = NSLock()
 
-    func expect(_ count: Int) { lock.withLock { expected += count } }
+    func expect(_ count: Int) { counts.withLock { $0.expected += count } }
 
     func report(_ report: FetchReport) {
-        lock.lock()
-        defer { lock.unlock() }
-        done += 1
-        bytes += report.bodyBytes
-        progressBar.clear()
-        if live {
-            for attempt in report.attempts { write(Self.line(report, attempt)) }
+        counts.withLock { counts in
+            counts.done += 1
+            counts.bytes += report.bodyBytes
+            progressBar.clear()
+            if live {
+                for attempt in report.attempts { write(Self.line(report, attempt)) }
+            }
+            for notice in report.notices { warn("\(report.resource): \(notice.message)") }
+            drawProgress(counts, report.resource.description)
         }
-        for notice in report.notices { warn("\(report.resource): \(notice.message)") }
-        drawProgress(report.resource.description)
     }
 
     static func line(_ report: FetchReport, _ attempt: FetchReport.Attempt) -> String {
@@ -357,16 +363,16 @@ final class FetchPrinter: @unchecked Sendable {
 
     /// Only the progress bar (the demo's quiet loading).
     func progress(_ report: FetchReport) {
-        done += 1
-        bytes += report.bodyBytes
-        drawProgress(report.resource.description)
-        if done == expected { progressBar.clear() }
+        counts.withLock { counts in
+            counts.done += 1
+            counts.bytes += report.bodyBytes
+            drawProgress(counts, report.resource.description)
+            if counts.done == counts.expected { progressBar.clear() }
+        }
     }
 
     /// The summary line (people), or every attempt as a record (programs).
     func finish(_ reports: [FetchReport]) -> Output? {
-        lock.lock()
-        defer { lock.unlock() }
         progressBar.clear()
         let attempts = reports.flatMap { report in report.attempts.map { (report, $0) } }
         guard live else {
@@ -401,8 +407,8 @@ final class FetchPrinter: @unchecked Sendable {
         return nil
     }
 
-    private func drawProgress(_ label: String) {
-        guard expected > 1 || expected == 0 else { return }
-        progressBar.draw(done: done, total: expected == 0 ? nil : expected, bytes: bytes, since: started, label: label)
+    private func drawProgress(_ counts: Counts, _ label: String) {
+        guard counts.expected > 1 || counts.expected == 0 else { return }
+        progressBar.draw(done: counts.done, total: counts.expected == 0 ? nil : counts.expected, bytes: counts.bytes, since: started, label: label)
     }
 }

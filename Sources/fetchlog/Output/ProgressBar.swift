@@ -1,15 +1,17 @@
 import Foundation
+import Synchronization
 
 /// Progress of long work on stderr, only when stderr is a terminal (pipes and files never
 /// see it): `█████·······  12/40 · 3.4 MiB · 1.2 MiB/s · 8s left  books/list?page=11`.
 /// With no known total it shows the count, bytes and rate. Drawn at most 20 times a second.
-///
-/// `@unchecked Sendable`: its drawing state is read and written under `lock` only.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
+    private struct Drawing {
+        var shown = false
+        var lastDraw: ContinuousClock.Instant?
+    }
+
     private let enabled: Bool
-    private var shown = false
-    private var lastDraw: ContinuousClock.Instant?
-    private let lock = NSLock()
+    private let drawing = Mutex(Drawing())
 
     init(enabled: Bool = isatty(STDERR_FILENO) == 1) {
         self.enabled = enabled
@@ -17,12 +19,12 @@ final class ProgressBar: @unchecked Sendable {
 
     func draw(done: Int, total: Int?, bytes: Int, since started: ContinuousClock.Instant, label: String) {
         guard enabled else { return }
-        lock.withLock {
+        drawing.withLock { drawing in
             let now = ContinuousClock.now
-            if let lastDraw, now - lastDraw < .milliseconds(50), done != total { return }
-            lastDraw = now
+            if let lastDraw = drawing.lastDraw, now - lastDraw < .milliseconds(50), done != total { return }
+            drawing.lastDraw = now
             writeErr(Data(("\r\u{1B}[K" + Self.text(done: done, total: total, bytes: bytes, elapsed: Format.seconds(now - started), label: label)).utf8))
-            shown = true
+            drawing.shown = true
         }
     }
 
@@ -49,10 +51,10 @@ final class ProgressBar: @unchecked Sendable {
 
     func clear() {
         guard enabled else { return }
-        lock.withLock {
-            guard shown else { return }
+        drawing.withLock { drawing in
+            guard drawing.shown else { return }
             writeErr(Data("\r\u{1B}[K".utf8))
-            shown = false
+            drawing.shown = false
         }
     }
 }

@@ -3,8 +3,11 @@ import CEditLine
 import FetchlogCore
 import FetchlogSources
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Ctrl-C cancels the running command (a fetch, a replay, an export) or the line being
@@ -26,24 +29,25 @@ import Glibc
 enum Interrupts {
     typealias Handler = @Sendable (Int32) -> Void
 
-    private static let lock = NSLock()
-    /// Guarded by `lock`.
-    nonisolated(unsafe) private static var handler: Handler?
-    /// Guarded by `lock`.
-    nonisolated(unsafe) private static var installed = false
+    private struct Routing {
+        var handler: Handler?
+        var installed = false
+    }
+
+    private static let routing = Mutex(Routing())
 
     /// Makes `handler` receive SIGINT and SIGCONT from now on (installing the signal
     /// handling the first time); returns the handler it replaces, to be put back later.
     @discardableResult
     static func route(to handler: Handler?) -> Handler? {
-        lock.lock()
-        defer { lock.unlock() }
-        if !installed {
-            installed = install()
+        routing.withLock { routing in
+            if !routing.installed {
+                routing.installed = install()
+            }
+            let previous = routing.handler
+            routing.handler = handler
+            return previous
         }
-        let previous = self.handler
-        self.handler = handler
-        return previous
     }
 
     private static func install() -> Bool {
@@ -60,7 +64,7 @@ enum Interrupts {
                 if n < 0 && errno == EINTR { continue }
                 guard n == 1 else { return }
                 let signal = Int32(byte)
-                if let current = Interrupts.lock.withLock({ Interrupts.handler }) {
+                if let current = Interrupts.routing.withLock({ $0.handler }) {
                     current(signal)
                 } else if signal == SIGINT {
                     // Nobody handles it: what SIGINT would have done, with the shell's status.
@@ -116,38 +120,39 @@ extension FetchlogCommand {
             guard code != .success else { exit(withError: error) }
             let message = fullMessage(for: error)
             if !message.isEmpty { writeErr(Data((visibleControls(message) + "\n").utf8)) }
-            Glibc.exit(code.rawValue)
+            Foundation.exit(code.rawValue)
         }
     }
 }
 
 /// Ctrl-C for a one-shot command: the first cancels its task, the second ends the process.
-///
-/// `@unchecked Sendable`: its count and task are read and written under `lock` only.
-final class OneShotInterrupt: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    /// Guarded by `lock`: set once the command's task exists.
-    private var cancel: (@Sendable () -> Void)?
+final class OneShotInterrupt: Sendable {
+    private struct State {
+        var count = 0
+        /// Set once the command's task exists.
+        var cancel: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
 
     init() {}
 
-    var happened: Bool { lock.withLock { count > 0 } }
+    var happened: Bool { state.withLock { $0.count > 0 } }
 
     /// What the first Ctrl-C does; a Ctrl-C that came before it is applied now.
     func setCancel(_ cancel: @escaping @Sendable () -> Void) {
-        let early = lock.withLock { () -> Bool in
-            self.cancel = cancel
-            return count > 0
+        let early = state.withLock { state -> Bool in
+            state.cancel = cancel
+            return state.count > 0
         }
         if early { cancel() }
     }
 
     func handle(_ signal: Int32) {
         guard signal == SIGINT else { return }
-        let (count, cancel) = lock.withLock { () -> (Int, (@Sendable () -> Void)?) in
-            self.count += 1
-            return (self.count, self.cancel)
+        let (count, cancel) = state.withLock { state -> (Int, (@Sendable () -> Void)?) in
+            state.count += 1
+            return (state.count, state.cancel)
         }
         if count == 1 {
             // The terminal echoed "^C" where the cursor was: the cancellation's report
@@ -169,37 +174,39 @@ final class OneShotInterrupt: @unchecked Sendable {
 /// status 130; between commands the process exits 130 at once.
 ///
 /// Takes Ctrl-C over from the one-shot handling when made, gives it back when released.
-///
-/// `@unchecked Sendable`: every mutable member is guarded by `lock` (marked at each).
-final class ShellInterrupts: @unchecked Sendable {
+final class ShellInterrupts: Sendable {
+    private struct Running {
+        /// Cancels the command running now.
+        var cancelCommand: (@Sendable () -> Void)?
+        var cancelled = false
+    }
+
     private let editor: LineEditor?
-    private let lock = NSLock()
-    /// Guarded by `lock`: cancels the command running now.
-    private var cancelCommand: (@Sendable () -> Void)?
-    /// Guarded by `lock`.
-    private var cancelled = false
-    private var previous: Interrupts.Handler?
+    private let running = Mutex(Running())
+    /// The handler before this one, set once `init` has routed Ctrl-C here.
+    private let previous = Mutex<Interrupts.Handler?>(nil)
 
     init(editor: LineEditor?) {
         self.editor = editor
-        previous = Interrupts.route(to: { [weak self] in self?.handle($0) })
+        let before = Interrupts.route(to: { [weak self] in self?.handle($0) })
+        previous.withLock { $0 = before }
     }
 
-    deinit { Interrupts.route(to: previous) }
+    deinit { Interrupts.route(to: previous.withLock { $0 }) }
 
     /// Whether Ctrl-C came while the last command ran.
-    var interrupted: Bool { lock.withLock { cancelled } }
+    var interrupted: Bool { running.withLock { $0.cancelled } }
 
     /// Runs one command in a child task that Ctrl-C cancels; returns what it returns.
     @discardableResult
     func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
         let task = Task { await FetchLedger.collecting { await body() } }
-        lock.withLock {
-            cancelled = false
-            cancelCommand = { task.cancel() }
+        running.withLock { running in
+            running.cancelled = false
+            running.cancelCommand = { task.cancel() }
         }
         let result = await task.value
-        lock.withLock { cancelCommand = nil }
+        running.withLock { $0.cancelCommand = nil }
         return result
     }
 
@@ -209,19 +216,21 @@ final class ShellInterrupts: @unchecked Sendable {
             return
         }
         guard signal == SIGINT else { return }
-        lock.lock()
-        if let cancel = cancelCommand {
-            let first = !cancelled
-            cancelled = true
-            lock.unlock()
-            guard first else { return }
+        // (whether a command runs, its cancel when this is the first Ctrl-C while it does)
+        let (commandRuns, cancel) = running.withLock { running -> (Bool, (@Sendable () -> Void)?) in
+            guard let cancel = running.cancelCommand else { return (false, nil) }
+            let first = !running.cancelled
+            running.cancelled = true
+            return (true, first ? cancel : nil)
+        }
+        if commandRuns {
+            guard let cancel else { return }
             // In cooked mode the terminal echoed "^C" after the command's output: what the
             // command says next starts on a line of its own.
             if editor != nil { fl_stdout_write("\n") }
             cancel()
             return
         }
-        lock.unlock()
         if let editor {
             // At the prompt: discard the line. (Between two commands there is nothing to do.)
             editor.cancelLine()

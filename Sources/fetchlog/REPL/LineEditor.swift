@@ -1,7 +1,10 @@
 import CEditLine
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The REPL's line editor: libedit's native API (histedit.h) in emacs mode, with history
@@ -40,7 +43,9 @@ import Glibc
 /// answers "" and the shell shows a fresh prompt (as bash and psql do). After Ctrl-Z and
 /// `fg` (SIGCONT), `resumed()` has the reader put the terminal back in raw mode and redraw.
 ///
-/// `@unchecked Sendable`: libedit's state is touched only by the reader thread; the message queue is guarded by `lock` and the self-pipe wakes the reader.
+/// `@unchecked Sendable`: libedit's state, `lineCancelled` and `lastAmbiguousTab` are
+/// touched only by the reading thread; what other threads ask for (queued messages, a
+/// cancel, a resume) is in the `Mutex` `shared`, and the self-pipe wakes the reader.
 final class LineEditor: @unchecked Sendable {
     private let editLine: OpaquePointer
     private let historyHandle: OpaquePointer
@@ -54,15 +59,16 @@ final class LineEditor: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
-    private let lock = NSLock()
-    /// Guarded by `lock`.
-    private var reading = false
-    /// Guarded by `lock`.
-    private var pending: [String] = []
-    /// Guarded by `lock`: Ctrl-C came while the line was being typed.
-    private var cancelRequested = false
-    /// Guarded by `lock`: the process was continued (SIGCONT) while the line was being typed.
-    private var resumeRequested = false
+    private struct Shared {
+        var reading = false
+        var pending: [String] = []
+        /// Ctrl-C came while the line was being typed.
+        var cancelRequested = false
+        /// The process was continued (SIGCONT) while the line was being typed.
+        var resumeRequested = false
+    }
+
+    private let shared = Mutex(Shared())
     /// Set on the reading thread when the line being typed was cancelled (`el_gets` then
     /// returns nothing, as at end of input).
     private var lineCancelled = false
@@ -139,11 +145,11 @@ final class LineEditor: @unchecked Sendable {
 
     /// Reads one line (without its newline); nil at end of input (Ctrl-D on an empty line). Non-empty lines are added to history.
     func readLine() -> String? {
-        lock.lock()
-        reading = true
-        let early = pending
-        pending.removeAll()
-        lock.unlock()
+        let early = shared.withLock { shared in
+            shared.reading = true
+            defer { shared.pending.removeAll() }
+            return shared.pending
+        }
         if !early.isEmpty { fl_stdout_write(Self.format(early, terminal: editing)) }
 
         // libedit prints the prompt in cooked mode and makes the terminal raw only at the
@@ -159,13 +165,13 @@ final class LineEditor: @unchecked Sendable {
         var count: Int32 = 0
         let raw = el_gets(editLine, &count)
 
-        lock.lock()
-        reading = false
-        cancelRequested = false
-        resumeRequested = false
-        let late = pending
-        pending.removeAll()
-        lock.unlock()
+        let late = shared.withLock { shared in
+            shared.reading = false
+            shared.cancelRequested = false
+            shared.resumeRequested = false
+            defer { shared.pending.removeAll() }
+            return shared.pending
+        }
         defer { if !late.isEmpty { fl_stdout_write(Self.format(late, terminal: false)) } }
 
         if lineCancelled {
@@ -266,34 +272,33 @@ final class LineEditor: @unchecked Sendable {
     /// Returns false when no line is being read (nothing to discard). Any thread.
     @discardableResult
     func cancelLine() -> Bool {
-        wake { cancelRequested = true }
+        wake { $0.cancelRequested = true }
     }
 
     /// The process was continued after a stop (Ctrl-Z, then `fg`): back to raw mode and
     /// redraw the line. Any thread.
     func resumed() {
-        wake { resumeRequested = true }
+        wake { $0.resumeRequested = true }
     }
 
-    /// Runs `request` under the lock and wakes the reader, if a line is being read.
+    /// Runs `request` on the shared state under its lock and wakes the reader, if a line is being read.
     @discardableResult
-    private func wake(_ request: () -> Void) -> Bool {
-        lock.lock()
-        guard reading, wakeWrite >= 0 else {
-            lock.unlock()
-            return false
+    private func wake(_ request: (inout Shared) -> Void) -> Bool {
+        let woken = shared.withLock { shared in
+            guard shared.reading, wakeWrite >= 0 else { return false }
+            request(&shared)
+            return true
         }
-        request()
-        lock.unlock()
+        guard woken else { return false }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
         return true
     }
 
     private func takeRequests() -> (cancel: Bool, resume: Bool) {
-        lock.withLock {
-            defer { cancelRequested = false; resumeRequested = false }
-            return (cancelRequested, resumeRequested)
+        shared.withLock { shared in
+            defer { shared.cancelRequested = false; shared.resumeRequested = false }
+            return (shared.cancelRequested, shared.resumeRequested)
         }
     }
 
@@ -317,14 +322,15 @@ final class LineEditor: @unchecked Sendable {
 
     /// Prints `message` (one or more lines) above the line being typed without garbling it: clear the current line, print, then redraw prompt + typed text + cursor. Safe to call from any thread while readLine() is blocked.
     func printAbove(_ message: String) {
-        lock.lock()
-        if reading && editing && wakeWrite >= 0 {
-            pending.append(message)
-            lock.unlock()
+        let queued = shared.withLock { shared in
+            guard shared.reading && editing && wakeWrite >= 0 else { return false }
+            shared.pending.append(message)
+            return true
+        }
+        if queued {
             var byte: UInt8 = 1
             _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
         } else {
-            lock.unlock()
             fl_stdout_write(Self.format([message], terminal: false))
         }
     }
@@ -332,10 +338,10 @@ final class LineEditor: @unchecked Sendable {
     /// On the reading thread, inside `el_gets`: clear the input, print the queued
     /// messages, redraw prompt + buffer + cursor.
     private func deliverPending() {
-        lock.lock()
-        let messages = pending
-        pending.removeAll()
-        lock.unlock()
+        let messages = shared.withLock { shared in
+            defer { shared.pending.removeAll() }
+            return shared.pending
+        }
         guard !messages.isEmpty else { return }
         fl_stdout_write(clearInput() + Self.format(messages, terminal: true))
         fl_el_refresh(editLine)

@@ -18,7 +18,7 @@ typealias Arguments = ShellArguments
 /// It holds no state of its own beyond presentation (mode, output file, timer); every
 /// answer comes from a store snapshot.
 ///
-/// `@unchecked Sendable`: one shell loop drives it, one command at a time; background fetches reach it only through the store and `notify`, which write to stderr and touch no member.
+/// `@unchecked Sendable`: one shell loop drives it, one command at a time; concurrent work (background fetches, a fetch's parallel downloads) reaches it only through the store and `notify`, which is set before the first command and then only read, and which writes to stderr or above the prompt, touching no other member.
 final class Session: ShellContext, @unchecked Sendable {
     let store: Store
     let policy: OfflineFirst
@@ -216,7 +216,7 @@ final class Session: ShellContext, @unchecked Sendable {
             // As sqlite3's .output: the file is started afresh and written as results come.
             // open(2), not FileManager.createFile, which replaces the path by a rename (and
             // so would turn /dev/null into a regular file); devices and pipes are written through.
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            let fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw CommandError.failed("cannot write \(path): \(SafeFile.reason(errno))") }
             let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             outputHandle = handle

@@ -115,7 +115,7 @@ import Testing
         #expect(ids == [0, 4, 1325, 1330, 1325, 1330])
     }
 
-    /// Shared options before the subcommand mean the same as after it.
+    /// Global options before the subcommand mean the same as the command's own after it.
     @Test func sharedOptionsMayStandBeforeTheSubcommand() async throws {
         let dir = TemporaryDirectory("repl-hoist")
         let store = dir.sub("demo")
@@ -125,9 +125,14 @@ import Testing
         #expect(before.status == 0, "\(before.stderr)")
         #expect(before.stdout == after.stdout && before.stderr == after.stderr)
         #expect(try JSONValue.parse(before.stdout)["name"] == .string("Tobus Quickwhistle"))
-        let refused = try await runFetchlog(["--store", store, "--offline", "status"], environment: demoEnvironment)
+        // Global options, as in git (issue 25): before a command that does not use one it is
+        // accepted; after it, refused by name.
+        let accepted = try await runFetchlog(["--store", store, "--offline", "status"], environment: demoEnvironment)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stdout == (try await runFetchlog(["status", "--store", store], environment: demoEnvironment)).stdout)
+        let refused = try await runFetchlog(["status", "--store", store, "--offline"], environment: demoEnvironment)
         #expect(refused.status == 64)
-        #expect(refused.stderr.contains("Unknown option '--offline'"))
+        #expect(refused.stderr.hasPrefix("fetchlog: 'fetchlog status' takes no option --offline;"))
     }
 
     @Test func queryRunsOneCommand() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// brastlewark: one document, `/data.json`.
 enum BrastlewarkRoutes {
@@ -27,15 +28,20 @@ enum BrastlewarkRoutes {
         return .ok(version == .v1 ? Fixtures.data(censusFile) : censusV2)
     }
 
-    private static let scaled = NSLock()
-    nonisolated(unsafe) private static var scaledBodies: [Int: Data] = [:]
+    private static let scaledBodies = Mutex<[Int: Data]>([:])
 
     /// The recorded census `copies` times over (see `SampleUpstreamConfiguration.censusCopies`),
     /// made once per count. Numbers keep their recorded text.
     public static func scaledCensus(copies: Int) -> Data {
-        scaled.lock()
-        defer { scaled.unlock() }
-        if let body = scaledBodies[copies] { return body }
+        scaledBodies.withLock { bodies in
+            if let body = bodies[copies] { return body }
+            let out = makeScaledCensus(copies: copies)
+            bodies[copies] = out
+            return out
+        }
+    }
+
+    private static func makeScaledCensus(copies: Int) -> Data {
         let recorded = Fixtures.data(censusFile)
         let gnomes = (try! JSONSerialization.jsonObject(with: recorded) as! [String: Any])["Brastlewark"] as! [[String: Any]]
         func quoted(_ s: String) -> String {
@@ -65,7 +71,6 @@ enum BrastlewarkRoutes {
             }
         }
         out.append(contentsOf: Array("]}".utf8))
-        scaledBodies[copies] = out
         return out
     }
 }

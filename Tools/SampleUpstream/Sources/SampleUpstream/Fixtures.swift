@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Recorded responses bundled as resources, so nothing is read from outside the package at run time.
 enum Fixtures {
@@ -27,21 +28,20 @@ enum Fixtures {
     }
 }
 
-private final class FixtureCache: @unchecked Sendable {
-    // Guarded by `lock`; a class because the cache is shared by all concurrent requests.
-    private let lock = NSLock()
-    private var entries: [String: Data] = [:]
+/// A class because the cache is shared by all concurrent requests.
+private final class FixtureCache: Sendable {
+    private let entries = Mutex<[String: Data]>([:])
 
     func data(_ relativePath: String) -> Data {
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached = entries[relativePath] { return cached }
-        let url = Fixtures.root.appendingPathComponent(relativePath)
-        guard let data = try? Data(contentsOf: url) else {
-            fatalError("missing fixture \(relativePath) at \(url.path)")
+        entries.withLock { entries in
+            if let cached = entries[relativePath] { return cached }
+            let url = Fixtures.root.appendingPathComponent(relativePath)
+            guard let data = try? Data(contentsOf: url) else {
+                fatalError("missing fixture \(relativePath) at \(url.path)")
+            }
+            entries[relativePath] = data
+            return data
         }
-        entries[relativePath] = data
-        return data
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// HTTP validators: ETag and Last-Modified, and the conditional-request rules of RFC 9110 §13.
 enum Validators {
@@ -47,26 +48,22 @@ enum Validators {
         return t
     }
 
-    private static let formatter: DateFormatter = {
+    /// One formatter, used by one request at a time (a `DateFormatter` is not `Sendable`).
+    private static let formatter = Mutex({
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "GMT")
         f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return f
-    }()
-    private static let lock = NSLock()
+    }())
 
     /// RFC 1123 (IMF-fixdate) as HTTP requires.
     static func httpDate(_ date: Date) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        return formatter.string(from: date)
+        formatter.withLock { $0.string(from: date) }
     }
 
     static func parseHTTPDate(_ text: String) -> Date? {
-        lock.lock()
-        defer { lock.unlock() }
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        formatter.withLock { $0.date(from: text.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// True when the client's copy is current. If-None-Match takes precedence: when present,
