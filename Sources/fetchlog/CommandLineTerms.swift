@@ -17,6 +17,7 @@ enum CommandLineTerms {
         .storeLocationCode: "`--store`",
         .rewriteCompaction: "`log compact --rewrite`",
         .salvage: "`fetchlog log salvage --out FILE`",
+        .replayDiff: "replay --diff",
     ]
 
     /// Installs the wording (before the command runs).

@@ -21,7 +21,7 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
     public var requestInFlight: Bool
 
     /// Records what a cancelled fetch had done, for the caller to report.
-    public init(completed: [FetchReport], interrupted: FetchReport?, requestInFlight: Bool) {
+    package init(completed: [FetchReport], interrupted: FetchReport?, requestInFlight: Bool) {
         self.completed = completed
         self.interrupted = interrupted
         self.requestInFlight = requestInFlight

@@ -16,7 +16,7 @@ public struct FetchReport: Sendable {
         public let retryAfter: Duration?
         /// Recorded durably in a replicated store's outbox, not yet in its stream or log
         /// (the stream was unreachable): seq 0 until it syncs.
-        public var pendingSync = false
+        package var pendingSync = false
     }
 
     /// How the fetch ended, after its retries.
@@ -139,7 +139,7 @@ public struct FetchNotice: Sendable, Equatable, CustomStringConvertible {
     public let count: Int?
 
     /// A notice of `kind`, its message, and how many things it counts when it counts any.
-    public init(_ kind: Kind, _ message: String, count: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, count: Int? = nil) {
         self.kind = kind
         self.message = message
         self.count = count

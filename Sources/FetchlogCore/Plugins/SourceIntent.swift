@@ -53,7 +53,7 @@ extension SourceIntent {
 
 extension StoreAction {
     /// Records `intent` at `at`: `.intent` with its source, label and body.
-    public static func record(_ intent: some SourceIntent, at: Timestamp) -> StoreAction {
+    package static func record(_ intent: some SourceIntent, at: Timestamp) -> StoreAction {
         .intent(source: type(of: intent).source, label: intent.label, body: intent.body, at: at)
     }
 }

@@ -8,7 +8,7 @@ public struct ReplayCancelled: Error, CustomStringConvertible, Sendable, Equatab
     public let last: UInt64
 
     /// A replay stopped at `seq` of `last`.
-    public init(seq: UInt64, last: UInt64) {
+    package init(seq: UInt64, last: UInt64) {
         self.seq = seq
         self.last = last
     }
@@ -24,7 +24,7 @@ public struct ExportCancelled: Error, CustomStringConvertible, Sendable, Equatab
     public let lastWritten: UInt64?
 
     /// An export that stopped after `lastWritten` (nil: before any event).
-    public init(lastWritten: UInt64?) { self.lastWritten = lastWritten }
+    package init(lastWritten: UInt64?) { self.lastWritten = lastWritten }
 
     /// Says how far the export got, so the user knows what the file holds.
     public var description: String {

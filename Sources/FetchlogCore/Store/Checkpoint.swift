@@ -152,7 +152,7 @@ extension EventLog {
     }
 
     /// The view record saved with the last checkpoint, if any (`ReplayDiff` reads it).
-    public func loadViewRecord() throws -> [UInt8]? {
+    package func loadViewRecord() throws -> [UInt8]? {
         try read { txn in
             var key = ViewRecord.key
             return try key.withUTF8 { k in try txn.get(derived, key: UnsafeRawBufferPointer(k)).map { Array($0) } }

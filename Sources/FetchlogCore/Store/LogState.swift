@@ -27,7 +27,7 @@ public struct HeldDocument: Sendable, Equatable {
     public let document: any SourceDocument
 
     /// A held document from event `seq`, recorded at `fetchedAt`.
-    public init(seq: UInt64, fetchedAt: Timestamp, document: any SourceDocument) {
+    package init(seq: UInt64, fetchedAt: Timestamp, document: any SourceDocument) {
         self.seq = seq
         self.fetchedAt = fetchedAt
         self.document = document
@@ -48,29 +48,29 @@ public struct ResourceStatus: Sendable, Equatable {
     /// The last 304 that confirmed the held body.
     public var lastRevalidated: Timestamp?
     /// The last time a view opened within its time to live renewed it (a `renew` intent).
-    public var lastRenewed: Timestamp?
+    package var lastRenewed: Timestamp?
     /// The `Age` header of the held body's response, in seconds.
-    public var ageSeconds: Int?
+    package var ageSeconds: Int?
     /// Any attempt at all.
     public var lastAttempt: Timestamp?
     /// The seq of the last attempt (0: none yet).
-    public var lastAttemptSeq: UInt64 = 0
+    package var lastAttemptSeq: UInt64 = 0
     /// The held body's `ETag`, sent back as `If-None-Match`.
     public var etag: String?
     /// The held body's `Last-Modified`, sent back as `If-Modified-Since`.
     public var lastModified: String?
     /// The held body's `Cache-Control`, which freshness reads.
-    public var cacheControl: String?
+    package var cacheControl: String?
     /// Failed attempts since the last success or 304.
     public var failuresSince = 0
     /// The last failure's message.
     public var lastError: String?
     /// The last failure's class.
-    public var lastErrorClass: FailureClass?
+    package var lastErrorClass: FailureClass?
     /// True when the source said the list ends here (a 404 past the last page, say).
-    public var endOfList = false
+    package var endOfList = false
     /// The held body's `Link: <URL>; rel="next"` (RFC 8288), for paginators that follow it.
-    public var linkNext: String?
+    package var linkNext: String?
 }
 
 /// Everything the log has established, folded event by event. Views are pure
@@ -98,7 +98,7 @@ public struct LogState: Sendable, Equatable {
     public internal(set) var slices: [String: any SourceSlice] = [:]
     /// Sources defined by manifests (`source.defined` intents), by name: the definition in
     /// force at this point of the log.
-    public internal(set) var manifests: [String: DefinedManifest] = [:]
+    package internal(set) var manifests: [String: DefinedManifest] = [:]
     /// Resources whose body at this point `log compact` dropped (a later body superseded
     /// it), by the seq of that event. Empty at the head of the log; only a state before
     /// the compaction horizon (`--at`) has any, and views that read them say so.
@@ -169,9 +169,9 @@ extension JSONValue {
 }
 
 /// A source defined by a manifest, and the seq of the `source.defined` intent that did it.
-public struct DefinedManifest: Sendable, Equatable {
+package struct DefinedManifest: Sendable, Equatable {
     /// The manifest as defined.
-    public let manifest: RestManifest
+    package let manifest: RestManifest
     /// The seq of the `source.defined` intent that defined it.
-    public let seq: UInt64
+    package let seq: UInt64
 }

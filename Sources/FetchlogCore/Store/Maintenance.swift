@@ -43,15 +43,15 @@ public struct StoreMaintenance: Sendable {
     /// The store's directory.
     public var path: String { log.path }
     /// What the open noticed and repaired or left alone (say them to the user).
-    public var notes: [String] { log.notes }
+    package var notes: [String] { log.notes }
     /// The store's identity, format and creation time.
     package var metadata: StoreMetadata { log.metadata }
     /// The LMDB map: its size, page size, pages used.
-    public var environmentInfo: Environment.Info { log.environmentInfo }
+    package var environmentInfo: Environment.Info { log.environmentInfo }
     /// Whether appends go through a replicated stream (a replica's events come from it only).
-    public var isAttachedToStream: Bool { log.isRouted }
+    package var isAttachedToStream: Bool { log.isRouted }
     /// Events of a replicated store written while its stream was unreachable.
-    public func pendingSyncCount() throws -> Int { try log.outboxCount() }
+    package func pendingSyncCount() throws -> Int { try log.outboxCount() }
 
     // MARK: Reading events
 
@@ -68,12 +68,12 @@ public struct StoreMaintenance: Sendable {
     }
 
     /// The first event from seq 1 on that `matches`, if any.
-    public func firstEvent(where matches: (Event) -> Bool) throws -> Event? {
+    package func firstEvent(where matches: (Event) -> Bool) throws -> Event? {
         try log.events(from: 1).first(where: matches)
     }
 
     /// Refuses a seq past the end of the log (`MaintenanceError.seqPastEnd`).
-    public func checkSeq(_ seq: UInt64) throws {
+    package func checkSeq(_ seq: UInt64) throws {
         let last = try log.lastSeq()
         guard seq <= last else { throw MaintenanceError.seqPastEnd(seq: seq, lastSeq: last) }
     }
@@ -82,7 +82,7 @@ public struct StoreMaintenance: Sendable {
     package func statistics() throws -> LogStatistics { try log.statistics() }
 
     /// The seq from which `--at` answers with every body (0: nothing was compacted).
-    public func compactionHorizon() throws -> UInt64 { try log.compactionHorizon() }
+    package func compactionHorizon() throws -> UInt64 { try log.compactionHorizon() }
 
     // MARK: Export and merge
 

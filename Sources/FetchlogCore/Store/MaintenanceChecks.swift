@@ -5,17 +5,17 @@ import Foundation
 /// reader, never with LMDB: they are the doors for a store LMDB could crash on.
 extension StoreMaintenance {
     /// A damaged page header of the data file.
-    public struct PageDamage: Sendable, Equatable, CustomStringConvertible {
+    package struct PageDamage: Sendable, Equatable, CustomStringConvertible {
         /// Which page of which database, and what is wrong with its header.
-        public let description: String
+        package let description: String
         /// True when LMDB reads around the damage (the store opens and reads); false when
         /// LMDB cannot read the file safely.
-        public let readsSafely: Bool
+        package let readsSafely: Bool
     }
 
     /// The page-header check of the data file in `directory` (no open, no LMDB): empty
     /// when nothing is damaged or there is no data file yet.
-    public static func pageDamage(at directory: URL) -> [PageDamage] {
+    package static func pageDamage(at directory: URL) -> [PageDamage] {
         let dataFile = directory.path + "/data.mdb"
         guard FileManager.default.fileExists(atPath: dataFile) else { return [] }
         return LMDBFileCheck.check(dataFile: dataFile).problems.map { PageDamage(description: $0.description, readsSafely: $0.readsSafely) }
@@ -23,41 +23,41 @@ extension StoreMaintenance {
 
     /// Every record checked (checksums, seq order, decodability, the bodies referred to)
     /// and the file's page headers.
-    public struct Verification: Sendable {
+    package struct Verification: Sendable {
         /// Every record: checksums, seq order, decodability, the bodies it refers to.
         package let records: VerifyReport
         /// The damaged page headers LMDB reads around (empty when none).
-        public let pages: [PageDamage]
+        package let pages: [PageDamage]
         /// No record and no page is damaged.
-        public var isHealthy: Bool { records.isHealthy && pages.isEmpty }
+        package var isHealthy: Bool { records.isHealthy && pages.isEmpty }
     }
 
     /// Checks every record and the page headers. Call `pageDamage(at:)` before opening a
     /// store LMDB may not read safely.
-    public func verify() throws -> Verification {
+    package func verify() throws -> Verification {
         let pages = Self.pageDamage(at: URL(filePath: path))
         return Verification(records: try log.verify(), pages: pages)
     }
 
     /// What `salvage(at:)` recovered.
-    public struct Salvage: Sendable {
+    package struct Salvage: Sendable {
         /// Every readable event, and in the place of each lost seq a `salvage.lost` intent
         /// (the reducer ignores it; its body says why): gap-free from seq 1, so a merge
         /// takes it and every surviving event keeps its seq.
-        public let events: [Event]
+        package let events: [Event]
         /// How many events were read.
-        public let salvaged: Int
+        package let salvaged: Int
         /// The seqs that could not be read.
-        public let lost: [UInt64]
+        package let lost: [UInt64]
         /// True when the B-tree was broken and every page of the file was scanned.
-        public let scannedPages: Bool
+        package let scannedPages: Bool
         /// The structural problems the page check found.
-        public let problems: [String]
+        package let problems: [String]
     }
 
     /// Reads every readable event of the store in `directory` without opening it (LMDB
     /// could crash on the very damage being salvaged); writes nothing.
-    public static func salvage(at directory: URL) throws -> Salvage {
+    package static func salvage(at directory: URL) throws -> Salvage {
         let dataFile = directory.path + "/data.mdb"
         guard FileManager.default.fileExists(atPath: dataFile) else { throw MaintenanceError.nothingToSalvage(dataFile: dataFile) }
         let report = LMDBFileCheck.salvageEvents(dataFile: dataFile)

@@ -32,7 +32,7 @@ public enum MaintenanceError: Error, Sendable, Equatable, CustomStringConvertibl
         case .importRefused(let reason): reason
         case .unreadable(let file, let reason): "cannot read \(file): \(reason)"
         case .noRecordedViews:
-            "no views are recorded in this store yet: they are saved with each checkpoint (the shell saves one when it ends); run a build's shell once, then replay --diff with the next build"
+            "no views are recorded in this store yet: they are saved with each checkpoint (the shell saves one when it ends); run a build's shell once, then \(FrontEndTerm.replayDiff) with the next build"
         case .nothingToSalvage(let dataFile): "\(dataFile) does not exist: there is nothing to salvage"
         case .cancelled(let reason): reason
         case .rewriteRefused(let reason): reason

@@ -29,6 +29,8 @@ package enum FrontEndTerm: CaseIterable, Sendable, CustomStringConvertible {
     case rewriteCompaction
     /// Exporting every readable event of a damaged store without LMDB.
     case salvage
+    /// Comparing this build's views with those an earlier build recorded.
+    case replayDiff
 
     /// The library's wording.
     package var libraryText: String {
@@ -43,6 +45,7 @@ package enum FrontEndTerm: CaseIterable, Sendable, CustomStringConvertible {
         case .storeLocationCode: "`Store.open(at:)`"
         case .rewriteCompaction: "compaction with a rewrite"
         case .salvage: "a salvage"
+        case .replayDiff: "StoreMaintenance.replayDiff"
         }
     }
 
