@@ -42,6 +42,16 @@ public enum ViewCatalog {
         throw ViewNameError(name: name, known: registry.exportNames + extra.map(\.pattern))
     }
 
+    /// Every name `export(_:state:)` answers for `state`: the registry's views and patterns,
+    /// then each resource of each source a manifest defined, by its own name
+    /// (`items/catalog/items`, `facets/catalog/items`), in source and resource order.
+    public static func exportNames(in state: LogState) -> [String] {
+        let defined = state.manifests.keys.sorted().flatMap { source in
+            state.manifests[source]!.manifest.resources.flatMap { ["items/\(source)/\($0.name)", "facets/\(source)/\($0.name)"] }
+        }
+        return state.sources.exportNames + defined
+    }
+
     /// SHA-256 of each fixed view's canonical export.
     package static func hashes(of state: LogState) -> [(view: String, sha256: String)] {
         state.sources.views.map { view in (view.name, SHA256.hex(view.export(state).canonicalText())) }

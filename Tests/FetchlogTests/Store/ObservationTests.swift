@@ -59,7 +59,11 @@ import Testing
         configuration.fetching.retry.retries = 0
         let store = try await Store.open(at: URL(filePath: dir.path), configuration: configuration)
         #expect(throws: ViewNameError.self) { _ = try store.observe(view: "items/catalog/items") }
+        #expect(ViewCatalog.exportNames(in: store.snapshot.state) == ["all"])
         let items = try await store.define(try RestManifest(json: JSONValue.parse(ResourceHandleTests.manifest))).resource("items")
+        // The names a store can export include each defined resource's own.
+        #expect(ViewCatalog.exportNames(in: store.snapshot.state).filter { $0.hasPrefix("items/") }
+            == ["items/catalog/items", "items/catalog/gone"])
         var changes = try store.observe(view: "items/catalog/items").makeAsyncIterator()
         #expect(await changes.next()?.canonicalText() == #"{"count":0,"items":[],"resource":"items","source":"catalog","view":"items"}"#)
         try await items.fetch()
