@@ -24,7 +24,7 @@ struct FetchlogCommand: AsyncParsableCommand {
         64 usage error; 130 interrupted (Ctrl-C).
         """,
         version: FetchlogVersion.string,
-        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, SourceCommand.self, ItemsCommand.self, ItemCommand.self, FacetsCommand.self, LinksCommand.self, PathCommand.self, UpstreamCommand.self, ReplicateCommand.self, FollowCommand.self, TourCommand.self, DevCommand.self],
+        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, SourceCommand.self, ItemsCommand.self, ItemGroupCommand.self, PendingCommand.self, PushCommand.self, FacetsCommand.self, LinksCommand.self, PathCommand.self, UpstreamCommand.self, ReplicateCommand.self, FollowCommand.self, TourCommand.self, DevCommand.self],
         defaultSubcommand: ReplCommand.self
     )
 
@@ -122,7 +122,8 @@ enum GlobalOptions {
         guard arguments.count >= 2, !arguments[1].hasPrefix("-"),
               let group = FetchlogCommand.configuration.subcommands.first(where: { $0._commandName == arguments[0] }) else { return nil }
         let names = group.configuration.subcommands.map { $0._commandName }
-        guard !names.isEmpty, !names.contains(arguments[1]), arguments[1] != "help" else { return nil }
+        // A group with a default subcommand (`item SOURCE …`) takes other words as that one's.
+        guard !names.isEmpty, group.configuration.defaultSubcommand == nil, !names.contains(arguments[1]), arguments[1] != "help" else { return nil }
         return (arguments[0], arguments[1], names)
     }
 

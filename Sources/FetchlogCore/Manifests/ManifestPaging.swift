@@ -42,7 +42,7 @@ extension Store {
             }
             resource = defined.preparedForFetch(lastValue: incremental.extreme(of: lasts))
         } else {
-            resource = defined.preparedForFetch(held: ItemsView(state: snapshot.state, source: source.rawValue, resource: name)?.items ?? [])
+            resource = defined.preparedForFetch(held: ItemsView(state: snapshot.state, source: source.rawValue, resource: name, confirmedOnly: true)?.items ?? [])
         }
         guard let parentName = resource.parent else {
             return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, paging: paging, onReport: onReport)
@@ -52,7 +52,7 @@ extension Store {
         // failed parent fetch still lists the children of what is held.
         var reports = try await fetchManifestResource(source: source, resource: parentName, maxPages: maxPages, pageCeiling: pageCeiling,
                                                       onReport: onReport)
-        guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName) else { return reports }
+        guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName, confirmedOnly: true) else { return reports }
         if resource.parallelized {
             return reports + (try await fetchChildrenAtOnce(resource, of: parent, plugin: plugin, paging: paging, onReport: onReport))
         }

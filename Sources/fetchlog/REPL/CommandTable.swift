@@ -48,7 +48,7 @@ enum CommandTable {
         CommandSpec(name: "items", usage: ItemsCommand.usage, summary: "a manifest resource's items: search, --where FIELD=VALUE or MIN..MAX, pages", example: "help items",
                     run: { session, args in try await session.runShared(ItemsCommand.self, args, usage: ItemsCommand.usage) }),
         CommandSpec(name: "item", usage: ItemCommand.usage, summary: "one item of a manifest resource by its primary key", example: "help item",
-                    run: { session, args in try await session.runShared(ItemCommand.self, args, usage: ItemCommand.usage) }),
+                    run: { session, args in try await session.runShared(ItemGroupCommand.self, args, usage: ItemGroupCommand.usage) }),
         CommandSpec(name: "facets", usage: FacetsCommand.usage, summary: "a manifest resource's facets: values with counts, numeric ranges", example: "help facets",
                     run: { session, args in try await session.runShared(FacetsCommand.self, args, usage: FacetsCommand.usage) }),
         CommandSpec(name: "links", usage: LinksCommand.usage, summary: "an item's links (fetchlog.links): what it names, who names it, names matching nothing", example: "help links",

@@ -1,0 +1,260 @@
+import FetchlogCore
+import Foundation
+import SampleUpstream
+import Testing
+
+/// Issue 26: offline writes against the sample upstream's writable notes — declared as
+/// data in the manifest, recorded as events at once, shown pending, sent exactly once.
+@Suite struct OfflineWritesTests {
+    static let writes = #""writes":{"create":{"method":"POST","path":"notes"},"update":{"method":"PATCH","path":"notes/{id}"},"replace":{"method":"PUT","path":"/notes/{id}"},"delete":{"method":"DELETE","path":"notes/{id}"}}"#
+    static let notes = #"{"name":"notes","primary_key":"id","endpoint":{"path":"notes","data_selector":"data","paginator":"single_page"},"fetchlog":{"# + writes + "}}"
+    /// A resource without writes beside it.
+    static let pages = #"{"name":"pages","primary_key":"id","endpoint":{"path":"pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}}}"#
+    static let manifest = #"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":["# + notes + "," + pages + "]}"
+
+    static func parse(_ resources: String) throws -> RestManifest {
+        try RestManifest(json: try JSONValue.parse(#"{"name":"catalog","client":{"base_url":"https://catalog.example"},"resources":["# + resources + "]}"))
+    }
+
+    // MARK: (1) declared as data
+
+    @Test func writesAreReadFromTheFetchlogBlockAndCheckedWithKeyPaths() throws {
+        let writes = try #require(try Self.parse(Self.notes).resource("notes")?.writes)
+        #expect(writes.operations == [.create, .update, .replace, .delete])
+        #expect(writes.routes[.create] == RestWrites.Route(method: "POST", path: "/notes", itemPath: []))
+        #expect(writes.routes[.replace] == RestWrites.Route(method: "PUT", path: "/notes/{id}", itemPath: []))
+        #expect(writes.routes[.delete] == RestWrites.Route(method: "DELETE", path: "/notes/{id}", itemPath: []))
+        #expect(try Self.parse(Self.pages).resource("pages")?.writes == nil)
+
+        func refusal(_ writes: String, primaryKey: String = #""primary_key":"id","#) -> String {
+            let resource = #"{"name":"notes",\#(primaryKey)"endpoint":{"path":"notes","data_selector":"data"},"fetchlog":{"writes":\#(writes)}}"#
+            do {
+                _ = try Self.parse(resource)
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(#"{"update":{"method":"PATCH","path":"notes/{nid}"}}"#)
+                == "resources[0].fetchlog.writes.update.path: {nid} is not a field of the primary_key (id)")
+        #expect(refusal(#"{"delete":{"method":"GET","path":"notes/{id}"}}"#)
+                == #"resources[0].fetchlog.writes.delete.method: "GET" is not a method for delete: use DELETE or POST"#)
+        #expect(refusal(#"{"upsert":{"method":"PUT","path":"notes/{id}"}}"#)
+                == "resources[0].fetchlog.writes.upsert: unknown key; allowed: create, update, replace, delete")
+        #expect(refusal(#"{"create":{"method":"POST","path":"notes/{id}"}}"#)
+                == "resources[0].fetchlog.writes.create.path: {id}: a create's path names no item (the server names the new one)")
+        #expect(refusal(#"{"update":{"method":"PATCH","path":"notes/{id}"}}"#, primaryKey: "")
+                == "resources[0].fetchlog.writes.update: update addresses an item by its key: give the resource a primary_key")
+        #expect(refusal(#"{"update":{"path":"notes/{id}"}}"#) == "resources[0].fetchlog.writes.update.method: is required")
+        #expect(refusal("{}") == "resources[0].fetchlog.writes: declares no write: give one or more of create, update, replace, delete")
+    }
+
+    // MARK: The library
+
+    /// A store of its own over `upstream`, the manifest defined and the notes fetched.
+    static func openStore(_ dir: TemporaryDirectory, _ name: String, upstream: String) async throws -> Store {
+        var configuration = Store.Configuration()
+        configuration.fetching.upstream = Upstream(base: upstream)
+        configuration.fetching.retry.retries = 0
+        let store = try await Store.open(at: URL(filePath: dir.sub(name)), sources: SourceRegistry([]), configuration: configuration)
+        try await store.define(try RestManifest(json: try JSONValue.parse(Self.manifest)))
+        _ = try await store.fetchManifestResource(source: "catalog", resource: "notes")
+        return store
+    }
+
+    static func item(_ store: Store, _ key: String, confirmedOnly: Bool = false) -> JSONValue? {
+        ItemsView(state: store.snapshot.state, source: "catalog", resource: "notes", confirmedOnly: confirmedOnly)?.item(key: key)
+    }
+
+    static func note(_ json: String) throws -> JSONValue { try JSONValue.parse(json) }
+
+    @Test func aConflictShowsBothVersionsAndRetryForceAndDiscardDoWhatTheySay() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-conflict")
+        let first = try await Self.openStore(dir, "first", upstream: upstream.base)
+        let second = try await Self.openStore(dir, "second", upstream: upstream.base)
+
+        // The first client's update is confirmed: the answer's ETag is held for note 1.
+        try await first.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("priority", .number(5))])
+        #expect(try await first.push().confirmed.count == 1)
+        #expect(Self.item(first, "1")?.canonicalText() == (try Self.note(#"{"id":1,"title":"buy milk","done":false,"priority":5,"version":2}"#)).canonicalText())
+        // A second client changes note 1 on the server.
+        try await second.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("title", .string("buy oat milk"))])
+        #expect(try await second.push().confirmed.count == 1)
+        let server = #"{"id":1,"title":"buy oat milk","done":false,"priority":5,"version":3}"#
+        #expect(await upstream.server.notes[1] == server)
+
+        // The first client's next update is sent with its old ETag: 412.
+        let mine = try await first.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("done", .bool(true))])
+        let report = try await first.push()
+        #expect(report.conflicts == [mine.seq])
+        let waiting = try #require(first.pendingMutations.first)
+        #expect(waiting.state == .conflict && waiting.lastStatus == 412)
+        #expect(waiting.current?.canonicalText() == (try Self.note(server)).canonicalText())
+        // Both versions, side by side: the user's change marked, the server's beside it.
+        let shown = try #require(Self.item(first, "1"))
+        #expect(shown["done"] == .bool(true))
+        #expect(shown["pending"]?.canonicalText() == JSONValue.object([("mutations", .array([.number(mine.seq)])), ("state", .string("conflict")), ("server", try Self.note(server))]).canonicalText())
+        #expect(Self.item(first, "1", confirmedOnly: true)?.canonicalText() == (try Self.note(server)).canonicalText())
+
+        // A plain retry is refused (it would only conflict again); --force sends it over.
+        await #expect(throws: WriteError.self) { try await first.retryMutation(mine.seq) }
+        try await first.retryMutation(mine.seq, force: true)
+        #expect(try await first.push().confirmed == [mine.seq])
+        let forced = #"{"id":1,"title":"buy oat milk","done":true,"priority":5,"version":4}"#
+        #expect(await upstream.server.notes[1] == forced)
+        #expect(first.pendingMutations.isEmpty)
+        #expect(Self.item(first, "1")?.canonicalText() == (try Self.note(forced)).canonicalText())
+
+        // Again, and this time discarded: the server's version stays, and so does the view.
+        try await second.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("priority", .number(2))])
+        _ = try await second.fetchManifestResource(source: "catalog", resource: "notes")
+        try await second.push()
+        let theirs = #"{"id":1,"title":"buy oat milk","done":true,"priority":2,"version":5}"#
+        #expect(await upstream.server.notes[1] == theirs)
+        let dropped = try await first.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("title", .string("mine"))])
+        #expect(try await first.push().conflicts == [dropped.seq])
+        try await first.discardMutation(dropped.seq)
+        #expect(first.pendingMutations.isEmpty)
+        #expect(Self.item(first, "1")?.canonicalText() == (try Self.note(theirs)).canonicalText())
+        #expect(await upstream.server.notes[1] == theirs)
+        #expect(await upstream.server.appliedWrites.map(\.status) == [200, 200, 200, 200])
+        await first.close()
+        await second.close()
+        await upstream.stop()
+    }
+
+    @Test func aLostAnswerIsSentAgainWithTheSameKeyAndAppliedOnce() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-lost")
+        let store = try await Self.openStore(dir, "store", upstream: upstream.base)
+        await upstream.server.setFaults(try FaultSpec.parse("drop-after-write@catalog/notes"))
+        let created = try await store.write(.create, source: "catalog", resource: "notes", fields: [("title", .string("water the plants")), ("priority", .number(4))])
+        let lost = try await store.push()
+        #expect(lost.failed == [created.seq])
+        // Applied upstream, the answer lost: still pending, in doubt, its key recorded.
+        let key = "\(store.log.metadata.storeID):\(created.seq)"
+        #expect(await upstream.server.appliedWrites.map { "\($0.method) \($0.path) \($0.key ?? "-") \($0.status)" } == ["POST /catalog/notes \(key) 201"])
+        let waiting = try #require(store.pendingMutations.first)
+        #expect(waiting.state == .failed && waiting.attempts == 1 && waiting.idempotencyKey == key)
+        #expect(Self.item(store, "local:\(created.seq)")?["pending"]?["state"] == .string("failed"))
+
+        await upstream.server.clearFaults()
+        #expect(try await store.push().confirmed == [created.seq])
+        // The server answered the repeated key with its stored answer: applied once.
+        #expect(await upstream.server.appliedWrites.count == 1)
+        #expect(await upstream.server.notes[4] == #"{"id":4,"title":"water the plants","done":false,"priority":4,"version":1}"#)
+        #expect(store.pendingMutations.isEmpty)
+        #expect(Self.item(store, "4")?.canonicalText() == (try Self.note(#"{"id":4,"title":"water the plants","done":false,"priority":4,"version":1}"#)).canonicalText())
+        // The local key still names the item: a later change goes to the server's.
+        try await store.write(.update, source: "catalog", resource: "notes", key: "local:\(created.seq)", fields: [("done", .bool(true))])
+        #expect(try await store.push().confirmed.count == 1)
+        #expect(await upstream.server.notes[4] == #"{"id":4,"title":"water the plants","done":true,"priority":4,"version":2}"#)
+        // The log holds every attempt and answer, and a fresh fold agrees with the live state.
+        let labels = try store.log.events(from: 1).filter { $0.label.hasPrefix("write.") }.map(\.label)
+        #expect(labels == ["write.mutation", "write.sending", "write.answered", "write.sending", "write.answered",
+                           "write.mutation", "write.sending", "write.answered"])
+        let replayed = LogReducer.fold(try store.log.events(from: 1), sources: SourceRegistry([]))
+        #expect(replayed.writes == store.durableState.writes)
+        await store.close()
+        await upstream.stop()
+    }
+
+    // MARK: The command line
+
+    @Test func badInputIsRefusedWithWhatToDoAndRecordsNothing() async throws {
+        let rig = try await ManifestCLIRig.start("writes-bad", manifest: Self.manifest)
+        #expect(try await rig.fetch(["notes"]).status == 0)
+        func lastSeq() async throws -> String {
+            try await runFetchlog(["--store", rig.store, "log", "tail", "1", "--format", "json"]).stdout
+        }
+        let before = try await lastSeq()
+        let cases: [([String], String)] = [
+            (["item", "add", "catalog", "notes", "titel=bread"],
+             "notes has no field 'titel' (did you mean 'title'?): its fields are done, id, priority, title, version"),
+            (["item", "set", "catalog", "notes", "1", "priority=high"], "priority takes a number, not 'high'; nothing was recorded"),
+            (["item", "set", "catalog", "notes", "1", "done=yes"], "done takes true or false, not 'yes'; nothing was recorded"),
+            (["item", "add", "catalog", "pages", "name=x"],
+             #"catalog pages declares no writes, so nothing can be sent for it: add "fetchlog": {"writes": {"create": {"method": "POST", "path": …}, …}} to the resource in the manifest"#),
+            (["item", "set", "catalog", "notes", "99", "done=true"], "no notes item with id 99 is held: items catalog notes lists them"),
+            (["item", "delete", "catalog", "notes", "99"], "no notes item with id 99 is held: items catalog notes lists them"),
+            (["item", "set", "catalog", "notes", "1", "id=7"], "id is part of the item's key: it cannot be changed"),
+            (["pending", "discard", "5"], "no mutation 5 is waiting: nothing is pending"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await runFetchlog(["--store", rig.store] + arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(try await lastSeq() == before)
+        #expect(try await runFetchlog(["--store", rig.store, "pending", "--format", "json"]).stdout == "[]\n")
+        await rig.stop()
+    }
+
+    @Test func anOfflineSessionIsShownPendingThenPushedOnceWhenTheUpstreamIsBack() async throws {
+        let rig = try await ManifestCLIRig.start("writes-offline", manifest: Self.manifest)
+        #expect(try await rig.fetch(["notes"]).status == 0)
+        // An upstream that is down: a port nothing listens on any more.
+        let gone = try await CatalogUpstream.start()
+        let down = gone.base
+        await gone.stop()
+        func run(_ arguments: [String]) async throws -> CommandResult {
+            let result = try await runFetchlog(["--store", rig.store] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result
+        }
+        func mutation(_ arguments: [String]) async throws -> Int {
+            let result = try await run(arguments + ["--format", "json"])
+            return try #require(try JSONValue.parse(result.stdout)["mutation"]?.intValue)
+        }
+        let bread = try await mutation(["item", "add", "catalog", "notes", "title=buy bread", "priority=5"])
+        _ = try await mutation(["item", "set", "catalog", "notes", "local:\(bread)", "done=true"])
+        _ = try await mutation(["item", "set", "catalog", "notes", "1", "priority=1", "title=buy oat milk"])
+        _ = try await mutation(["item", "delete", "catalog", "notes", "2"])
+        let plants = try await mutation(["item", "add", "catalog", "notes", "title=water plants"])
+        _ = try await mutation(["item", "delete", "catalog", "notes", "local:\(plants)"])
+        _ = try await mutation(["item", "set", "catalog", "notes", "3", "done=true", "--replace", "title=write the report"])
+
+        // Pushed while the upstream is down: nothing lost, everything still pending.
+        let failed = try await run(["--upstream", down, "push", "--format", "json"])
+        let report = try JSONValue.parse(failed.stdout)
+        #expect(report["failed"] == .array([.number(bread)]))
+        #expect(report["held"]?.arrayValue?.count == 6)
+        let pending = try JSONValue.parse(try await run(["pending", "--format", "json"]).stdout)
+        #expect(pending.arrayValue?.compactMap { $0["state"]?.stringValue } == ["failed"] + Array(repeating: "queued", count: 6))
+        // The optimistic view: the changes at once, each changed item marked.
+        let shown = try JSONValue.parse(try await run(["items", "catalog", "notes", "--format", "json"]).stdout)
+        let ids = (shown.arrayValue ?? []).map { ItemsView.text($0["id"]) }
+        #expect(ids == ["1", "3", "local:\(bread)"])
+        #expect(shown.arrayValue?[0].canonicalText() == (try JSONValue.parse(#"{"id":1,"title":"buy oat milk","done":false,"priority":1,"version":1,"pending":{"mutations":[\#(bread + 2)],"state":"queued"}}"#).canonicalText()))
+        #expect(shown.arrayValue?[1].canonicalText() == (try JSONValue.parse(#"{"id":3,"done":true,"title":"write the report","pending":{"mutations":[\#(plants + 2)],"state":"queued"}}"#).canonicalText()))
+        #expect(shown.arrayValue?[2].canonicalText() == (try JSONValue.parse(#"{"title":"buy bread","priority":5,"id":"local:\#(bread)","done":true,"pending":{"mutations":[\#(bread),\#(bread + 1)],"state":"failed"}}"#).canonicalText()))
+        let confirmed = try JSONValue.parse(try await run(["items", "catalog", "notes", "--confirmed", "--format", "json"]).stdout)
+        #expect((confirmed.arrayValue ?? []).map { ItemsView.text($0["id"]) } == ["1", "2", "3"])
+
+        // The upstream is back: one push sends all seven, in order, each once.
+        let pushed = try JSONValue.parse(try await run(["--upstream", rig.upstream.base, "push", "--format", "json"]).stdout)
+        #expect(pushed["confirmed"]?.arrayValue?.count == 7, "\(pushed)")
+        let expected: [Int: String] = [
+            1: #"{"id":1,"title":"buy oat milk","done":false,"priority":1,"version":2}"#,
+            3: #"{"id":3,"title":"write the report","done":true,"priority":3,"version":2}"#,
+            4: #"{"id":4,"title":"buy bread","done":true,"priority":5,"version":2}"#,
+        ]
+        #expect(await rig.upstream.server.notes == expected)
+        let applied = await rig.upstream.server.appliedWrites
+        #expect(applied.map { "\($0.method) \($0.path) \($0.status)" } == [
+            "POST /catalog/notes 201", "PATCH /catalog/notes/4 200", "PATCH /catalog/notes/1 200", "DELETE /catalog/notes/2 204",
+            "POST /catalog/notes 201", "DELETE /catalog/notes/5 204", "PUT /catalog/notes/3 200",
+        ])
+        #expect(Set(applied.compactMap(\.key)).count == 7)
+        #expect(try await run(["pending", "--format", "json"]).stdout == "[]\n")
+        // The optimistic and confirmed views agree, and hold what the server holds.
+        let optimistic = try await run(["items", "catalog", "notes", "--format", "json"]).stdout
+        #expect(optimistic == (try await run(["items", "catalog", "notes", "--confirmed", "--format", "json"]).stdout))
+        let held = (try JSONValue.parse(optimistic).arrayValue ?? []).map { $0.canonicalText() }
+        #expect(held == expected.keys.sorted().map { try! JSONValue.parse(expected[$0]!).canonicalText() })
+        // A replay from the log alone gives the same views.
+        _ = try await run(["replay", "--verify"])
+        await rig.stop()
+    }
+}
