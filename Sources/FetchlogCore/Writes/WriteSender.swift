@@ -94,7 +94,23 @@ extension Store {
         }
         let values = keyText.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let path = RestWrites.path(route, key: Dictionary(zip(resource.primaryKey, values), uniquingKeysWith: { a, _ in a }))
-        let url = fetcher.configuration.upstream.url(source: source, path: path, realBase: manifest.baseURL)
+        // The resource's credentials, as its fetches send them (never recorded). One that
+        // cannot be made (an `env:` variable not set) pauses the mutation: nothing is sent.
+        let plugin = ManifestSource(manifest)
+        let credentials: Credentials
+        do throws(CredentialsError) {
+            credentials = try await fetcher.authorized(plugin.credentials(for: plugin.kind(of: resource), environment: fetcher.configuration.environment),
+                                                       plugin: plugin, source: source)
+        } catch {
+            let message = error.description + "; nothing was sent"
+            try await record(mutation, outcome: "paused", status: nil, message: message)
+            return Answer(request: "\(route.method) \(path)", outcome: "paused", message: message)
+        }
+        var url = fetcher.configuration.upstream.url(source: source, path: path, realBase: manifest.baseURL)
+        if !credentials.query.isEmpty {
+            url += (url.contains("?") ? "&" : "?") + credentials.query.map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
+        }
+        let secretHeaders = credentials.headers.map { ($0.name, $0.value) }
         let itemID = WriteState.itemID(mutation.source, mutation.resource, keyText)
         var ifMatch: String?
         if mutation.op != .create {
@@ -117,7 +133,7 @@ extension Store {
         do {
             response = try await exchange(fetcher, url: url, method: route.method, body: body, headers: [
                 ("Idempotency-Key", mutation.idempotencyKey),
-            ] + (ifMatch.map { [("If-Match", $0)] } ?? []))
+            ] + (ifMatch.map { [("If-Match", $0)] } ?? []) + secretHeaders)
         } catch {
             let message = Fetcher.describe(error).1
             try await record(mutation, outcome: "failed", status: nil, message: message)
@@ -149,7 +165,7 @@ extension Store {
             // The server's version now, shown beside the user's change: asked for, else the
             // one the refusal carries.
             var current: JSONValue?, currentETag: String?
-            if let fetched = try? await exchange(fetcher, url: url, method: "GET", body: nil, headers: []), fetched.status == 200,
+            if let fetched = try? await exchange(fetcher, url: url, method: "GET", body: nil, headers: secretHeaders), fetched.status == 200,
                let parsed = try? JSONValue.parse(bytes: fetched.body) {
                 current = RestWrites.item(in: parsed, route) ?? (parsed.memberNames.isEmpty ? nil : parsed)
                 currentETag = fetched.headers.first(name: "ETag")
