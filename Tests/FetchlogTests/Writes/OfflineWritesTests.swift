@@ -160,6 +160,72 @@ import Testing
         await upstream.stop()
     }
 
+    @Test func aRejectedWriteKeepsTheServersMessageAndWaitsForTheUser() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-rejected")
+        let store = try await Self.openStore(dir, "store", upstream: upstream.base)
+        let taken = try await store.write(.create, source: "catalog", resource: "notes", fields: [("title", .string("buy milk"))])
+        let invalid = try await store.write(.update, source: "catalog", resource: "notes", key: "2", fields: [("priority", .number(9))])
+        let later = try await store.write(.update, source: "catalog", resource: "notes", key: "2", fields: [("done", .bool(false))])
+        let report = try await store.push()
+        #expect(report.rejected == [taken.seq, invalid.seq])
+        #expect(report.held == [later.seq]) // an earlier change of note 2 waits for the user
+        let waiting = store.pendingMutations
+        #expect(waiting.map(\.state) == [.rejected, .rejected, .queued])
+        #expect(waiting.first?.lastStatus == 409)
+        #expect(waiting.first?.lastMessage == #"note 1 is already titled "buy milk": titles are unique"#)
+        #expect(waiting.dropFirst().first?.lastStatus == 422)
+        #expect(waiting.dropFirst().first?.lastMessage == "priority: an integer from 1 to 5")
+        // A rejected change is not shown as if it would happen; the one behind it is.
+        #expect(Self.item(store, "local:\(taken.seq)") == nil)
+        #expect(Self.item(store, "2")?.canonicalText()
+                == #"{"done":false,"id":2,"pending":{"mutations":[\#(later.seq)],"state":"queued"},"priority":1,"title":"call the plumber","version":1}"#)
+
+        // Discarded, the change behind it goes out.
+        try await store.discardMutation(invalid.seq)
+        let second = try await store.push()
+        #expect(second.confirmed == [later.seq] && second.held == [taken.seq])
+        #expect(await upstream.server.notes[2] == #"{"id":2,"title":"call the plumber","done":false,"priority":1,"version":2}"#)
+        // A retry is a new request with a new key (the server stored its refusal under the
+        // first): the title is still taken, so it is refused again, and nothing was applied.
+        try await store.retryMutation(taken.seq)
+        let id = store.log.metadata.storeID
+        #expect(store.pendingMutations.first?.idempotencyKey.hasPrefix("\(id):\(taken.seq)-r") == true)
+        #expect(try await store.push().rejected == [taken.seq])
+        #expect(await upstream.server.appliedWrites.map { "\($0.method) \($0.path) \($0.status)" } == ["PATCH /catalog/notes/2 200"])
+        await store.close()
+        await upstream.stop()
+    }
+
+    @Test func theWritesSurviveACheckpointAndAReopen() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-checkpoint")
+        var configuration = Store.Configuration()
+        configuration.fetching.upstream = Upstream(base: upstream.base)
+        let store = try await Self.openStore(dir, "store", upstream: upstream.base)
+        let created = try await store.write(.create, source: "catalog", resource: "notes", fields: [("title", .string("a new note"))])
+        try await store.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("title", .string("buy bread"))])
+        #expect(try await store.push().confirmed.count == 2)
+        try await store.write(.update, source: "catalog", resource: "notes", key: "local:\(created.seq)", fields: [("done", .bool(true))])
+        try await store.write(.delete, source: "catalog", resource: "notes", key: "3")
+        let writes = store.durableState.writes
+        #expect(writes.mutations.count == 2 && writes.confirmed.count == 2 && writes.serverKeys.count == 1)
+        let items = ItemsView(state: store.snapshot.state, source: "catalog", resource: "notes")?.items
+        try await store.saveCheckpoint()
+        await store.close()
+        store.log.close()
+
+        let reopened = try await Store.open(at: URL(filePath: dir.sub("store")), sources: SourceRegistry([]), configuration: configuration)
+        guard case .checkpoint(_, let tail) = reopened.origin else { Issue.record("opened from \(reopened.origin), not the checkpoint"); return }
+        #expect(tail == 0)
+        #expect(reopened.durableState.writes == writes)
+        #expect(ItemsView(state: reopened.snapshot.state, source: "catalog", resource: "notes")?.items == items)
+        #expect(try await reopened.push().confirmed.count == 2)
+        #expect(await upstream.server.notes.keys.sorted() == [1, 2, 4])
+        await reopened.close()
+        await upstream.stop()
+    }
+
     // MARK: The command line
 
     @Test func badInputIsRefusedWithWhatToDoAndRecordsNothing() async throws {
