@@ -23,6 +23,8 @@ extension Store {
             let names = plugin.manifest.resources.map(\.name)
             throw ShellError.usage("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
         }
+        // Issue 26, read your writes: the resource's pending changes are sent first.
+        try await pushBeforeFetch(source: source.rawValue, resource: name)
         let ceiling = pageCeiling ?? max(PageSelection.limit, defined.paginator.pageBound ?? 0)
         let limit = min(maxPages ?? ceiling, ceiling)
         // Stopping at `maxPages` is what was asked; stopping at the ceiling is news.

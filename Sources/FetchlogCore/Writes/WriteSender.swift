@@ -27,8 +27,9 @@ public struct PushReport: Sendable, Equatable {
 extension Store {
     /// Sends every mutation this store made that can be sent now, and records each answer.
     /// Only the store that made a mutation sends it (a replica holds it, shown pending).
+    /// `source` and `resource`: only the mutations of that source (and resource).
     @discardableResult
-    public func push() async throws -> PushReport {
+    public func push(source: String? = nil, resource: String? = nil) async throws -> PushReport {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         guard !fetcher.configuration.offline else { throw WriteError("the network is forbidden (offline): nothing was sent") }
         try await catchUp()
@@ -39,7 +40,9 @@ extension Store {
         var unreachable: String?
         while true {
             let state = durableState
-            guard let next = state.writes.pending.first(where: { !handled.contains($0.seq) && $0.store == me }) else { break }
+            guard let next = state.writes.pending.first(where: {
+                !handled.contains($0.seq) && $0.store == me && (source ?? $0.source) == $0.source && (resource ?? $0.resource) == $0.resource
+            }) else { break }
             handled.insert(next.seq)
             let item = WriteState.itemID(next.source, next.resource, state.writes.itemKey(next))
             func hold(_ why: String) {
@@ -73,6 +76,16 @@ extension Store {
             }
         }
         return report
+    }
+
+    /// Before a fetch of a manifest resource (read your writes): its pending changes made
+    /// here are sent first, unless the store is offline or has no fetcher. Their answers are
+    /// recorded; one that fails stays pending, and the fetch goes on.
+    package func pushBeforeFetch(source: String, resource: String) async throws {
+        guard let fetcher, !fetcher.configuration.offline else { return }
+        let me = log.metadata.storeID
+        guard durableState.writes.mutations.values.contains(where: { $0.store == me && $0.source == source && $0.resource == resource }) else { return }
+        try await push(source: source, resource: resource)
     }
 
     private struct Answer {

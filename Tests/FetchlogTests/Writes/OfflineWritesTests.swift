@@ -107,8 +107,8 @@ import Testing
         #expect(Self.item(first, "1")?.canonicalText() == (try Self.note(forced)).canonicalText())
 
         // Again, and this time discarded: the server's version stays, and so does the view.
+        _ = try await second.fetchManifestResource(source: "catalog", resource: "notes") // note 1 as it is now
         try await second.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("priority", .number(2))])
-        _ = try await second.fetchManifestResource(source: "catalog", resource: "notes")
         try await second.push()
         let theirs = #"{"id":1,"title":"buy oat milk","done":true,"priority":2,"version":5}"#
         #expect(await upstream.server.notes[1] == theirs)
@@ -223,6 +223,21 @@ import Testing
         #expect(try await reopened.push().confirmed.count == 2)
         #expect(await upstream.server.notes.keys.sorted() == [1, 2, 4])
         await reopened.close()
+        await upstream.stop()
+    }
+
+    @Test func aFetchSendsTheResourcesPendingChangesFirst() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-fetch")
+        let store = try await Self.openStore(dir, "store", upstream: upstream.base)
+        try await store.write(.update, source: "catalog", resource: "notes", key: "3", fields: [("done", .bool(true))])
+        _ = try await store.fetchManifestResource(source: "catalog", resource: "notes")
+        #expect(await upstream.server.requestLog.filter { $0.path.hasPrefix("/catalog/") }.map { "\($0.method) \($0.path) \($0.status)" }
+                == ["GET /catalog/notes 200", "PATCH /catalog/notes/3 200", "GET /catalog/notes 200"])
+        #expect(store.pendingMutations.isEmpty)
+        // The page fetched after the answer is the newest word: it shows the change, unmarked.
+        #expect(Self.item(store, "3")?.canonicalText() == #"{"done":true,"id":3,"priority":4,"title":"write the report","version":2}"#)
+        await store.close()
         await upstream.stop()
     }
 
