@@ -65,7 +65,9 @@ struct ItemsCommand: SharedCommand {
             columns = members.filter { if case .array = $0.1 { false } else if case .object = $0.1 { false } else { true } }.map(\.0)
         }
         columns = Array(columns.prefix(6))
-        let rows = slice.map { item in columns.map { Self.text(item[$0]) } }
+        // Issue 26: an item changed by a write not yet confirmed shows its state last.
+        if !columns.isEmpty, slice.contains(where: { $0["pending"] != nil }) { columns.append("pending") }
+        let rows = slice.map { item in columns.map { $0 == "pending" ? Self.text(item["pending"]?["state"]) : Self.text(item[$0]) } }
         return .table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
                       records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
     }

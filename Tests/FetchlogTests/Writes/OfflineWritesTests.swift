@@ -310,6 +310,10 @@ import Testing
         #expect(shown.arrayValue?[0].canonicalText() == (try JSONValue.parse(#"{"id":1,"title":"buy oat milk","done":false,"priority":1,"version":1,"pending":{"mutations":[\#(bread + 2)],"state":"queued"}}"#).canonicalText()))
         #expect(shown.arrayValue?[1].canonicalText() == (try JSONValue.parse(#"{"id":3,"done":true,"title":"write the report","pending":{"mutations":[\#(plants + 2)],"state":"queued"}}"#).canonicalText()))
         #expect(shown.arrayValue?[2].canonicalText() == (try JSONValue.parse(#"{"title":"buy bread","priority":5,"id":"local:\#(bread)","done":true,"pending":{"mutations":[\#(bread),\#(bread + 1)],"state":"failed"}}"#).canonicalText()))
+        // In a table, the state of each changed item is the last column.
+        let table = try await run(["items", "catalog", "notes"]).stdout
+        #expect(table.contains("pending\n"), "\(table)")
+        #expect(table.split(separator: "\n").filter { $0.hasSuffix(" queued") || $0.hasSuffix(" failed") }.count == 3, "\(table)")
         let confirmed = try JSONValue.parse(try await run(["items", "catalog", "notes", "--confirmed", "--format", "json"]).stdout)
         #expect((confirmed.arrayValue ?? []).map { ItemsView.text($0["id"]) } == ["1", "2", "3"])
 
