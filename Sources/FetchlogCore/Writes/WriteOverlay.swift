@@ -30,8 +30,8 @@ enum WriteOverlay {
             let text = String(id.dropFirst(prefix.count))
             let at = index(of: text)
             switch (answer.item, at) {
-            case (let item?, let at?): list[at] = item
-            case (let item?, nil): list.append(item)
+            case (let item?, let at?): list[at] = ordered(item, like: list[at])
+            case (let item?, nil): list.append(list.first.map { ordered(item, like: $0) } ?? item)
             case (nil, let at?): list.remove(at: at)
             case (nil, nil): break
             }
@@ -65,6 +65,18 @@ enum WriteOverlay {
             list[at] = ItemsView.adding([("pending", pendingMember(changed))], to: list[at])
         }
         return list
+    }
+
+    /// `item`'s members in `template`'s order, the others after them: an answer is recorded
+    /// as canonical JSON (sorted members), and a table's columns follow the first item's.
+    static func ordered(_ item: JSONValue, like template: JSONValue) -> JSONValue {
+        guard case .object(let members) = item, case .object(let order) = template else { return item }
+        var rest = members
+        var result: [(String, JSONValue)] = []
+        for (name, _) in order {
+            if let at = rest.firstIndex(where: { $0.0 == name }) { result.append(rest.remove(at: at)) }
+        }
+        return .object(result + rest)
     }
 
     static func members(_ fields: JSONValue) -> [(String, JSONValue)] {

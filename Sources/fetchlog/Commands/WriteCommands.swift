@@ -33,7 +33,7 @@ func mutationOutput(_ mutation: PendingMutation, _ store: Store) -> Output {
     let key = store.snapshot.state.writes.itemKey(mutation)
     let text = "pending: mutation \(mutation.seq) (\(mutation.op.rawValue) \(mutation.resource) \(key)); push sends it"
     return .record(pairs: [("mutation", String(mutation.seq)), ("op", mutation.op.rawValue), ("resource", mutation.resource), ("key", key),
-                           ("state", "pending"), ("note", text)],
+                           ("state", mutation.state.rawValue), ("note", text)],
                    json: .object([("mutation", .number(mutation.seq)), ("op", .string(mutation.op.rawValue)), ("source", .string(mutation.source)),
                                   ("resource", .string(mutation.resource)), ("key", .string(key)), ("state", .string(mutation.state.rawValue)),
                                   ("fields", mutation.fields)]))
