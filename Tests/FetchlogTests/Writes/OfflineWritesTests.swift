@@ -295,43 +295,59 @@ import Testing
         let plants = try await mutation(["item", "add", "catalog", "notes", "title=water plants"])
         _ = try await mutation(["item", "delete", "catalog", "notes", "local:\(plants)"])
         _ = try await mutation(["item", "set", "catalog", "notes", "3", "done=true", "--replace", "title=write the report"])
+        // Thirteen more, to twenty: five tasks created and each changed by its local key,
+        // two of them deleted, and note 3 changed again after its replacement.
+        var tasks: [Int] = []
+        for number in 1 ... 5 {
+            let task = try await mutation(["item", "add", "catalog", "notes", "title=task \(number)", "priority=\(number)"])
+            _ = try await mutation(["item", "set", "catalog", "notes", "local:\(task)", "done=true"])
+            tasks.append(task)
+        }
+        _ = try await mutation(["item", "delete", "catalog", "notes", "local:\(tasks[0])"])
+        _ = try await mutation(["item", "delete", "catalog", "notes", "local:\(tasks[1])"])
+        let again = try await mutation(["item", "set", "catalog", "notes", "3", "priority=2"])
 
         // Pushed while the upstream is down: nothing lost, everything still pending.
         let failed = try await run(["--upstream", down, "push", "--format", "json"])
         let report = try JSONValue.parse(failed.stdout)
         #expect(report["failed"] == .array([.number(bread)]))
-        #expect(report["held"]?.arrayValue?.count == 6)
+        #expect(report["held"]?.arrayValue?.count == 19)
         let pending = try JSONValue.parse(try await run(["pending", "--format", "json"]).stdout)
-        #expect(pending.arrayValue?.compactMap { $0["state"]?.stringValue } == ["failed"] + Array(repeating: "queued", count: 6))
+        #expect(pending.arrayValue?.compactMap { $0["state"]?.stringValue } == ["failed"] + Array(repeating: "queued", count: 19))
         // The optimistic view: the changes at once, each changed item marked.
         let shown = try JSONValue.parse(try await run(["items", "catalog", "notes", "--format", "json"]).stdout)
         let ids = (shown.arrayValue ?? []).map { ItemsView.text($0["id"]) }
-        #expect(ids == ["1", "3", "local:\(bread)"])
+        #expect(ids == ["1", "3", "local:\(bread)"] + tasks.dropFirst(2).map { "local:\($0)" })
         #expect(shown.arrayValue?[0].canonicalText() == (try JSONValue.parse(#"{"id":1,"title":"buy oat milk","done":false,"priority":1,"version":1,"pending":{"mutations":[\#(bread + 2)],"state":"queued"}}"#).canonicalText()))
-        #expect(shown.arrayValue?[1].canonicalText() == (try JSONValue.parse(#"{"id":3,"done":true,"title":"write the report","pending":{"mutations":[\#(plants + 2)],"state":"queued"}}"#).canonicalText()))
+        #expect(shown.arrayValue?[1].canonicalText() == (try JSONValue.parse(#"{"id":3,"done":true,"title":"write the report","priority":2,"pending":{"mutations":[\#(plants + 2),\#(again)],"state":"queued"}}"#).canonicalText()))
         #expect(shown.arrayValue?[2].canonicalText() == (try JSONValue.parse(#"{"title":"buy bread","priority":5,"id":"local:\#(bread)","done":true,"pending":{"mutations":[\#(bread),\#(bread + 1)],"state":"failed"}}"#).canonicalText()))
         // In a table, the state of each changed item is the last column.
         let table = try await run(["items", "catalog", "notes"]).stdout
         #expect(table.contains("pending\n"), "\(table)")
-        #expect(table.split(separator: "\n").filter { $0.hasSuffix(" queued") || $0.hasSuffix(" failed") }.count == 3, "\(table)")
+        #expect(table.split(separator: "\n").filter { $0.hasSuffix(" queued") || $0.hasSuffix(" failed") }.count == 6, "\(table)")
         let confirmed = try JSONValue.parse(try await run(["items", "catalog", "notes", "--confirmed", "--format", "json"]).stdout)
         #expect((confirmed.arrayValue ?? []).map { ItemsView.text($0["id"]) } == ["1", "2", "3"])
 
-        // The upstream is back: one push sends all seven, in order, each once.
+        // The upstream is back: one push sends all twenty, in order, each once.
         let pushed = try JSONValue.parse(try await run(["--upstream", rig.upstream.base, "push", "--format", "json"]).stdout)
-        #expect(pushed["confirmed"]?.arrayValue?.count == 7, "\(pushed)")
+        #expect(pushed["confirmed"]?.arrayValue?.count == 20, "\(pushed)")
         let expected: [Int: String] = [
             1: #"{"id":1,"title":"buy oat milk","done":false,"priority":1,"version":2}"#,
-            3: #"{"id":3,"title":"write the report","done":true,"priority":3,"version":2}"#,
+            3: #"{"id":3,"title":"write the report","done":true,"priority":2,"version":3}"#,
             4: #"{"id":4,"title":"buy bread","done":true,"priority":5,"version":2}"#,
+            8: #"{"id":8,"title":"task 3","done":true,"priority":3,"version":2}"#,
+            9: #"{"id":9,"title":"task 4","done":true,"priority":4,"version":2}"#,
+            10: #"{"id":10,"title":"task 5","done":true,"priority":5,"version":2}"#,
         ]
         #expect(await rig.upstream.server.notes == expected)
         let applied = await rig.upstream.server.appliedWrites
-        #expect(applied.map { "\($0.method) \($0.path) \($0.status)" } == [
-            "POST /catalog/notes 201", "PATCH /catalog/notes/4 200", "PATCH /catalog/notes/1 200", "DELETE /catalog/notes/2 204",
-            "POST /catalog/notes 201", "DELETE /catalog/notes/5 204", "PUT /catalog/notes/3 200",
-        ])
-        #expect(Set(applied.compactMap(\.key)).count == 7)
+        var sent: [String] = ["POST /catalog/notes 201", "PATCH /catalog/notes/4 200", "PATCH /catalog/notes/1 200", "DELETE /catalog/notes/2 204",
+                              "POST /catalog/notes 201", "DELETE /catalog/notes/5 204", "PUT /catalog/notes/3 200"]
+        for id in 6 ... 10 { sent += ["POST /catalog/notes 201", "PATCH /catalog/notes/\(id) 200"] }
+        sent += ["DELETE /catalog/notes/6 204", "DELETE /catalog/notes/7 204", "PATCH /catalog/notes/3 200"]
+        let described: [String] = applied.map { "\($0.method) \($0.path) \($0.status)" }
+        #expect(described == sent)
+        #expect(Set(applied.compactMap(\.key)).count == 20)
         #expect(try await run(["pending", "--format", "json"]).stdout == "[]\n")
         // The optimistic and confirmed views agree, and hold what the server holds.
         let optimistic = try await run(["items", "catalog", "notes", "--format", "json"]).stdout
