@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import FetchlogCore
 import Foundation
+import NIOCore
 import SampleUpstream
 import Testing
 
@@ -223,6 +225,38 @@ import Testing
         #expect(try await reopened.push().confirmed.count == 2)
         #expect(await upstream.server.notes.keys.sorted() == [1, 2, 4])
         await reopened.close()
+        await upstream.stop()
+    }
+
+    /// The window a kill -9 can leave: the attempt recorded, the request sent and applied,
+    /// the answer never recorded. The next push sends it again with the same key.
+    @Test func aMutationSentBeforeACrashIsSentAgainWithTheSameKeyAndAppliedOnce() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-doubt")
+        let store = try await Self.openStore(dir, "store", upstream: upstream.base)
+        let created = try await store.write(.create, source: "catalog", resource: "notes", fields: [("title", .string("sent before the crash"))])
+        // What push does before sending, then the request itself, from "the process that died".
+        try await store.sendIntent(source: "catalog", label: WriteEvents.sending, body: .object([
+            ("mutation", .number(created.seq)), ("attempt", .number(1)), ("method", .string("POST")), ("path", .string("/notes")),
+            ("idempotencyKey", .string(created.idempotencyKey)), ("ifMatch", .null),
+        ]))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        var request = HTTPClientRequest(url: upstream.base + "/catalog/notes")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Idempotency-Key", value: created.idempotencyKey)
+        request.body = .bytes(ByteBuffer(string: created.fields.canonicalText()))
+        let direct = try await client.execute(request, timeout: .seconds(30))
+        try await client.shutdown()
+        #expect(direct.status.code == 201)
+        #expect(store.pendingMutations.map(\.state) == [.sending])
+
+        #expect(try await store.push().confirmed == [created.seq])
+        #expect(await upstream.server.appliedWrites.count == 1)
+        #expect(await upstream.server.requestLog.filter { $0.method == "POST" }.count == 2)
+        #expect(Self.item(store, "4")?["title"] == .string("sent before the crash"))
+        #expect(store.pendingMutations.isEmpty)
+        await store.close()
         await upstream.stop()
     }
 
