@@ -306,6 +306,36 @@ import Testing
         await rig.stop()
     }
 
+    @Test func onlyTheStoreThatMadeAMutationSendsIt() async throws {
+        let rig = try await ManifestCLIRig.start("writes-origin", manifest: Self.manifest)
+        #expect(try await rig.fetch(["notes"]).status == 0)
+        func run(_ store: String, _ arguments: [String]) async throws -> CommandResult {
+            let result = try await runFetchlog(["--store", store] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result
+        }
+        _ = try await run(rig.store, ["item", "add", "catalog", "notes", "title=made in A"])
+        let export = rig.dir.sub("a.ndjson")
+        let copy = rig.dir.sub("copy")
+        _ = try await run(rig.store, ["log", "export", "--out", export])
+        _ = try await run(copy, ["log", "import", export])
+        // The copy holds the mutation and shows it, but does not send what it did not make.
+        let pending = try JSONValue.parse(try await run(copy, ["pending", "--format", "json"]).stdout)
+        #expect(pending.arrayValue?.compactMap { $0["state"]?.stringValue } == ["queued"])
+        let pushed = try JSONValue.parse(try await run(copy, ["--upstream", rig.upstream.base, "push", "--format", "json"]).stdout)
+        #expect(pushed["confirmed"] == .array([]) && pushed["held"] == .array([]))
+        #expect(await rig.upstream.server.appliedWrites.isEmpty)
+        // The store that made it sends it; its answer, imported, confirms it in the copy too.
+        #expect(try JSONValue.parse(try await run(rig.store, ["--upstream", rig.upstream.base, "push", "--format", "json"]).stdout)["confirmed"]?.arrayValue?.count == 1)
+        #expect(await rig.upstream.server.appliedWrites.count == 1)
+        _ = try await run(rig.store, ["log", "export", "--out", export])
+        _ = try await run(copy, ["log", "import", export])
+        #expect(try await run(copy, ["pending", "--format", "json"]).stdout == "[]\n")
+        let item = try JSONValue.parse(try await run(copy, ["item", "catalog", "notes", "4", "--format", "json"]).stdout)
+        #expect(item["title"] == .string("made in A"))
+        await rig.stop()
+    }
+
     @Test func anOfflineSessionIsShownPendingThenPushedOnceWhenTheUpstreamIsBack() async throws {
         let rig = try await ManifestCLIRig.start("writes-offline", manifest: Self.manifest)
         #expect(try await rig.fetch(["notes"]).status == 0)
