@@ -392,6 +392,10 @@ import Testing
         let confirmed = try JSONValue.parse(try await run(["items", "catalog", "notes", "--confirmed", "--format", "json"]).stdout)
         #expect((confirmed.arrayValue ?? []).map { ItemsView.text($0["id"]) } == ["1", "2", "3"])
 
+        // The same view as of that point of the log (the mutation and the failed attempt's two events).
+        let past = try JSONValue.parse(try await run(["export", "items/catalog/notes", "--at", String(again + 2)]).stdout)
+        #expect(past["items"]?.canonicalText() == shown.canonicalText())
+
         // The upstream is back: one push sends all twenty, in order, each once.
         let pushed = try JSONValue.parse(try await run(["--upstream", rig.upstream.base, "push", "--format", "json"]).stdout)
         #expect(pushed["confirmed"]?.arrayValue?.count == 20, "\(pushed)")
