@@ -16,17 +16,26 @@ import Foundation
 public struct RestWrites: Sendable, Equatable {
     /// What a mutation does to an item.
     public enum Operation: String, Sendable, CaseIterable, Equatable {
-        case create, update, replace, delete
+        /// Make a new item (the server names its key).
+        case create
+        /// Change the fields given.
+        case update
+        /// Replace the item: fields not given go back to the server's defaults.
+        case replace
+        /// Remove the item.
+        case delete
     }
 
     /// One operation's request.
     public struct Route: Sendable, Equatable {
+        /// The HTTP method.
         public var method: String
         /// With a leading `/`, placeholders and all.
         public var path: String
         /// Member names leading to the item in the server's answer; empty: the body itself.
         public var itemPath: [String]
 
+        /// A route as declared (`path` with its leading `/`).
         public init(method: String, path: String, itemPath: [String] = []) {
             self.method = method
             self.path = path
@@ -34,6 +43,7 @@ public struct RestWrites: Sendable, Equatable {
         }
     }
 
+    /// The operations declared and their requests.
     public var routes: [Operation: Route]
 
     /// The methods each operation may be declared with.

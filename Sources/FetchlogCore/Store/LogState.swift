@@ -85,7 +85,7 @@ public struct LogState: Sendable, Equatable {
     /// the compaction horizon (`--at`) has any, and views that read them say so.
     public internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
     /// Offline writes (issue 26): mutations waiting, created items' keys, the server's answers.
-    public internal(set) var writes = WriteState()
+    package internal(set) var writes = WriteState()
     /// Which sources moved since when, for observers; not part of the value (`==` ignores it).
     public internal(set) var changes = ChangeTokens()
 

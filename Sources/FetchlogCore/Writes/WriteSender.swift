@@ -5,9 +5,13 @@ import NIOHTTP1
 
 /// What one `push()` did, mutation by mutation.
 public struct PushReport: Sendable, Equatable {
+    /// Mutations the server applied (2xx), by id.
     public internal(set) var confirmed: [UInt64] = []
+    /// 412: the server's version changed since.
     public internal(set) var conflicts: [UInt64] = []
+    /// 409, 422 or another 4xx.
     public internal(set) var rejected: [UInt64] = []
+    /// 401 or 403, or credentials that could not be made.
     public internal(set) var paused: [UInt64] = []
     /// Sent and failed on the way (5xx, 429, timeouts, resets): still pending.
     public internal(set) var failed: [UInt64] = []

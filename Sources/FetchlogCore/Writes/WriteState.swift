@@ -1,26 +1,26 @@
 /// What the log says about offline writes (`WriteEvents`): the mutations still waiting, the
 /// keys the server gave created items, and the server's answers. A pure fold of the write
 /// events: live, replayed, `--at` and replicas agree.
-public struct WriteState: Sendable, Equatable {
+package struct WriteState: Sendable, Equatable {
     /// Mutations neither confirmed nor discarded, by seq (their id).
-    public internal(set) var mutations: [UInt64: PendingMutation] = [:]
+    package internal(set) var mutations: [UInt64: PendingMutation] = [:]
     /// `SOURCE/RESOURCE/local:SEQ` → the key the server gave the item that create made.
-    public internal(set) var serverKeys: [String: String] = [:]
+    package internal(set) var serverKeys: [String: String] = [:]
     /// The server's answers, by `SOURCE/RESOURCE/KEY`: the item it holds now (nil: deleted).
-    public internal(set) var confirmed: [String: ConfirmedItem] = [:]
+    package internal(set) var confirmed: [String: ConfirmedItem] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The waiting mutations in log order.
-    public var pending: [PendingMutation] { mutations.keys.sorted().map { mutations[$0]! } }
+    package var pending: [PendingMutation] { mutations.keys.sorted().map { mutations[$0]! } }
 
     /// The key `key` stands for now: a created item's local key becomes the server's once known.
-    public func resolved(_ source: String, _ resource: String, _ key: String) -> String {
+    package func resolved(_ source: String, _ resource: String, _ key: String) -> String {
         serverKeys[source + "/" + resource + "/" + key] ?? key
     }
 
     /// The key a mutation's item has now (a create's: its local key until the server named one).
-    public func itemKey(_ mutation: PendingMutation) -> String {
+    package func itemKey(_ mutation: PendingMutation) -> String {
         resolved(mutation.source, mutation.resource, mutation.key ?? mutation.localKey)
     }
 
@@ -124,12 +124,12 @@ public struct WriteState: Sendable, Equatable {
 }
 
 /// The server's word on an item, from a write's answer.
-public struct ConfirmedItem: Sendable, Equatable {
+package struct ConfirmedItem: Sendable, Equatable {
     /// The item as the server answered it; nil when it was deleted (or the answer held none).
-    public let item: JSONValue?
-    public let etag: String?
+    package let item: JSONValue?
+    package let etag: String?
     /// The answer's seq: a page fetched after it is newer.
-    public let seq: UInt64
+    package let seq: UInt64
 }
 
 /// One waiting mutation and how it stands.
@@ -140,16 +140,22 @@ public struct PendingMutation: Sendable, Equatable {
     public let idempotencySeq: UInt64
     /// The store that made it: only that store sends it.
     public let store: String
+    /// The manifest source and resource it changes.
     public let source: String
     public let resource: String
+    /// What it does to the item.
     public let op: RestWrites.Operation
     /// The item's key as given (nil for a create).
     public let key: String?
     /// The fields written, as a JSON object.
     public let fields: JSONValue
+    /// When it was recorded.
     public let recordedAt: Timestamp
+    /// How it stands now.
     public internal(set) var state: MutationState = .queued
+    /// Requests sent for it so far.
     public internal(set) var attempts = 0
+    /// The last answer's status (nil: none, or nothing came back) and message.
     public internal(set) var lastStatus: Int?
     public internal(set) var lastMessage: String?
     /// A conflict's server version and its ETag.
