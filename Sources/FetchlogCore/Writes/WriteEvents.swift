@@ -7,10 +7,11 @@
 /// - `write.sending` `{"mutation":SEQ,"attempt":N,"method":M,"path":P,"idempotencyKey":K,"ifMatch":E|null}`:
 ///   recorded (durably) before the request leaves, so a crash between the two leaves a
 ///   mutation "in doubt", sent again with the same `Idempotency-Key`.
-/// - `write.answered` `{"mutation":SEQ,"outcome":O,"status":S|null,"message":T|null,"etag":E|null,"item":{…}|null,"key":K|null,"current":{…}|null,"currentEtag":E|null}`:
+/// - `write.answered` `{"mutation":SEQ,"outcome":O,"status":S|null,"message":T|null,"etag":E|null,"item":{…}|null,"key":K|null,"current":{…}|null,"currentEtag":E|null,"retryAfter":SECONDS|null}`:
 ///   O one of `confirmed` (2xx: `item` the server's, `key` a created item's), `conflict`
 ///   (412: `current` the server's version), `rejected` (409, 422, other 4xx), `paused`
-///   (401, 403) and `failed` (5xx, 429, timeouts, resets: sent again by the next push).
+///   (401, 403) and `failed` (5xx, 429, timeouts, resets: sent again by the next push;
+///   automatic sending waits for `retryAfter`, else a backoff doubling from a second).
 /// - `write.retry` `{"mutation":SEQ,"force":B}`: send again; after a definitive answer a new
 ///   round with a new key (`STORE:SEQ-rRETRYSEQ`), `force` sends over a conflict's version.
 /// - `write.discarded` `{"mutation":SEQ}`: the change is dropped, never sent again.

@@ -34,6 +34,12 @@ extension Store {
     /// `source` and `resource`: only the mutations of that source (and resource).
     @discardableResult
     public func push(source: String? = nil, resource: String? = nil) async throws -> PushReport {
+        try await push(source: source, resource: resource, automatic: false)
+    }
+
+    /// `automatic` (sending nobody asked for now, such as before a fetch): a mutation that
+    /// failed waits for the server's Retry-After, else its backoff. Asked for, it goes at once.
+    package func push(source: String?, resource: String?, automatic: Bool) async throws -> PushReport {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         guard !fetcher.configuration.offline else { throw WriteError("the network is forbidden (offline): nothing was sent") }
         try await catchUp()
@@ -61,6 +67,10 @@ extension Store {
             default: break
             }
             if let unreachable { hold(unreachable); continue }
+            if automatic, let notBefore = next.notBefore, fetcher.configuration.clock.now().milliseconds < notBefore {
+                hold("failed \(next.failures) time(s): sent again after \(Timestamp(milliseconds: notBefore).iso8601)")
+                continue
+            }
             if next.op != .create, let key = next.key, key.hasPrefix("local:"), state.writes.serverKeys[WriteState.itemID(next.source, next.resource, key)] == nil {
                 hold("the item's create is not confirmed yet")
                 continue
@@ -89,7 +99,7 @@ extension Store {
         guard let fetcher, !fetcher.configuration.offline else { return }
         let me = log.metadata.storeID
         guard durableState.writes.mutations.values.contains(where: { $0.store == me && $0.source == source && $0.resource == resource }) else { return }
-        try await push(source: source, resource: resource)
+        try await push(source: source, resource: resource, automatic: true)
     }
 
     private struct Answer {
@@ -197,8 +207,10 @@ extension Store {
             return Answer(request: request, outcome: "paused", status: status, message: message)
         case 408, 429, 500...:
             var message = Self.message(json, response.body, status: status)
-            if let after = response.headers.first(name: "Retry-After") { message += " (Retry-After \(after))" }
-            try await record(mutation, outcome: "failed", status: status, message: message)
+            let after = response.headers.first(name: "Retry-After")
+            if let after { message += " (Retry-After \(after))" }
+            try await record(mutation, outcome: "failed", status: status, message: message,
+                             retryAfter: after.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
             return Answer(request: request, outcome: "failed", status: status, message: message)
         default:
             let message = Self.message(json, response.body, status: status)
@@ -209,11 +221,12 @@ extension Store {
 
     /// The `write.answered` event.
     private func record(_ mutation: PendingMutation, outcome: String, status: Int?, message: String?, etag: String? = nil,
-                        item: JSONValue? = nil, key: String? = nil, current: JSONValue? = nil, currentETag: String? = nil) async throws {
+                        item: JSONValue? = nil, key: String? = nil, current: JSONValue? = nil, currentETag: String? = nil,
+                        retryAfter: Int? = nil) async throws {
         try await sendIntent(source: Source(mutation.source), label: WriteEvents.answered, body: .object([
             ("mutation", .number(mutation.seq)), ("outcome", .string(outcome)), ("status", .optional(status)),
             ("message", .optional(message)), ("etag", .optional(etag)), ("item", item ?? .null), ("key", .optional(key)),
-            ("current", current ?? .null), ("currentEtag", .optional(currentETag)),
+            ("current", current ?? .null), ("currentEtag", .optional(currentETag)), ("retryAfter", .optional(retryAfter)),
         ]))
     }
 

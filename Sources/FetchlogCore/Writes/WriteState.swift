@@ -46,6 +46,16 @@ package struct WriteState: Sendable, Equatable {
             mutation.state = .sending
         case WriteEvents.answered:
             let outcome = body["outcome"]?.stringValue ?? "failed"
+            // A failure is sent again by automatic sending only after the server's
+            // Retry-After, else after a backoff doubling from a second (five minutes at most).
+            if outcome == "failed" {
+                mutation.failures += 1
+                let wait = body["retryAfter"]?.intValue.map { Int64($0) * 1000 } ?? min(Int64(1000) << Int64(min(mutation.failures - 1, 9)), 300_000)
+                mutation.notBefore = event.recordedAt.milliseconds + wait
+            } else {
+                mutation.failures = 0
+                mutation.notBefore = nil
+            }
             mutation.lastStatus = body["status"]?.intValue
             mutation.lastMessage = body["message"]?.stringValue
             if outcome == "confirmed" {
@@ -79,6 +89,7 @@ package struct WriteState: Sendable, Equatable {
             if [.conflict, .rejected, .paused].contains(mutation.state) { mutation.round = event.seq }
             mutation.force = body["force"]?.boolValue ?? false
             mutation.state = .queued
+            mutation.notBefore = nil
         case WriteEvents.discarded:
             state.mutations[id] = nil
             return
@@ -165,6 +176,9 @@ public struct PendingMutation: Sendable, Equatable {
     public internal(set) var force = false
     /// The `write.retry` that started this round of sending (0: the first round).
     public internal(set) var round: UInt64 = 0
+    /// Failures in a row, and when automatic sending may send it again (ms since the epoch).
+    package internal(set) var failures = 0
+    package internal(set) var notBefore: Int64?
 
     /// A created item's key until the server names one.
     public var localKey: String { "local:\(seq)" }
@@ -192,6 +206,7 @@ public struct PendingMutation: Sendable, Equatable {
             ("recordedAt", .number(recordedAt.milliseconds)), ("state", .string(state.rawValue)), ("attempts", .number(attempts)),
             ("lastStatus", .optional(lastStatus)), ("lastMessage", .optional(lastMessage)), ("current", current ?? .null),
             ("currentEtag", .optional(currentETag)), ("force", .bool(force)), ("round", .number(round)),
+            ("failures", .number(failures)), ("notBefore", notBefore.map { .number($0) } ?? .null),
         ])
     }
 
@@ -212,5 +227,7 @@ public struct PendingMutation: Sendable, Equatable {
         currentETag = json["currentEtag"]?.stringValue
         force = json["force"]?.boolValue ?? false
         self.round = round
+        failures = json["failures"]?.intValue ?? 0
+        if case .number(let text)? = json["notBefore"] { notBefore = Int64(text) }
     }
 }

@@ -54,8 +54,9 @@ import Testing
     // MARK: The library
 
     /// A store of its own over `upstream`, the manifest defined and the notes fetched.
-    static func openStore(_ dir: TemporaryDirectory, _ name: String, upstream: String) async throws -> Store {
+    static func openStore(_ dir: TemporaryDirectory, _ name: String, upstream: String, clock: (any WallClock)? = nil) async throws -> Store {
         var configuration = Store.Configuration()
+        if let clock { configuration.clock = clock }
         configuration.fetching.upstream = Upstream(base: upstream)
         configuration.fetching.retry.retries = 0
         let store = try await Store.open(at: URL(filePath: dir.sub(name)), sources: SourceRegistry([]), configuration: configuration)
@@ -256,6 +257,34 @@ import Testing
         #expect(await upstream.server.requestLog.filter { $0.method == "POST" }.count == 2)
         #expect(Self.item(store, "4")?["title"] == .string("sent before the crash"))
         #expect(store.pendingMutations.isEmpty)
+        await store.close()
+        await upstream.stop()
+    }
+
+    @Test func automaticSendingWaitsForRetryAfterWhileAPushSendsAtOnce() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("writes-retry-after")
+        let clock = FixedClock(Timestamp(milliseconds: 1_800_000_000_000))
+        let store = try await Self.openStore(dir, "store", upstream: upstream.base, clock: clock)
+        let change = try await store.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("priority", .number(3))])
+        await upstream.server.setFaults(try FaultSpec.parse("status=503:120@catalog/notes/1"))
+        #expect(try await store.push().failed == [change.seq])
+        #expect(store.pendingMutations.first?.lastMessage == "injected fault (Retry-After 120)")
+        await upstream.server.clearFaults()
+        // A fetch sends the resource's changes first, but not before the server said.
+        _ = try await store.fetchManifestResource(source: "catalog", resource: "notes")
+        #expect(store.pendingMutations.map(\.state) == [.failed])
+        #expect(await upstream.server.appliedWrites.isEmpty)
+        clock.advance(milliseconds: 120_000)
+        _ = try await store.fetchManifestResource(source: "catalog", resource: "notes")
+        #expect(store.pendingMutations.isEmpty)
+        #expect(await upstream.server.appliedWrites.map { "\($0.method) \($0.path) \($0.status)" } == ["PATCH /catalog/notes/1 200"])
+        // Asked for, a failed change goes at once: Retry-After binds automatic sending only.
+        let again = try await store.write(.update, source: "catalog", resource: "notes", key: "1", fields: [("priority", .number(4))])
+        await upstream.server.setFaults(try FaultSpec.parse("status=503:120@catalog/notes/1"))
+        #expect(try await store.push().failed == [again.seq])
+        await upstream.server.clearFaults()
+        #expect(try await store.push().confirmed == [again.seq])
         await store.close()
         await upstream.stop()
     }
