@@ -11,7 +11,7 @@ import Synchronization
 public struct ItemsView: Sendable, Equatable {
     let fingerprint: Fingerprint
     /// The search index, built on the first text search and shared by every copy.
-    private let search: SearchBox
+    private var search: SearchBox
     /// The manifest source the resource belongs to.
     public let source: String
     /// The resource's name in the manifest.
@@ -23,7 +23,10 @@ public struct ItemsView: Sendable, Equatable {
 
     /// Built from the pages the state holds — or reused, with its search index, while the
     /// resource's definition and pages (and its parents') are the ones it was built from.
-    public init?(state: LogState, source: String, resource name: String) {
+    /// Issue 26: the server's answers to writes and the pending mutations are folded on top,
+    /// each changed item with a `pending` member (`WriteOverlay`); `confirmedOnly` leaves
+    /// the pending ones out (the server's truth alone).
+    public init?(state: LogState, source: String, resource name: String, confirmedOnly: Bool = false) {
         guard let plugin = state.plugin(source) as? ManifestSource, let resource = plugin.manifest.resource(name) else { return nil }
         // Session-only pages (seq 0) were fetched after every page the log holds.
         let kind = plugin.kind(of: resource)
@@ -43,6 +46,7 @@ public struct ItemsView: Sendable, Equatable {
                                       parent: parent?.fingerprint)
         if let hit = Self.cache.view(source + "/" + name, fingerprint) {
             self = hit
+            foldWrites(state, confirmedOnly: confirmedOnly)
             return
         }
         self.source = source
@@ -69,6 +73,14 @@ public struct ItemsView: Sendable, Equatable {
         // `end_value`); an item without a cursor value as `on_cursor_value_missing` says.
         if let incremental = resource.incremental { items = items.filter(incremental.keeps) }
         Self.cache.keep(source + "/" + name, self)
+        foldWrites(state, confirmedOnly: confirmedOnly)
+    }
+
+    /// Folds the writes on top (issue 26); the cache keeps the view of the pages alone.
+    private mutating func foldWrites(_ state: LogState, confirmedOnly: Bool) {
+        guard let changed = WriteOverlay.items(items, state: state, source: source, resource: restResource, confirmedOnly: confirmedOnly) else { return }
+        items = changed
+        search = SearchBox()
     }
 
     /// A child resource's items: per parent item, the pages at its resolved path whose
