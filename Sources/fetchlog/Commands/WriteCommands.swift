@@ -20,7 +20,7 @@ struct ItemGroupCommand: AsyncParsableCommand {
 /// The store a write command works on: the shell's, else the live store opened on demand.
 func writeStore(_ context: CommandContext) async throws -> Store {
     if let session = context.session { return session.store }
-    return try await openLiveStore(context.log, clock: context.clock)
+    return try await openStore(context.maintenance, clock: context.clock)
 }
 
 /// A `WriteError` (bad input, nothing recorded) as the command's failure.
@@ -206,13 +206,12 @@ struct PushCommand: SharedCommand {
         } else {
             let configuration = try network.configuration()
             if configuration.offline { throw CommandError.failed("--offline forbids the network: nothing was sent (pending lists what waits)") }
-            let fetcher = Fetcher(log: context.log, sources: Engine.sources, configuration: configuration)
+            let store = try await openStore(context.maintenance, clock: configuration.clock, fetching: configuration)
             do {
-                let store = try Store(log: context.log, sources: Engine.sources, fetcher: fetcher, clock: configuration.clock)
                 report = try await reportingWriteErrors { try await store.push() }
-                await fetcher.shutdown()
+                await store.close()
             } catch {
-                await fetcher.shutdown()
+                await store.close()
                 throw error
             }
         }
