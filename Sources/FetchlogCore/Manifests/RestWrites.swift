@@ -13,9 +13,9 @@ import Foundation
 /// (dotted member names) says where the server's answer puts the item (the body itself
 /// when absent), and a created item's key is read from that item's primary-key fields
 /// (else the last segment of the answer's `Location`).
-public struct RestWrites: Sendable, Equatable {
+package struct RestWrites: Sendable, Equatable {
     /// What a mutation does to an item.
-    public enum Operation: String, Sendable, CaseIterable, Equatable {
+    package enum Operation: String, Sendable, CaseIterable, Equatable {
         /// Make a new item (the server names its key).
         case create
         /// Change the fields given.
@@ -27,16 +27,16 @@ public struct RestWrites: Sendable, Equatable {
     }
 
     /// One operation's request.
-    public struct Route: Sendable, Equatable {
+    package struct Route: Sendable, Equatable {
         /// The HTTP method.
-        public var method: String
+        package var method: String
         /// With a leading `/`, placeholders and all.
-        public var path: String
+        package var path: String
         /// Member names leading to the item in the server's answer; empty: the body itself.
-        public var itemPath: [String]
+        package var itemPath: [String]
 
         /// A route as declared (`path` with its leading `/`).
-        public init(method: String, path: String, itemPath: [String] = []) {
+        package init(method: String, path: String, itemPath: [String] = []) {
             self.method = method
             self.path = path
             self.itemPath = itemPath
@@ -44,7 +44,7 @@ public struct RestWrites: Sendable, Equatable {
     }
 
     /// The operations declared and their requests.
-    public var routes: [Operation: Route]
+    package var routes: [Operation: Route]
 
     /// The methods each operation may be declared with.
     static let methods: [Operation: [String]] = [
@@ -92,7 +92,7 @@ public struct RestWrites: Sendable, Equatable {
     }
 
     /// The operations declared, in the order of `Operation`.
-    public var operations: [Operation] { Operation.allCases.filter { routes[$0] != nil } }
+    package var operations: [Operation] { Operation.allCases.filter { routes[$0] != nil } }
 
     /// `route`'s path with the key's fields filled in (each value escaped as a path segment).
     static func path(_ route: Route, key: [String: String]) -> String {

@@ -12,7 +12,7 @@ extension Store {
     /// `key`: the item's primary key (fields joined by `/`), or a created item's `local:SEQ`;
     /// nil for a create.
     @discardableResult
-    public func write(_ op: RestWrites.Operation, source: String, resource: String, key: String? = nil,
+    package func write(_ op: RestWrites.Operation, source: String, resource: String, key: String? = nil,
                       fields: [(String, JSONValue)] = []) async throws -> PendingMutation {
         try await recordWrite(op, source: source, resource: resource, key: key, fields: fields.map { ($0.0, .json($0.1)) })
     }
@@ -32,12 +32,12 @@ extension Store {
     }
 
     /// Every mutation waiting, in log order, with its state and last answer.
-    public var pendingMutations: [PendingMutation] { snapshot.state.writes.pending }
+    package var pendingMutations: [PendingMutation] { snapshot.state.writes.pending }
 
     /// Asks for a mutation to be sent again by the next push: after a failure, a rejection
     /// or a pause as it is; after a conflict only with `force` (sent over the server's
     /// version shown beside it).
-    public func retryMutation(_ id: UInt64, force: Bool = false) async throws {
+    package func retryMutation(_ id: UInt64, force: Bool = false) async throws {
         try await catchUp()
         let mutation = try waiting(id)
         if mutation.state == .conflict, !force {
@@ -49,7 +49,7 @@ extension Store {
 
     /// Drops a mutation: never sent again, gone from the views. Discarding a create drops
     /// the later mutations of the item it made (they could never be sent).
-    public func discardMutation(_ id: UInt64) async throws {
+    package func discardMutation(_ id: UInt64) async throws {
         try await catchUp()
         let mutation = try waiting(id)
         var ids = [id]

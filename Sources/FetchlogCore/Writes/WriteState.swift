@@ -144,47 +144,47 @@ package struct ConfirmedItem: Sendable, Equatable {
 }
 
 /// One waiting mutation and how it stands.
-public struct PendingMutation: Sendable, Equatable {
+package struct PendingMutation: Sendable, Equatable {
     /// Its id: the seq of its `write.mutation` event.
-    public let seq: UInt64
+    package let seq: UInt64
     /// The seq in the store that made it (its origin's, when merged from another log).
-    public let idempotencySeq: UInt64
+    package let idempotencySeq: UInt64
     /// The store that made it: only that store sends it.
-    public let store: String
+    package let store: String
     /// The manifest source and resource it changes.
-    public let source: String
-    public let resource: String
+    package let source: String
+    package let resource: String
     /// What it does to the item.
-    public let op: RestWrites.Operation
+    package let op: RestWrites.Operation
     /// The item's key as given (nil for a create).
-    public let key: String?
+    package let key: String?
     /// The fields written, as a JSON object.
-    public let fields: JSONValue
+    package let fields: JSONValue
     /// When it was recorded.
-    public let recordedAt: Timestamp
+    package let recordedAt: Timestamp
     /// How it stands now.
-    public internal(set) var state: MutationState = .queued
+    package internal(set) var state: MutationState = .queued
     /// Requests sent for it so far.
-    public internal(set) var attempts = 0
+    package internal(set) var attempts = 0
     /// The last answer's status (nil: none, or nothing came back) and message.
-    public internal(set) var lastStatus: Int?
-    public internal(set) var lastMessage: String?
+    package internal(set) var lastStatus: Int?
+    package internal(set) var lastMessage: String?
     /// A conflict's server version and its ETag.
-    public internal(set) var current: JSONValue?
-    public internal(set) var currentETag: String?
+    package internal(set) var current: JSONValue?
+    package internal(set) var currentETag: String?
     /// `retry --force`: sent over the conflict's version.
-    public internal(set) var force = false
+    package internal(set) var force = false
     /// The `write.retry` that started this round of sending (0: the first round).
-    public internal(set) var round: UInt64 = 0
+    package internal(set) var round: UInt64 = 0
     /// Failures in a row, and when automatic sending may send it again (ms since the epoch).
     package internal(set) var failures = 0
     package internal(set) var notBefore: Int64?
 
     /// A created item's key until the server names one.
-    public var localKey: String { "local:\(seq)" }
+    package var localKey: String { "local:\(seq)" }
 
     /// `STORE:SEQ` (the IETF httpapi draft's key), `STORE:SEQ-rN` for a later round.
-    public var idempotencyKey: String { round == 0 ? "\(store):\(idempotencySeq)" : "\(store):\(idempotencySeq)-r\(round)" }
+    package var idempotencyKey: String { round == 0 ? "\(store):\(idempotencySeq)" : "\(store):\(idempotencySeq)-r\(round)" }
 
     init(seq: UInt64, idempotencySeq: UInt64, store: String, source: String, resource: String, op: RestWrites.Operation,
          key: String?, fields: JSONValue, recordedAt: Timestamp) {

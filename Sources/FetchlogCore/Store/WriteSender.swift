@@ -4,22 +4,22 @@ import NIOCore
 import NIOHTTP1
 
 /// What one `push()` did, mutation by mutation.
-public struct PushReport: Sendable, Equatable {
+package struct PushReport: Sendable, Equatable {
     /// Mutations the server applied (2xx), by id.
-    public internal(set) var confirmed: [UInt64] = []
+    package internal(set) var confirmed: [UInt64] = []
     /// 412: the server's version changed since.
-    public internal(set) var conflicts: [UInt64] = []
+    package internal(set) var conflicts: [UInt64] = []
     /// 409, 422 or another 4xx.
-    public internal(set) var rejected: [UInt64] = []
+    package internal(set) var rejected: [UInt64] = []
     /// 401 or 403, or credentials that could not be made.
-    public internal(set) var paused: [UInt64] = []
+    package internal(set) var paused: [UInt64] = []
     /// Sent and failed on the way (5xx, 429, timeouts, resets): still pending.
-    public internal(set) var failed: [UInt64] = []
+    package internal(set) var failed: [UInt64] = []
     /// Not sent: an earlier mutation of the same item waits (conflict, rejected, failed), its
     /// create is not confirmed yet, or the upstream was unreachable.
-    public internal(set) var held: [UInt64] = []
+    package internal(set) var held: [UInt64] = []
     /// One line a mutation: its id, what was sent and what came back.
-    public internal(set) var lines: [String] = []
+    package internal(set) var lines: [String] = []
 }
 
 /// Sending, exactly once (issue 26): in log order per item, each request carrying
@@ -33,7 +33,7 @@ extension Store {
     /// Only the store that made a mutation sends it (a replica holds it, shown pending).
     /// `source` and `resource`: only the mutations of that source (and resource).
     @discardableResult
-    public func push(source: String? = nil, resource: String? = nil) async throws -> PushReport {
+    package func push(source: String? = nil, resource: String? = nil) async throws -> PushReport {
         try await push(source: source, resource: resource, automatic: false)
     }
 
