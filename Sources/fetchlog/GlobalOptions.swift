@@ -79,8 +79,18 @@ enum GlobalOptions {
             // (`tail`): `fetchlog log --format json tail 2` is `fetchlog --format json log tail 2`.
             if let next, !next.configuration.subcommands.isEmpty {
                 group = next
+                // A group with a default subcommand (`pending`, `item`) is that command unless
+                // the next word names another of its subcommands: what follows is its own.
+                if let fallback = next.configuration.defaultSubcommand,
+                   !(index < arguments.count && next.configuration.subcommands.contains { $0._commandName == arguments[index] }) {
+                    command = fallback
+                    sawWord = true
+                }
             } else {
-                command = next
+                // A word a group with a default subcommand does not name is that one's
+                // (`item catalog items 1` is `item show …`).
+                let isRoot = ObjectIdentifier(group) == ObjectIdentifier(FetchlogCommand.self)
+                command = next ?? (isRoot ? nil : group.configuration.defaultSubcommand)
                 sawWord = true
             }
         }
@@ -90,6 +100,12 @@ enum GlobalOptions {
         let ownFlags: Set<String> = ["-h", "--help", "--version"]
         if !sawWord, ObjectIdentifier(group) == ObjectIdentifier(FetchlogCommand.self), !front.contains(where: ownFlags.contains) {
             command = FetchlogCommand.configuration.defaultSubcommand
+        }
+        // A group with a default subcommand and no word after it (`pending --format json`)
+        // runs that subcommand, which takes the options.
+        if !sawWord, ObjectIdentifier(group) != ObjectIdentifier(FetchlogCommand.self), let fallback = group.configuration.defaultSubcommand,
+           !front.contains(where: ownFlags.contains) {
+            command = fallback
         }
         let rest = Array(arguments[index...])
         guard let command else { return front + rest }

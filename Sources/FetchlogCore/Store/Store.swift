@@ -278,9 +278,10 @@ public final class Store: Sendable {
         return seq
     }
 
-    /// Records a user's choice as an intent of `source` (the state follows from the log,
-    /// through that source's slice), stamped by the store's clock.
-    public func sendIntent(source: Source, label: String, body: JSONValue) async throws {
+    /// Records an intent of `source` (the state follows from the log, through that source's
+    /// slice or the core's own intents), stamped by the store's clock. Library callers send
+    /// typed intents (`sendIntent(_:)`), which are checked to reach a slice.
+    package func sendIntent(source: Source, label: String, body: JSONValue) async throws {
         try await send(.intent(source: source, label: label, body: body, at: clock.now()))
     }
 
@@ -447,15 +448,19 @@ public final class Store: Sendable {
 }
 
 /// A store used for what it was not opened for.
-public enum StoreUsageError: Error, CustomStringConvertible {
+public enum StoreUsageError: Error, Equatable, CustomStringConvertible {
     /// The store was opened without a fetcher, and a fetch was asked of it.
     case noFetcher
     /// `Store.open(at:)` takes a file URL naming the store's directory.
     case notADirectory(String)
+    /// An intent of a source that keeps no slice in this store: it would change nothing.
+    case noSlice(String)
     /// What was misused and what to do instead.
     public var description: String {
         switch self {
         case .noFetcher: "this store was opened without a fetcher, so it cannot fetch"
+        case .noSlice(let source):
+            "\(source) keeps no slice in this store, so its intent would change nothing: open the store with the source's plug-in in its SourceRegistry"
         case .notADirectory(let url): "\(url) is not a directory: give Store.open a file URL, e.g. URL(filePath: \"data.fetchlog\")"
         }
     }

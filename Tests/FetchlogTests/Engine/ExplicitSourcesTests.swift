@@ -72,6 +72,11 @@ import Testing
         #expect(bare.snapshot.state.seq == 3)
         #expect(bare.snapshot.state.slice(GnomeFilterSlice.self, of: .brastlewark) == nil)
         #expect(bare.sources.exportNames.contains("gnomes") == false)
+        // An intent no slice of this store receives would change nothing: refused, nothing appended.
+        await #expect(throws: StoreUsageError.noSlice("brastlewark")) { try await bare.sendIntent(GnomeFilterIntent.reset) }
+        #expect(try bare.maintenance.lastSeq() == 3)
+        #expect(StoreUsageError.noSlice("brastlewark").description
+            == "brastlewark keeps no slice in this store, so its intent would change nothing: open the store with the source's plug-in in its SourceRegistry")
         await bare.close()
     }
 

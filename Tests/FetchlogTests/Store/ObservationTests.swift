@@ -59,7 +59,7 @@ import Testing
         configuration.fetching.retry.retries = 0
         let store = try await Store.open(at: URL(filePath: dir.path), configuration: configuration)
         #expect(throws: ViewNameError.self) { _ = try store.observe(view: "items/catalog/items") }
-        #expect(ViewCatalog.exportNames(in: store.snapshot.state) == ["all"])
+        #expect(ViewCatalog.exportNames(in: store.snapshot.state) == store.sources.exportNames)
         let items = try await store.define(try RestManifest(json: JSONValue.parse(ResourceHandleTests.manifest))).resource("items")
         // The names a store can export include each defined resource's own.
         #expect(ViewCatalog.exportNames(in: store.snapshot.state).filter { $0.hasPrefix("items/") }
