@@ -1,6 +1,7 @@
 import ArgumentParser
 import FetchlogCore
 import FetchlogReplication
+import FetchlogShell
 import FetchlogSources
 import Foundation
 import SampleUpstream
@@ -238,75 +239,11 @@ struct UncheckedBox<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
-/// Tab completion: commands, sources, view names, and what each source's commands complete
-/// (ids, names).
-///
-/// Names may have spaces: they complete with the spaces escaped (`Tobus\ Quickwhistle`),
-/// which the tokenizer reads back as one word. The line editor replaces only the text after
-/// the last space, so each candidate is cut to that part.
+/// Tab completion in this shell: the shell module's, with the command line's command names
+/// and output modes.
 enum Completion {
     static func candidates(for line: String, session: Session) -> [String] {
-        // The words before the current one, and the current one as typed (raw) and as meant.
-        var words: [String] = []
-        var current = ""
-        var raw = ""
-        var escaped = false
-        for c in line {
-            if escaped { current.append(c); raw.append(c); escaped = false; continue }
-            if c == "\\" { escaped = true; raw.append(c); continue }
-            if c == " " || c == "\t" {
-                if !raw.isEmpty { words.append(current) }
-                current = ""
-                raw = ""
-                continue
-            }
-            current.append(c)
-            raw.append(c)
-        }
-        let editorWord = line.split(separator: " ", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        let index = words.count
-        let state = session.store.snapshot.state
-        var options: [String]
-        switch (words.first ?? "", index) {
-        case (_, 0): options = CommandTable.names
-        case ("fetch", 1): options = session.shell.fetchSources + ["asset"] + state.manifests.keys.sorted()
-        case ("fetch", 2):
-            options = session.shell.fetchTargets.filter { $0.source == words[1] && $0.synopsis != nil }.map(\.what)
-                + (state.manifests[words[1]]?.manifest.resources.map(\.name) ?? [])
-        case ("export", 1), ("diff", 3):
-            // With sources defined by manifests: their items and facets views by name.
-            options = state.sources.exportNames + state.manifests.values.flatMap { defined in
-                defined.manifest.resources.flatMap { ["items/\(defined.manifest.name)/\($0.name)", "facets/\(defined.manifest.name)/\($0.name)"] }
-            }
-        case ("items", 1), ("item", 1), ("facets", 1), ("links", 1):
-            options = state.manifests.keys.sorted()
-        case ("items", 2), ("item", 2), ("facets", 2), ("links", 2):
-            options = state.manifests[words[1]]?.manifest.resources.map(\.name) ?? []
-        case ("items", _) where index >= 3 && words.last == "--where":
-            // `--where FIELD=`: the fields the held items have.
-            options = ItemsView(state: state, source: words[1], resource: words[2]).map { view in
-                var names: [String] = []
-                for item in view.items.prefix(200) {
-                    for name in item.memberNames where !names.contains(name) { names.append(name) }
-                }
-                return names.map { $0 + "=" }
-            } ?? []
-        case ("items", _) where index >= 3:
-            options = ["--where", "--limit", "--page"]
-        case ("log", 1): options = ["tail", "show", "stats", "verify"]
-        case ("asset", 1): options = ["show", "save"]
-        case (".mode", 1): options = OutputMode.allCases.map(\.rawValue)
-        case ("help", 1): options = CommandTable.names
-        default:
-            // A source's command completes its own arguments (ids, names, sub-commands).
-            options = session.shell.commands.first { $0.name == words.first }?.complete(state, index) ?? []
-        }
-        return options
-            .filter { $0.lowercased().hasPrefix(current.lowercased()) }
-            .sorted()
-            .map { $0.replacingOccurrences(of: " ", with: "\\ ") }
-            // Keep what was typed as typed (matching ignores case), so the editor only appends.
-            .map { raw + $0.dropFirst(raw.count) }
-            .map { String($0.dropFirst(max(0, raw.count - editorWord.count))) }
+        ShellCompletion(shell: session.shell, commandNames: CommandTable.names, modes: OutputMode.allCases.map(\.rawValue))
+            .candidates(for: line, state: session.store.snapshot.state)
     }
 }
