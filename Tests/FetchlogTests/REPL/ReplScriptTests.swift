@@ -178,24 +178,31 @@ enum CommandTableExamples {
     }
 }
 
+/// The commands of a README shell transcript (the ```FENCE block: `fetchlog> ` lines,
+/// manifests named by their path in this checkout whatever the working directory) and what
+/// the shell prints for them (every other line).
+func readmeTranscript(_ fence: String) throws -> (commands: [String], expected: String) {
+    let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+    let start = try #require(readme.range(of: "```\(fence)\n"))
+    let end = try #require(readme.range(of: "\n```", range: start.upperBound ..< readme.endIndex))
+    var commands: [String] = []
+    var expected = ""
+    for line in readme[start.upperBound ..< end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
+        if line.hasPrefix("fetchlog> ") {
+            commands.append(String(line.dropFirst(10)).replacingOccurrences(of: "docs/manifests/", with: Repo.root + "/docs/manifests/"))
+        } else {
+            expected += line + "\n"
+        }
+    }
+    return (commands, expected)
+}
+
 /// The README's manifest transcript (the ```fetchlog-repl-manifests block): the catalog and
 /// census manifests defined, fetched and asked in the demo's shell, every line as shown
 /// (the upstream's port written PORT).
 @Suite struct ReadmeManifestTranscriptTests {
     @Test func theReadmeManifestTranscriptIsWhatTheShellPrints() async throws {
-        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: "```fetchlog-repl-manifests\n"))
-        let end = try #require(readme.range(of: "\n```", range: start.upperBound ..< readme.endIndex))
-        var commands: [String] = []
-        var expected = ""
-        for line in readme[start.upperBound ..< end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("fetchlog> ") {
-                // The manifests by their path in this checkout, whatever the working directory.
-                commands.append(String(line.dropFirst(10)).replacingOccurrences(of: "docs/manifests/", with: Repo.root + "/docs/manifests/"))
-            } else {
-                expected += line + "\n"
-            }
-        }
+        let (commands, expected) = try readmeTranscript("fetchlog-repl-manifests")
         #expect(commands.count == 8)
         let dir = TemporaryDirectory("readme-manifests")
         let result = try await runDemoScript(commands, store: dir.sub("demo"))

@@ -6,18 +6,7 @@ import Testing
 /// upstream's port written PORT).
 @Suite struct ReadmeWritesTranscriptTests {
     @Test func theReadmeWritesTranscriptIsWhatTheShellPrints() async throws {
-        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: "```fetchlog-repl-writes\n"))
-        let end = try #require(readme.range(of: "\n```", range: start.upperBound ..< readme.endIndex))
-        var commands: [String] = []
-        var expected = ""
-        for line in readme[start.upperBound ..< end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("fetchlog> ") {
-                commands.append(String(line.dropFirst(10)).replacingOccurrences(of: "docs/manifests/", with: Repo.root + "/docs/manifests/"))
-            } else {
-                expected += line + "\n"
-            }
-        }
+        let (commands, expected) = try readmeTranscript("fetchlog-repl-writes")
         #expect(commands.count == 10)
         let dir = TemporaryDirectory("readme-writes")
         let result = try await runDemoScript(commands, store: dir.sub("demo"))
