@@ -108,11 +108,13 @@ struct FacetsCommand: SharedCommand {
     @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
+    @Flag(help: "The server's truth alone: changes waiting to be sent left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let state = try await context.liveState()
+        let live = try await context.liveState()
+        let state = confirmed ? live.confirmedOnly : live
         _ = try ItemsCommand.view(state, source, resource)
         guard let view = FacetsView(state: state, source: source, resource: resource) else { return nil }
         var rows: [[String]] = [], records: [JSONValue] = []
@@ -142,6 +144,7 @@ struct LinksCommand: SharedCommand {
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: "The item: its primary key, or the text its link names it by.") var key: String
+    @Flag(help: "The server's truth alone: changes waiting to be sent left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
 
@@ -162,8 +165,8 @@ struct LinksCommand: SharedCommand {
     }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let state = try await context.liveState()
-        let view = try Self.linksView(state, source, resource)
+        let live = try await context.liveState()
+        let view = try Self.linksView(confirmed ? live.confirmedOnly : live, source, resource)
         let index = try Self.find(view, key, in: view.items)
         let item = view.items.items[index]
         let by = view.link.by

@@ -4,14 +4,15 @@ import FetchlogSources
 import Foundation
 
 /// Offline writes on the command line (issue 26): `item add|set|delete` record a change at
-/// once (durable, shown by `items` and `item` marked pending), `pending` lists what waits,
+/// once (durable, shown by `items` and `item` marked pending) and send it when the upstream
+/// answers (never under `--offline`), `pending` lists what waits,
 /// `push` sends it, `pending retry|discard` resolve what the server refused.
 
 /// `item`: one item (`item SOURCE RESOURCE KEY`, the default) or a change to one.
 struct ItemGroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "item",
-        abstract: "One item of a manifest resource (item SOURCE RESOURCE KEY), or a change to one: item add, set, delete — recorded at once, sent by push.",
+        abstract: "One item of a manifest resource (item SOURCE RESOURCE KEY), or a change to one: item add, set, delete — recorded at once, sent when the upstream answers (else by push).",
         subcommands: [ItemCommand.self, ItemAddCommand.self, ItemSetCommand.self, ItemDeleteCommand.self],
         defaultSubcommand: ItemCommand.self)
     static let usage = "item SOURCE RESOURCE KEY | item add SOURCE RESOURCE FIELD=VALUE… | item set SOURCE RESOURCE KEY FIELD=VALUE… | item delete SOURCE RESOURCE KEY"
@@ -28,22 +29,69 @@ func reportingWriteErrors<T>(_ body: () async throws -> T) async throws -> T {
     do { return try await body() } catch let error as WriteError { throw CommandError.failed(error.message) }
 }
 
-/// What a recorded mutation says: its id, its item and that it waits.
-func mutationOutput(_ mutation: PendingMutation, _ store: Store) -> Output {
-    let key = store.snapshot.state.writes.itemKey(mutation)
-    let text = "pending: mutation \(mutation.seq) (\(mutation.op.rawValue) \(mutation.resource) \(key)); push sends it"
+/// What a recorded mutation says: its id, its item and how it stands. `sent`: the lines of
+/// the push tried after it (nil: none was tried, as under `--offline` or in the shell).
+func mutationOutput(_ mutation: PendingMutation, _ store: Store, sent lines: [String]? = nil) -> Output {
+    let writes = store.snapshot.state.writes
+    let key = writes.itemKey(mutation)
+    let now = writes.mutations[mutation.seq]
+    // Gone from the waiting ones after a push: the server confirmed it.
+    let state = now?.state.rawValue ?? (lines == nil ? mutation.state.rawValue : "confirmed")
+    let described = "mutation \(mutation.seq) (\(mutation.op.rawValue) \(mutation.resource) \(key))"
+    // The push's line for this mutation, without its id: what was sent and what came back.
+    let line = lines?.first { $0.hasPrefix("\(mutation.seq) ") }.map { String($0.drop(while: { $0 != " " }).dropFirst()) }
+    let text: String
+    switch (now?.state, lines) {
+    case (_, nil): text = "pending: \(described); push sends it"
+    case (nil, _): text = "sent: \(described)" + (line.map { ": " + $0 } ?? "")
+    case (.conflict?, _), (.rejected?, _), (.paused?, _):
+        text = "\(state): \(described)" + (line.map { ": " + $0 } ?? "") + "; pending retry \(mutation.seq) or pending discard \(mutation.seq)"
+    default:
+        text = "pending: \(described)" + (line.map { ": " + $0 } ?? "")
+            + "; push, the next fetch of \(mutation.source) \(mutation.resource) or the shell when online sends it"
+    }
     return .record(pairs: [("mutation", String(mutation.seq)), ("op", mutation.op.rawValue), ("resource", mutation.resource), ("key", key),
-                           ("state", mutation.state.rawValue), ("note", text)],
+                           ("state", state), ("note", text)],
                    json: .object([("mutation", .number(mutation.seq)), ("op", .string(mutation.op.rawValue)), ("source", .string(mutation.source)),
-                                  ("resource", .string(mutation.resource)), ("key", .string(key)), ("state", .string(mutation.state.rawValue)),
-                                  ("fields", mutation.fields)]))
+                                  ("resource", .string(mutation.resource)), ("key", .string(key)), ("state", .string(state)),
+                                  ("fields", mutation.fields), ("note", .string(text))]))
+}
+
+/// `item add|set|delete`: records the mutation (committed before anything is sent), then,
+/// on the command line and unless `--offline`, sends that resource's writes at once. An
+/// unreachable upstream leaves it pending (exit 0): push, a fetch or the shell sends it later.
+/// In the shell the mutation is only recorded: the shell pushes by itself when online.
+func recordingWrite(_ context: CommandContext, _ network: NetworkOptions, source: String, resource: String,
+                    _ record: @escaping (Store) async throws -> PendingMutation) async throws -> Output {
+    if let session = context.session {
+        let mutation = try await reportingWriteErrors { try await record(session.store) }
+        return mutationOutput(mutation, session.store)
+    }
+    let configuration = try network.configuration()
+    let store = try await openStore(context.maintenance, clock: context.clock, fetching: configuration.offline ? nil : configuration)
+    do {
+        let mutation = try await reportingWriteErrors { try await record(store) }
+        var lines: [String]?
+        if !configuration.offline {
+            // Automatic sending: an earlier failure of the resource waits for its Retry-After.
+            // The mutation is already durable, so an error here only leaves it pending.
+            lines = (try? await store.push(source: source, resource: resource, automatic: true))?.lines ?? []
+        }
+        let output = mutationOutput(mutation, store, sent: lines)
+        await store.close()
+        return output
+    } catch {
+        await store.close()
+        throw error
+    }
 }
 
 struct ItemAddCommand: SharedCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Create an item: recorded at once (its key local:ID until the server names one), sent by push.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Create an item: recorded at once (its key local:ID until the server names one), then sent when the upstream answers (--offline: by push).")
     static let usage = "item add SOURCE RESOURCE FIELD=VALUE… | --json FILE"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var network: NetworkOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: ArgumentHelp("The item's fields, typed as the resource's fields are (numbers stay numbers).", valueName: "field=value"))
@@ -53,27 +101,29 @@ struct ItemAddCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let store = try await writeStore(context)
-        let mutation = try await reportingWriteErrors { () async throws -> PendingMutation in
-            if let json {
-                guard assignments.isEmpty else { throw CommandError.usage("give the fields as FIELD=VALUE or --json FILE, not both\nusage: \(Self.usage)") }
-                guard let data = FileManager.default.contents(atPath: json) else { throw CommandError.failed("cannot read \(json)") }
-                guard case .object(let members) = try? JSONValue.parse(bytes: Array(data)) else {
-                    throw CommandError.failed("\(json) does not hold one JSON object ({\"title\": \"buy bread\"})")
-                }
-                return try await store.write(.create, source: source, resource: resource, fields: members)
+        var members: [(String, JSONValue)]?
+        if let json {
+            guard assignments.isEmpty else { throw CommandError.usage("give the fields as FIELD=VALUE or --json FILE, not both\nusage: \(Self.usage)") }
+            guard let data = FileManager.default.contents(atPath: json) else { throw CommandError.failed("cannot read \(json)") }
+            guard case .object(let object) = try? JSONValue.parse(bytes: Array(data)) else {
+                throw CommandError.failed("\(json) does not hold one JSON object ({\"title\": \"buy bread\"})")
             }
+            members = object
+        }
+        let (source, resource, assignments) = (source, resource, assignments)
+        return try await recordingWrite(context, network, source: source, resource: resource) { store in
+            if let members { return try await store.write(.create, source: source, resource: resource, fields: members) }
             return try await store.write(.create, source: source, resource: resource, assignments: assignments)
         }
-        return mutationOutput(mutation, store)
     }
 }
 
 struct ItemSetCommand: SharedCommand {
-    static let configuration = CommandConfiguration(commandName: "set", abstract: "Change fields of an item: recorded at once, sent by push (If-Match with the ETag held).")
+    static let configuration = CommandConfiguration(commandName: "set", abstract: "Change fields of an item: recorded at once, then sent when the upstream answers (--offline: by push; If-Match with the ETag held).")
     static let usage = "item set SOURCE RESOURCE KEY FIELD=VALUE…"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var network: NetworkOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: "The item's primary key (or a created item's local:ID).") var key: String
@@ -83,19 +133,19 @@ struct ItemSetCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let store = try await writeStore(context)
-        let mutation = try await reportingWriteErrors {
-            try await store.write(replace ? .replace : .update, source: source, resource: resource, key: key, assignments: assignments)
+        let (source, resource, key, assignments, op) = (source, resource, key, assignments, replace ? RestWrites.Operation.replace : .update)
+        return try await recordingWrite(context, network, source: source, resource: resource) { store in
+            try await store.write(op, source: source, resource: resource, key: key, assignments: assignments)
         }
-        return mutationOutput(mutation, store)
     }
 }
 
 struct ItemDeleteCommand: SharedCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an item: gone from the views at once, sent by push.")
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an item: gone from the views at once, then sent when the upstream answers (--offline: by push).")
     static let usage = "item delete SOURCE RESOURCE KEY"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var network: NetworkOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: "The item's primary key (or a created item's local:ID).") var key: String
@@ -103,11 +153,10 @@ struct ItemDeleteCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let store = try await writeStore(context)
-        let mutation = try await reportingWriteErrors {
+        let (source, resource, key) = (source, resource, key)
+        return try await recordingWrite(context, network, source: source, resource: resource) { store in
             try await store.write(.delete, source: source, resource: resource, key: key, assignments: [])
         }
-        return mutationOutput(mutation, store)
     }
 }
 

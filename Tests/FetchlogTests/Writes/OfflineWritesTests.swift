@@ -335,6 +335,51 @@ import Testing
         await rig.stop()
     }
 
+    @Test func aChangeIsSentAtOnceWhenTheUpstreamAnswersAndSaysPendingWhenNot() async throws {
+        let rig = try await ManifestCLIRig.start("writes-at-once", manifest: Self.manifest)
+        #expect(try await rig.fetch(["notes"]).status == 0)
+        let gone = try await CatalogUpstream.start()
+        let down = gone.base
+        await gone.stop()
+        func run(_ arguments: [String]) async throws -> JSONValue {
+            let result = try await runFetchlog(["--store", rig.store] + arguments + ["--format", "json"])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return try JSONValue.parse(result.stdout)
+        }
+        // Reachable: committed, then sent at once; the answer names the server's key.
+        let added = try await run(["item", "add", "catalog", "notes", "title=buy bread", "priority=5", "--upstream", rig.upstream.base])
+        let bread = try #require(added["mutation"]?.intValue)
+        #expect(added["state"] == .string("confirmed") && added["key"] == .string("4"))
+        #expect(added["note"] == .string("sent: mutation \(bread) (create notes 4): POST /notes: confirmed 201 — key 4"))
+        #expect(await rig.upstream.server.notes[4] == #"{"id":4,"title":"buy bread","done":false,"priority":5,"version":1}"#)
+        // Unreachable: still exit 0, the attempt recorded, the answer says pending and what sends it.
+        let set = try await run(["item", "set", "catalog", "notes", "1", "done=true", "--upstream", down])
+        let change = try #require(set["mutation"]?.intValue)
+        #expect(set["state"] == .string("failed"))
+        let note = set["note"]?.stringValue ?? ""
+        #expect(note.hasPrefix("pending: mutation \(change) (update notes 1): PATCH /notes/1: failed — "), "\(note)")
+        #expect(note.hasSuffix("; push, the next fetch of catalog notes or the shell when online sends it"), "\(note)")
+        // --offline never sends.
+        let deleted = try await run(["item", "delete", "catalog", "notes", "2", "--offline", "--upstream", rig.upstream.base])
+        let delete = try #require(deleted["mutation"]?.intValue)
+        #expect(deleted["state"] == .string("queued"))
+        #expect(deleted["note"] == .string("pending: mutation \(delete) (delete notes 2); push sends it"))
+        #expect(await rig.upstream.server.appliedWrites.map { "\($0.method) \($0.path) \($0.status)" } == ["POST /catalog/notes 201"])
+        let pending = try await run(["pending"])
+        #expect(pending.arrayValue?.map { "\($0["id"]?.intValue ?? 0) \($0["state"]?.stringValue ?? "") \($0["attempts"]?.intValue ?? -1)" }
+                == ["\(change) failed 1", "\(delete) queued 0"])
+        // The upstream answers again: push sends both, each once.
+        let pushed = try await run(["--upstream", rig.upstream.base, "push"])
+        #expect(pushed["confirmed"] == .array([.number(change), .number(delete)]))
+        #expect(await rig.upstream.server.notes == [
+            1: #"{"id":1,"title":"buy milk","done":true,"priority":2,"version":2}"#,
+            3: #"{"id":3,"title":"write the report","done":false,"priority":4,"version":1}"#,
+            4: #"{"id":4,"title":"buy bread","done":false,"priority":5,"version":1}"#,
+        ])
+        #expect(await rig.upstream.server.appliedWrites.count == 3)
+        await rig.stop()
+    }
+
     @Test func onlyTheStoreThatMadeAMutationSendsIt() async throws {
         let rig = try await ManifestCLIRig.start("writes-origin", manifest: Self.manifest)
         #expect(try await rig.fetch(["notes"]).status == 0)
@@ -343,7 +388,7 @@ import Testing
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             return result
         }
-        _ = try await run(rig.store, ["item", "add", "catalog", "notes", "title=made in A"])
+        _ = try await run(rig.store, ["item", "add", "catalog", "notes", "title=made in A", "--offline"])
         let export = rig.dir.sub("a.ndjson")
         let copy = rig.dir.sub("copy")
         _ = try await run(rig.store, ["log", "export", "--out", export])
@@ -378,7 +423,8 @@ import Testing
             return result
         }
         func mutation(_ arguments: [String]) async throws -> Int {
-            let result = try await run(arguments + ["--format", "json"])
+            // Made offline: recorded, nothing sent (online, each would be sent at once).
+            let result = try await run(arguments + ["--offline", "--format", "json"])
             return try #require(try JSONValue.parse(result.stdout)["mutation"]?.intValue)
         }
         let bread = try await mutation(["item", "add", "catalog", "notes", "title=buy bread", "priority=5"])
