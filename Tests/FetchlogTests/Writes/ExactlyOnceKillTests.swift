@@ -88,14 +88,14 @@ import Testing
             let keys = mutations.map { "\(id):\($0.seq)" }
             await store.close()
 
-            // Every notes write waits 40 ms before it is applied: a request in flight stays
-            // there until the test has seen it arrive and killed the push.
             await upstream.server.clearRequestLog()
             let step = Step.allCases.randomElement(using: &random)!
             let index = Int.random(in: 0 ..< mutations.count, using: &random)
             trials[step, default: 0] += 1
-            // The drop matches mutation `index`'s path alone (the first's, POST
-            // /catalog/notes, matches all: the push holds the rest after it).
+            // Every notes write waits 40 ms before it is applied: a request in flight stays
+            // there until the test has seen it arrive and killed the push. A dropped answer
+            // matches mutation `index`'s path alone (the first's, POST /catalog/notes,
+            // matches all: the push holds the rest after it).
             let paths = ["catalog/notes", "catalog/notes/4", "catalog/notes/1", "catalog/notes/2"]
             await upstream.server.setFaults(try FaultSpec.parse("latency=40ms@catalog/notes"
                 + (step == .answerDropped ? ",drop-after-write@" + paths[index] : "")))
@@ -146,14 +146,20 @@ import Testing
                 3: #"{"id":3,"title":"write the report","done":false,"priority":4,"version":1}"#,
                 4: note,
             ], "\(context): killed \(step) mutation \(index)")
-            // Nothing pending, and the store's confirmed reading is the server's.
+            // Nothing pending, and the store shows the server's notes, optimistic and
+            // confirmed readings alike.
             let log = try EventLog.open(at: path)
             let state = LogReducer.fold(try log.events(from: 1), sources: SourceRegistry([]))
             log.close()
             #expect(state.writes.pending.isEmpty, "\(context): killed \(step) mutation \(index): \(state.writes.pending.map(\.state))")
-            let view = ItemsView(state: state, source: "catalog", resource: "notes", confirmedOnly: false)
-            #expect(view?.item(key: "4")?.canonicalText() == (try JSONValue.parse(note)).canonicalText(), "\(context)")
-            #expect(view?.item(key: "2") == nil, "\(context)")
+            let server = await upstream.server.notes
+            for confirmedOnly in [false, true] {
+                let view = ItemsView(state: state, source: "catalog", resource: "notes", confirmedOnly: confirmedOnly)
+                for key in [1, 2, 4] {
+                    #expect(view?.item(key: "\(key)")?.canonicalText() == (try server[key].map { try JSONValue.parse($0).canonicalText() }),
+                            "\(context): note \(key), confirmedOnly \(confirmedOnly)")
+                }
+            }
         }
         // Every step was reached in some trial, and some kills left a mutation applied
         // upstream with its answer lost (what the second push must not apply again).
