@@ -107,8 +107,21 @@ import Testing
             _ = try await runFetchlog(["--store", dir.path, "--upstream", base, "fetch", "brastlewark", "census"])
         })
         #expect(third == [16])
-        try await server.stop()
         await upstream.stop()
+
+        // SIGTERM with a stream open: the stream ends (graceful shutdown ends it rather
+        // than waiting on it) and the server exits 0.
+        let (subscribed, signal) = AsyncStream<Void>.makeStream()
+        let open = Task { try await server.streamIDs(after: nil, until: .max, subscribed: { signal.yield() }) }
+        for await _ in subscribed { break }
+        server.process.terminate()
+        #expect(try await open.value == [])
+        let status = try await offPool { () -> Int32 in
+            server.process.waitUntilExit()
+            return server.process.terminationStatus
+        }
+        #expect(status == 0)
+        try await server.client.shutdown()
     }
 
     @Test func anExposedBindNeedsAToken() async throws {
