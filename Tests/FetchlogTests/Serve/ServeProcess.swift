@@ -88,6 +88,11 @@ final class ServeProcess: @unchecked Sendable {
         return ids
     }
 
+    /// A test that throws before `stop()` leaves no server behind.
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
     func stop() async throws {
         try await client.shutdown()
         process.terminate()
