@@ -14,6 +14,7 @@ import PackageDescription
 //                      `fetch` targets and their flags, the demo and tour plans; beside
 //                      the engine (a library client never needs it), never inside it
 //   FetchlogSources  – the five seed sources as plug-ins, one folder each
+//   FetchlogServe    – `fetchlog serve`: an HTTP read API over a store (Hummingbird), the store's client
 //   fetchlog         – the command-line front end, one client of the engine
 //   SampleUpstream   – the bundled sample upstream server (code lives under Tools/)
 let package = Package(
@@ -88,6 +89,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "FetchlogServe",
+            dependencies: [
+                "FetchlogCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The bundled sample upstream: recorded responses over real HTTP, with faults.
         // Never needed by the engine at run time; `fetchlog upstream serve` starts it.
         .target(
@@ -106,7 +117,7 @@ let package = Package(
             name: "fetchlog",
             dependencies: [
                 "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
-                "FetchlogShell",
+                "FetchlogShell", "FetchlogServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
