@@ -32,62 +32,103 @@ extension Store {
     /// Sends every mutation this store made that can be sent now, and records each answer.
     /// Only the store that made a mutation sends it (a replica holds it, shown pending).
     /// `source` and `resource`: only the mutations of that source (and resource).
+    /// `width`: how many mutations of different items may be in flight at once (an item's
+    /// always go one after another, in log order). One, the default, sends in log order
+    /// across items too, so the server sees them — and numbers created items — in that order.
     @discardableResult
-    package func push(source: String? = nil, resource: String? = nil) async throws -> PushReport {
-        try await push(source: source, resource: resource, automatic: false)
+    package func push(source: String? = nil, resource: String? = nil, width: Int = 1) async throws -> PushReport {
+        try await push(source: source, resource: resource, automatic: false, width: width)
     }
 
     /// `automatic` (sending nobody asked for now, such as before a fetch): a mutation that
     /// failed waits for the server's Retry-After, else its backoff. Asked for, it goes at once.
-    package func push(source: String?, resource: String?, automatic: Bool) async throws -> PushReport {
+    package func push(source: String?, resource: String?, automatic: Bool, width: Int = 1) async throws -> PushReport {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         guard !fetcher.configuration.offline else { throw WriteError("the network is forbidden (offline): nothing was sent") }
         try await catchUp()
         let me = log.metadata.storeID
-        var report = PushReport()
+        // Each mutation's report entries, by its id: the report lists them in log order
+        // however the answers came back.
+        var entries: [UInt64: (tally: WritableKeyPath<PushReport, [UInt64]>, line: String)] = [:]
         var blocked = Set<String>()
         var handled = Set<UInt64>()
         var unreachable: String?
-        while true {
-            let state = durableState
-            guard let next = state.writes.pending.first(where: {
-                !handled.contains($0.seq) && $0.store == me && (source ?? $0.source) == $0.source && (resource ?? $0.resource) == $0.resource
-            }) else { break }
-            handled.insert(next.seq)
-            let item = WriteState.itemID(next.source, next.resource, state.writes.itemKey(next))
-            func hold(_ why: String) {
-                blocked.insert(item)
-                report.held.append(next.seq)
-                report.lines.append("\(next.seq) \(next.op.rawValue) \(next.resource) \(state.writes.itemKey(next)): held, \(why)")
+        // Different items' mutations are sent `width` at once (their events made durable
+        // together by the log's group commit); an item's next mutation waits for the answer
+        // to the one before it. One goes alone until the upstream has answered once: an
+        // unreachable upstream fails one mutation and holds the others.
+        var inFlight = Set<String>()
+        var answered = false
+        try await withThrowingTaskGroup(of: (UInt64, String, Answer).self) { group in
+            func settle() async throws {
+                guard let result = try await group.next() else { return }
+                let (seq, item, answer) = result
+                inFlight.remove(item)
+                if answer.status != nil { answered = true }
+                let line = "\(seq) \(answer.request): \(answer.outcome)\(answer.status.map { " \($0)" } ?? "")\(answer.message.map { " — " + $0 } ?? "")"
+                switch answer.outcome {
+                case "confirmed": entries[seq] = (\.confirmed, line)
+                case "conflict": entries[seq] = (\.conflicts, line); blocked.insert(item)
+                case "rejected": entries[seq] = (\.rejected, line); blocked.insert(item)
+                case "paused": entries[seq] = (\.paused, line); blocked.insert(item)
+                default:
+                    entries[seq] = (\.failed, line)
+                    blocked.insert(item)
+                    // Nothing came back at all: the rest would fail alike; the next push sends them.
+                    if answer.status == nil { unreachable = "the upstream did not answer (\(answer.message ?? "no answer"))" }
+                }
             }
-            if blocked.contains(item) { hold("an earlier change of the item waits"); continue }
-            switch next.state {
-            case .conflict: hold("in conflict with the server's version (retry with force, or discard)"); continue
-            case .rejected: hold("rejected: \(next.lastMessage ?? "the server refused it") (retry or discard)"); continue
-            default: break
+            func itemOf(_ mutation: PendingMutation, _ state: LogState) -> String {
+                WriteState.itemID(mutation.source, mutation.resource, state.writes.itemKey(mutation))
             }
-            if let unreachable { hold(unreachable); continue }
-            if automatic, let notBefore = next.notBefore, fetcher.configuration.clock.now().milliseconds < notBefore {
-                hold("failed \(next.failures) time(s): sent again after \(Timestamp(milliseconds: notBefore).iso8601)")
-                continue
+            // Passes over the waiting mutations in log order, until one finds none new (a
+            // mutation recorded during the push is sent by it too).
+            while true {
+                let waiting = durableState.writes.pending.filter {
+                    !handled.contains($0.seq) && $0.store == me && (source ?? $0.source) == $0.source && (resource ?? $0.resource) == $0.resource
+                }.map(\.seq)
+                guard !waiting.isEmpty else { break }
+                for seq in waiting {
+                    handled.insert(seq)
+                    guard let waited = durableState.writes.mutations[seq] else { continue }
+                    // The answer to the item's mutation in flight decides this one (and a
+                    // create's answer names the item's key).
+                    while inFlight.contains(itemOf(waited, durableState)) || inFlight.count >= (answered ? max(width, 1) : 1) {
+                        try await settle()
+                    }
+                    let state = durableState
+                    guard let next = state.writes.mutations[seq] else { continue }
+                    let item = itemOf(next, state)
+                    func hold(_ why: String) {
+                        blocked.insert(item)
+                        entries[next.seq] = (\.held, "\(next.seq) \(next.op.rawValue) \(next.resource) \(state.writes.itemKey(next)): held, \(why)")
+                    }
+                    if blocked.contains(item) { hold("an earlier change of the item waits"); continue }
+                    switch next.state {
+                    case .conflict: hold("in conflict with the server's version (retry with force, or discard)"); continue
+                    case .rejected: hold("rejected: \(next.lastMessage ?? "the server refused it") (retry or discard)"); continue
+                    default: break
+                    }
+                    if let unreachable { hold(unreachable); continue }
+                    if automatic, let notBefore = next.notBefore, fetcher.configuration.clock.now().milliseconds < notBefore {
+                        hold("failed \(next.failures) time(s): sent again after \(Timestamp(milliseconds: notBefore).iso8601)")
+                        continue
+                    }
+                    if next.op != .create, let key = next.key, key.hasPrefix("local:"), state.writes.serverKeys[WriteState.itemID(next.source, next.resource, key)] == nil {
+                        hold("the item's create is not confirmed yet")
+                        continue
+                    }
+                    inFlight.insert(item)
+                    group.addTask { (next.seq, item, try await self.send(next, state: state, fetcher: fetcher)) }
+                }
+                while !inFlight.isEmpty { try await settle() }
             }
-            if next.op != .create, let key = next.key, key.hasPrefix("local:"), state.writes.serverKeys[WriteState.itemID(next.source, next.resource, key)] == nil {
-                hold("the item's create is not confirmed yet")
-                continue
-            }
-            let answer = try await send(next, state: state, fetcher: fetcher)
-            report.lines.append("\(next.seq) \(answer.request): \(answer.outcome)\(answer.status.map { " \($0)" } ?? "")\(answer.message.map { " — " + $0 } ?? "")")
-            switch answer.outcome {
-            case "confirmed": report.confirmed.append(next.seq)
-            case "conflict": report.conflicts.append(next.seq); blocked.insert(item)
-            case "rejected": report.rejected.append(next.seq); blocked.insert(item)
-            case "paused": report.paused.append(next.seq); blocked.insert(item)
-            default:
-                report.failed.append(next.seq)
-                blocked.insert(item)
-                // Nothing came back at all: the rest would fail alike; the next push sends them.
-                if answer.status == nil { unreachable = "the upstream did not answer (\(answer.message ?? "no answer"))" }
-            }
+        }
+        var report = PushReport()
+        for seq in entries.keys.sorted() {
+            let (tally, line) = entries[seq]!
+            report[keyPath: tally].append(seq)
+            report.lines.append(line)
         }
         return report
     }
@@ -102,7 +143,7 @@ extension Store {
         try await push(source: source, resource: resource, automatic: true)
     }
 
-    private struct Answer {
+    private struct Answer: Sendable {
         var request: String
         var outcome: String
         var status: Int?

@@ -9,9 +9,16 @@
 ///   its fields, a replace keeps only the key and its fields, a delete removes the item.
 ///   Every item a mutation changed carries `"pending": {"mutations":[SEQ…],"state":S}`
 ///   (and `"server"`: the server's version, in a conflict).
+///
+/// The work is O(answers + mutations), not O(items) per mutation: the items are reached by
+/// key through `positions` (built once per set of pages, `ItemsView.keyPositions`), and the
+/// list is copied once at the end (`Folding`).
 enum WriteOverlay {
     /// Nil when nothing applies (the items stay as they are, and so does the search index).
-    static func items(_ items: [JSONValue], state: LogState, source: String, resource: RestResource, confirmedOnly: Bool) -> [JSONValue]? {
+    /// `positions`: where each key's items are in `items` (ascending), asked for only when
+    /// something applies.
+    static func items(_ items: [JSONValue], positions: () -> [[String]: [Int]], state: LogState, source: String, resource: RestResource,
+                      confirmedOnly: Bool) -> [JSONValue]? {
         let writes = state.writes
         guard !writes.confirmed.isEmpty || !writes.mutations.isEmpty else { return nil }
         let prefix = source + "/" + resource.name + "/"
@@ -20,15 +27,10 @@ enum WriteOverlay {
         let mutations = confirmedOnly ? [] : writes.pending.filter { $0.source == source && $0.resource == resource.name && $0.state != .rejected }
         guard !answers.isEmpty || !mutations.isEmpty else { return nil }
         let key = resource.primaryKey
-        var list = items
-        func index(of text: String) -> Int? {
-            guard !key.isEmpty else { return nil }
-            let wanted = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            return list.firstIndex { item in key.map { ItemsView.text(item[$0]) } == wanted }
-        }
+        var list = Folding(base: items, key: key, positions: key.isEmpty ? [:] : positions())
         for (id, answer) in answers {
             let text = String(id.dropFirst(prefix.count))
-            let at = index(of: text)
+            let at = list.index(of: text)
             switch (answer.item, at) {
             case (let item?, let at?): list[at] = ordered(item, like: list[at])
             case (let item?, nil): list.append(list.first.map { ordered(item, like: $0) } ?? item)
@@ -44,16 +46,16 @@ enum WriteOverlay {
             case .create:
                 var item = mutation.fields
                 if key.count == 1, item[key[0]] == nil { item = ItemsView.adding([(key[0], .string(text))], to: item) }
-                if let at = index(of: text) { list[at] = item } else { list.append(item) }
+                if let at = list.index(of: text) { list[at] = item } else { list.append(item) }
             case .update:
-                guard let at = index(of: text) else { continue }
+                guard let at = list.index(of: text) else { continue }
                 list[at] = ItemsView.adding(members(mutation.fields), to: list[at])
             case .replace:
-                guard let at = index(of: text) else { continue }
+                guard let at = list.index(of: text) else { continue }
                 let keyMembers = key.map { ($0, list[at][$0] ?? .null) }
                 list[at] = ItemsView.adding(members(mutation.fields), to: .object(keyMembers))
             case .delete:
-                guard let at = index(of: text) else { continue }
+                guard let at = list.index(of: text) else { continue }
                 list.remove(at: at)
                 marks[text] = nil
                 continue
@@ -61,10 +63,97 @@ enum WriteOverlay {
             marks[text, default: []].append(mutation)
         }
         for (text, changed) in marks {
-            guard let at = index(of: text) else { continue }
+            guard let at = list.index(of: text) else { continue }
             list[at] = ItemsView.adding([("pending", pendingMember(changed))], to: list[at])
         }
-        return list
+        return list.items
+    }
+
+    /// The items being folded, changed where the writes say and copied once at the end: the
+    /// base items stay shared, a position is the item's place in the base (then in the items
+    /// added after it), and each key's positions are kept as items change, are removed or
+    /// added — so finding an item by key is what scanning the list for it was: the first
+    /// item left that has that key.
+    struct Folding {
+        let base: [JSONValue]
+        let key: [String]
+        /// Each key's positions in the base (ascending), as they were before any change.
+        let basePositions: [[String]: [Int]]
+        /// Each changed key's positions now (ascending): a key's entry here replaces its base one.
+        private var changedPositions: [[String]: [Int]] = [:]
+        private var replaced: [Int: JSONValue] = [:]
+        private var removed = Set<Int>()
+        private var added: [JSONValue] = []
+
+        init(base: [JSONValue], key: [String], positions: [[String]: [Int]]) {
+            self.base = base
+            self.key = key
+            basePositions = positions
+        }
+
+        private func keyValues(_ item: JSONValue) -> [String] { key.map { ItemsView.text(item[$0]) } }
+        private func positions(_ values: [String]) -> [Int] { changedPositions[values] ?? basePositions[values] ?? [] }
+
+        /// The first item left whose key is `text` (fields joined by `/`).
+        func index(of text: String) -> Int? {
+            guard !key.isEmpty else { return nil }
+            return positions(text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)).first
+        }
+
+        /// The first item left.
+        var first: JSONValue? {
+            var at = 0
+            while removed.contains(at) { at += 1 }
+            return at < base.count + added.count ? self[at] : nil
+        }
+
+        subscript(at: Int) -> JSONValue {
+            get { at < base.count ? replaced[at] ?? base[at] : added[at - base.count] }
+            set {
+                let old = key.isEmpty ? [] : keyValues(self[at])
+                if at < base.count { replaced[at] = newValue } else { added[at - base.count] = newValue }
+                guard !key.isEmpty else { return }
+                let new = keyValues(newValue)
+                if new != old {
+                    forget(at, old)
+                    var now = positions(new)
+                    now.insert(at, at: now.firstIndex { $0 > at } ?? now.endIndex)
+                    changedPositions[new] = now
+                }
+            }
+        }
+
+        mutating func append(_ item: JSONValue) {
+            added.append(item)
+            guard !key.isEmpty else { return }
+            let values = keyValues(item)
+            changedPositions[values] = positions(values) + [base.count + added.count - 1]
+        }
+
+        mutating func remove(at: Int) {
+            if !key.isEmpty { forget(at, keyValues(self[at])) }
+            removed.insert(at)
+        }
+
+        private mutating func forget(_ at: Int, _ values: [String]) {
+            changedPositions[values] = positions(values).filter { $0 != at }
+        }
+
+        /// The items as they are now, in order.
+        var items: [JSONValue] {
+            var all = base
+            for (at, item) in replaced { all[at] = item }
+            all += added
+            guard !removed.isEmpty else { return all }
+            var kept: [JSONValue] = []
+            kept.reserveCapacity(all.count - removed.count)
+            var from = 0
+            for at in removed.sorted() + [all.count] {
+                kept += all[from ..< at]
+                from = at + 1
+            }
+            return kept
+        }
     }
 
     /// `item`'s members in `template`'s order, the others after them: an answer is recorded
