@@ -127,7 +127,8 @@ let package = Package(
         // the log beside raw liblmdb in the same run, and the replay and open tables.
         .executableTarget(
             name: "fetchlog-bench",
-            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication"],
+            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Tools/FetchlogBench",
             exclude: ["sqlite-search.py", "scale-peers.py"]
         ),

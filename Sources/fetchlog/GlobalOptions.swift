@@ -38,7 +38,8 @@ enum GlobalOptions {
         guard arguments.count >= 2, !arguments[1].hasPrefix("-"),
               let group = FetchlogCommand.configuration.subcommands.first(where: { $0._commandName == arguments[0] }) else { return nil }
         let names = group.configuration.subcommands.map { $0._commandName }
-        guard !names.isEmpty, !names.contains(arguments[1]), arguments[1] != "help" else { return nil }
+        // A group with a default subcommand (`item SOURCE …`) takes other words as that one's.
+        guard !names.isEmpty, group.configuration.defaultSubcommand == nil, !names.contains(arguments[1]), arguments[1] != "help" else { return nil }
         return (arguments[0], arguments[1], names)
     }
 

@@ -6,6 +6,7 @@
 //                                                       an incremental refetch vs dlt's (alone: --manifests --incremental);
 //                                                     --year: a year of revalidations, compaction;
 //                                                     --replication: JetStream seeding and catch-up vs raw nats.c;
+//                                                     --writes: offline writes, visible at once and pushed vs AsyncHTTPClient;
 //                                                     --scale: censuses of 1.3k to 1.3M gnomes vs SQLite and jq, logs to 1M events)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
@@ -36,6 +37,11 @@ if CommandLine.arguments.contains("--decode") {
 }
 if CommandLine.arguments.contains("--manifests") {
     await runManifestBenchmarks(quick: quick)
+    removeBenchTemporaries()
+    exit(0)
+}
+if CommandLine.arguments.contains("--writes") {
+    await runWritesBenchmark(quick: quick)
     removeBenchTemporaries()
     exit(0)
 }

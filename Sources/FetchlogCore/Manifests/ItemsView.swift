@@ -11,7 +11,10 @@ import Synchronization
 public struct ItemsView: Sendable, Equatable {
     let fingerprint: Fingerprint
     /// The search index, built on the first text search and shared by every copy.
-    private let search: SearchBox
+    private var search: SearchBox
+    /// Where each key's items are (`keyPositions`), built when writes are first folded on
+    /// these items and shared by every copy, as the search index is.
+    private var keys: KeyPositionsBox
     /// The manifest source the resource belongs to.
     public let source: String
     /// The resource's name in the manifest.
@@ -23,7 +26,10 @@ public struct ItemsView: Sendable, Equatable {
 
     /// Built from the pages the state holds — or reused, with its search index, while the
     /// resource's definition and pages (and its parents') are the ones it was built from.
-    public init?(state: LogState, source: String, resource name: String) {
+    /// Issue 26: the server's answers to writes and the pending mutations are folded on top,
+    /// each changed item with a `pending` member (`WriteOverlay`); `confirmedOnly` leaves
+    /// the pending ones out (the server's truth alone).
+    public init?(state: LogState, source: String, resource name: String, confirmedOnly: Bool = false) {
         guard let plugin = state.plugin(source) as? ManifestSource, let resource = plugin.manifest.resource(name) else { return nil }
         // Session-only pages (seq 0) were fetched after every page the log holds.
         let kind = plugin.kind(of: resource)
@@ -43,6 +49,7 @@ public struct ItemsView: Sendable, Equatable {
                                       parent: parent?.fingerprint)
         if let hit = Self.cache.view(source + "/" + name, fingerprint) {
             self = hit
+            foldWrites(state, confirmedOnly: confirmedOnly)
             return
         }
         self.source = source
@@ -50,6 +57,7 @@ public struct ItemsView: Sendable, Equatable {
         restResource = resource
         self.fingerprint = fingerprint
         search = SearchBox()
+        keys = KeyPositionsBox()
         if let parent {
             items = Self.childItems(resource, held, parent: parent)
         } else {
@@ -69,6 +77,25 @@ public struct ItemsView: Sendable, Equatable {
         // `end_value`); an item without a cursor value as `on_cursor_value_missing` says.
         if let incremental = resource.incremental { items = items.filter(incremental.keeps) }
         Self.cache.keep(source + "/" + name, self)
+        foldWrites(state, confirmedOnly: confirmedOnly)
+    }
+
+    /// Folds the writes on top (issue 26); the cache keeps the view of the pages alone.
+    private mutating func foldWrites(_ state: LogState, confirmedOnly: Bool) {
+        let (base, key, keys) = (self.items, restResource.primaryKey, self.keys)
+        guard let changed = WriteOverlay.items(base, positions: { keys.positions { Self.keyPositions(base, key: key) } }, state: state,
+                                               source: source, resource: restResource, confirmedOnly: confirmedOnly) else { return }
+        items = changed
+        search = SearchBox()
+        self.keys = KeyPositionsBox()
+    }
+
+    /// Each key's positions in `items` (ascending), by the key's fields as `text` writes them.
+    static func keyPositions(_ items: [JSONValue], key: [String]) -> [[String]: [Int]] {
+        var positions: [[String]: [Int]] = [:]
+        positions.reserveCapacity(items.count)
+        for (at, item) in items.enumerated() { positions[key.map { text(item[$0]) }, default: []].append(at) }
+        return positions
     }
 
     /// A child resource's items: per parent item, the pages at its resolved path whose
@@ -120,6 +147,20 @@ public struct ItemsView: Sendable, Equatable {
 
         static func == (a: Fingerprint, b: Fingerprint) -> Bool {
             a === b || (a.pages == b.pages && a.resource == b.resource && a.parent == b.parent)
+        }
+    }
+
+    /// A view's `keyPositions`, built once and shared by its copies.
+    final class KeyPositionsBox: Sendable {
+        private let built = Mutex<[[String]: [Int]]?>(nil)
+
+        func positions(_ build: () -> [[String]: [Int]]) -> [[String]: [Int]] {
+            built.withLock { built in
+                if let built { return built }
+                let positions = build()
+                built = positions
+                return positions
+            }
         }
     }
 

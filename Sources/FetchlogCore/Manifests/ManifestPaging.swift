@@ -27,6 +27,8 @@ extension Store {
             let names = plugin.manifest.resources.map(\.name)
             throw ManifestFetchError(.unknownResource, "\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
         }
+        // Issue 26, read your writes: the resource's pending changes are sent first.
+        try await pushBeforeFetch(source: source.rawValue, resource: name)
         let ceiling = pageCeiling ?? max(Self.listPageCeiling, defined.paginator.pageBound ?? 0)
         let limit = min(maxPages ?? ceiling, ceiling)
         // Stopping at `maxPages` is what was asked; stopping at the ceiling is news.
@@ -46,7 +48,7 @@ extension Store {
             }
             resource = defined.preparedForFetch(lastValue: incremental.extreme(of: lasts))
         } else {
-            resource = defined.preparedForFetch(held: ItemsView(state: snapshot.state, source: source.rawValue, resource: name)?.items ?? [])
+            resource = defined.preparedForFetch(held: ItemsView(state: snapshot.state, source: source.rawValue, resource: name, confirmedOnly: true)?.items ?? [])
         }
         guard let parentName = resource.parent else {
             return try await fetchPages(resource, plugin: plugin, firstPage: firstPage, paging: paging, onReport: onReport)
@@ -56,7 +58,7 @@ extension Store {
         // failed parent fetch still lists the children of what is held.
         var reports = try await fetchManifestResource(source: source, resource: parentName, maxPages: maxPages, pageCeiling: pageCeiling,
                                                       onReport: onReport)
-        guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName) else { return reports }
+        guard let parent = ItemsView(state: snapshot.state, source: source.rawValue, resource: parentName, confirmedOnly: true) else { return reports }
         if resource.parallelized {
             return reports + (try await fetchChildrenAtOnce(resource, of: parent, plugin: plugin, paging: paging, onReport: onReport))
         }

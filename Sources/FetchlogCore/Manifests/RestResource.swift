@@ -69,10 +69,12 @@ public struct RestResource: Sendable, Equatable {
     /// `endpoint.json` or `endpoint.data`: the request body, placeholders and all until a
     /// child resource is resolved for one parent item.
     package var body: RestBody?
+    /// `fetchlog.writes`: how items are created, changed and deleted upstream (issue 26).
+    package var writes: RestWrites?
 
     /// Equal when every field read from the manifest is equal.
     public static func == (a: RestResource, b: RestResource) -> Bool {
-        a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
+        a.writes == b.writes && a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
             && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)
             && a.ignoredContent.elementsEqual(b.ignoredContent, by: { $0.content == $1.content && $0.status == $1.status })
             && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.incremental == b.incremental
@@ -271,7 +273,8 @@ public struct RestResource: Sendable, Equatable {
         try readHints(reader)
         // What dlt has no word for (Fetchlog's own block).
         if let extra = try reader.optional("fetchlog") {
-            try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items"])
+            try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items", "writes"])
+            writes = try extra.optional("writes").map { value throws(ManifestError) in try RestWrites(value, primaryKey: primaryKey) } // issue 26
             func names(_ key: String) throws(ManifestError) -> [String] {
                 guard let list = try extra.optional(key) else { return [] }
                 return try list.arrayValue().map { item throws(ManifestError) in try item.stringValue() }

@@ -25,8 +25,14 @@ public struct Resource: Sendable, Hashable, CustomStringConvertible {
 
     /// `text` as a query value: everything but unreserved characters percent-encoded.
     package static func queryEscape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+    }
+
+    /// Built once: building it took most of the time of reading which resource a page
+    /// belongs to, which every optimistic view does for each page held (issue 26's bench).
+    private static let queryAllowed: CharacterSet = {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
+        return allowed
+    }()
 }

@@ -13,7 +13,7 @@ import Synchronization
 ///   (`prefetch`); a search box's keystrokes are debounced (`debouncedFetch`).
 ///
 /// `@unchecked Sendable`: running tasks, prefetched pages and debouncers are in a `Mutex`;
-/// `durableWindow`, `prefetchDistance` and `onBackgroundReport` are plain properties, set
+/// `durableWindow`, `prefetchDistance`, `onBackgroundReport` and `onBackgroundPush` are plain properties, set
 /// before the policy is shared (the shell sets `onBackgroundReport` before it reads its
 /// first command, so before any background fetch can call it).
 public final class OfflineFirst: @unchecked Sendable {
@@ -35,6 +35,8 @@ public final class OfflineFirst: @unchecked Sendable {
     private let background = Mutex(Background())
     /// Called when a background fetch ends (the shell prints it above the line being typed).
     package var onBackgroundReport: (@Sendable (FetchReport) -> Void)?
+    /// Called when sending the waiting writes after a background fetch sent something.
+    package var onBackgroundPush: (@Sendable (PushReport) -> Void)?
     private let debounceClock: any _Concurrency.Clock<Duration>
 
     /// `clock` tells the time events are stamped and freshness is judged by; `debounceClock`
@@ -166,7 +168,23 @@ public final class OfflineFirst: @unchecked Sendable {
         startTask(resource) {
             let report = try await self.fetchNow(resource)
             self.onBackgroundReport?(report)
+            // The upstream answered: what this store wrote and is waiting goes now (issue 26).
+            if case .failed = report.outcome {} else { await self.pushWaitingWrites() }
         }
+    }
+
+    /// Sends the writes this store made that wait, as sending nobody asked for (a failed one
+    /// waits for the server's Retry-After, else its backoff): the shell pushes by itself once
+    /// the upstream answers again. Never offline; what fails stays pending, recorded, for the
+    /// next time (or `push`). Runs inside the background fetch's task, so one-shot and script
+    /// runs, which wait for background work, see its answers before their next command.
+    func pushWaitingWrites() async {
+        guard !isOffline, store.fetchConfiguration != nil else { return }
+        let me = store.log.metadata.storeID
+        guard store.durableState.writes.mutations.values.contains(where: { $0.store == me }) else { return }
+        guard let report = try? await store.push(source: nil, resource: nil, automatic: true) else { return }
+        let sent = report.confirmed.count + report.conflicts.count + report.rejected.count + report.paused.count + report.failed.count
+        if sent > 0 { onBackgroundPush?(report) }
     }
 
     /// Runs `body` in the background as the fetch of `resource` (at most one at a time).

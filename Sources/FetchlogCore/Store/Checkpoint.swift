@@ -43,6 +43,7 @@ package enum Checkpoint {
                 guard let slice = state.slices[name], let json = try? slice.encoded() else { return nil }
                 return (name, .object([("version", .number(type(of: slice).version)), ("state", json)]))
             })),
+            ("writes", state.writes.json), // issue 26
         ])
         return Array(value.canonicalText().utf8)
     }
@@ -109,6 +110,8 @@ package enum Checkpoint {
             s.linkNext = item["linkNext"]?.stringValue
             state.setStatus(s, for: ResourceKey(source: source, path: path))
         }
+        guard let writes = WriteState(checkpoint: json["writes"]) else { return nil } // issue 26
+        state.writes = writes
         var stale: [String] = []
         for (name, initial) in state.slices {
             let saved = json["slices"]?[name]

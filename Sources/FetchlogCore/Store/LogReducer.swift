@@ -82,6 +82,8 @@ package enum LogReducer {
         switch event.label {
         case ManifestDefinition.label where event.source == ManifestDefinition.source:
             ManifestDefinition.apply(event, to: &state)
+        case let label where WriteEvents.labels.contains(label): // issue 26: offline writes
+            WriteState.apply(event, to: &state.writes)
         case "renew":
             // A view opened within its time to live: the TTL counts from here.
             guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let path = json["path"]?.stringValue else { return }

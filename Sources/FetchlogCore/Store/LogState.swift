@@ -103,6 +103,8 @@ public struct LogState: Sendable, Equatable {
     /// it), by the seq of that event. Empty at the head of the log; only a state before
     /// the compaction horizon (`--at`) has any, and views that read them say so.
     package internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
+    /// Offline writes (issue 26): mutations waiting, created items' keys, the server's answers.
+    package internal(set) var writes = WriteState()
     /// Which sources moved since when, for observers; not part of the value (`==` ignores it).
     package internal(set) var changes = ChangeTokens()
 
@@ -150,7 +152,7 @@ public struct LogState: Sendable, Equatable {
         a.seq == b.seq && a.documents == b.documents && a.status == b.status && a.failingAssets == b.failingAssets
             && a.slices.count == b.slices.count
             && a.slices.allSatisfy { name, slice in b.slices[name].map { slice.isEqual(to: $0) } ?? false }
-            && a.manifests == b.manifests && a.compactedBodies == b.compactedBodies
+            && a.manifests == b.manifests && a.compactedBodies == b.compactedBodies && a.writes == b.writes
     }
 }
 

@@ -20,17 +20,18 @@ struct ItemsCommand: SharedCommand {
     var conditions: [String] = []
     @Option(help: "Items a page.") var limit: Int = 20
     @Option(help: "The page, from 1.") var page: Int = 1
+    @Flag(help: "The server's truth alone: changes waiting to be sent (item add/set/delete) left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
 
     /// The view, or an error naming what exists.
-    static func view(_ state: LogState, _ source: String, _ resource: String) throws -> ItemsView {
+    static func view(_ state: LogState, _ source: String, _ resource: String, confirmedOnly: Bool = false) throws -> ItemsView {
         guard let defined = state.manifests[source] else {
             let names = state.manifests.keys.sorted()
             throw CommandError.failed("no source '\(source)' is defined by a manifest\(Suggest.didYouMean(source, names))"
                 + (names.isEmpty ? " (source add FILE defines one)" : ": defined are \(names.joined(separator: ", "))"))
         }
-        guard let view = ItemsView(state: state, source: source, resource: resource) else {
+        guard let view = ItemsView(state: state, source: source, resource: resource, confirmedOnly: confirmedOnly) else {
             let names = defined.manifest.resources.map(\.name)
             throw CommandError.failed("\(source) has no resource '\(resource)'\(Suggest.didYouMean(resource, names)): use \(names.joined(separator: ", "))")
         }
@@ -48,7 +49,7 @@ struct ItemsCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         guard limit >= 1, page >= 1 else { throw CommandError.usage("--limit and --page take 1 or more") }
         let state = try await context.liveState()
-        let view = try Self.view(state, source, resource)
+        let view = try Self.view(state, source, resource, confirmedOnly: confirmed)
         var parsed: [ItemsView.Condition] = []
         for condition in conditions {
             guard let one = ItemsView.Condition(parsing: condition) else {
@@ -65,7 +66,9 @@ struct ItemsCommand: SharedCommand {
             columns = members.filter { if case .array = $0.1 { false } else if case .object = $0.1 { false } else { true } }.map(\.0)
         }
         columns = Array(columns.prefix(6))
-        let rows = slice.map { item in columns.map { Self.text(item[$0]) } }
+        // Issue 26: an item changed by a write not yet confirmed shows its state last.
+        if !columns.isEmpty, slice.contains(where: { $0["pending"] != nil }) { columns.append("pending") }
+        let rows = slice.map { item in columns.map { $0 == "pending" ? Self.text(item["pending"]?["state"]) : Self.text(item[$0]) } }
         return .table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
                       records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
     }
@@ -79,12 +82,13 @@ struct ItemCommand: SharedCommand {
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: "The primary key's value (values joined by / for a key of several fields).") var key: String
+    @Flag(help: "The server's truth alone: changes waiting to be sent left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
         let state = try await context.liveState()
-        let view = try ItemsCommand.view(state, source, resource)
+        let view = try ItemsCommand.view(state, source, resource, confirmedOnly: confirmed)
         let fields = view.restResource.primaryKey
         guard !fields.isEmpty else { throw CommandError.failed("\(source) \(resource) has no primary_key: list it with items") }
         guard let item = view.item(key: key) else {
@@ -104,11 +108,13 @@ struct FacetsCommand: SharedCommand {
     @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
+    @Flag(help: "The server's truth alone: changes waiting to be sent left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let state = try await context.liveState()
+        let live = try await context.liveState()
+        let state = confirmed ? live.confirmedOnly : live
         _ = try ItemsCommand.view(state, source, resource)
         guard let view = FacetsView(state: state, source: source, resource: resource) else { return nil }
         var rows: [[String]] = [], records: [JSONValue] = []
@@ -138,6 +144,7 @@ struct LinksCommand: SharedCommand {
     @Argument(help: "The source (defined by a manifest).") var source: String
     @Argument(help: "The resource.") var resource: String
     @Argument(help: "The item: its primary key, or the text its link names it by.") var key: String
+    @Flag(help: "The server's truth alone: changes waiting to be sent left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
 
@@ -158,8 +165,8 @@ struct LinksCommand: SharedCommand {
     }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let state = try await context.liveState()
-        let view = try Self.linksView(state, source, resource)
+        let live = try await context.liveState()
+        let view = try Self.linksView(confirmed ? live.confirmedOnly : live, source, resource)
         let index = try Self.find(view, key, in: view.items)
         let item = view.items.items[index]
         let by = view.link.by

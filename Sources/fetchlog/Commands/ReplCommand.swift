@@ -192,6 +192,10 @@ func runShell(_ maintenance: StoreMaintenance, network: FetchConfiguration, opti
             }
             editor.printAbove("↻ \(report.resource): \(outcome)")
         }
+        // The upstream answered again and the changes waiting were sent (issue 26).
+        session.policy.onBackgroundPush = { report in
+            for line in report.lines { editor.printAbove("↑ \(line)") }
+        }
         // libedit blocks its thread while a line is typed: read on a thread of its own so the
         // cooperative pool keeps running background fetches (whose messages print above).
         while let line = await readOffPool(editor) {

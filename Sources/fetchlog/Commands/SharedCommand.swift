@@ -141,7 +141,7 @@ enum SharedDoor {
     static func run<C: ParsableCommand>(_ root: C.Type, _ words: [String], usage: String, subcommandUsage: [String: String],
                                         context: CommandContext, renderer: Renderer, emit: (String) -> Void) async throws -> Output? {
         let subcommands = root.configuration.subcommands.map { $0._commandName }
-        if let first = words.first, !subcommands.isEmpty, !first.hasPrefix("-"), !subcommands.contains(first) {
+        if let first = words.first, !subcommands.isEmpty, root.configuration.defaultSubcommand == nil, !first.hasPrefix("-"), !subcommands.contains(first) {
             throw CommandError.usage("\(root._commandName) has no '\(first)'\(Suggest.didYouMean(first, subcommands))\nusage: \(usage)")
         }
         let parsed: ParsableCommand

@@ -121,6 +121,7 @@ struct ExportCommand: SharedCommand {
     @Option(help: "Write to this file.") var out: String?
     @Flag(help: "The view's JSON Schema instead (items/… and facets/… views: generated from the manifest and the data).")
     var schema = false
+    @Flag(help: "The server's truth alone: changes waiting to be sent (item add/set/delete) left out.") var confirmed = false // issue 26
 
     func validate() throws {
         if file != nil && out != nil { throw ValidationError("give the file once: --out FILE or FILE") }
@@ -129,7 +130,8 @@ struct ExportCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let state = try await context.state(at: at)
+        let held = try await context.state(at: at)
+        let state = confirmed ? held.confirmedOnly : held
         let json: JSONValue
         do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
         if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, store: context.maintenance) }

@@ -206,7 +206,7 @@ import Testing
             (#"{"ttl":"soon"}"#, #"resources[0].fetchlog.ttl: "soon" is not a duration: a number and s, m, h or d (15m)"#),
             (#"{"durable_items":0}"#, "resources[0].fetchlog.durable_items: must be at least 1"),
             (#"{"links":{"friends":{"to":"a"}}}"#, "resources[0].fetchlog.links.friends.by: is required"),
-            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl, links, images, durable_items"),
+            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl, links, images, durable_items, writes"),
         ] {
             let text = #"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","fetchlog":\#(block)}]}"#
             do {

@@ -51,7 +51,7 @@ import Testing
             "asset show \(poster)", "asset save \(poster) \(file).jpg",
             "status", "log tail 3", "log tail -n 2", "log show 1", "log stats", "log verify", "source list",
             "source add \(Repo.root)/docs/manifests/census.json", "fetch census gnomes", "items census gnomes tinker --limit 3",
-            "item census gnomes 0", "facets census gnomes", "links census gnomes 0", "path census gnomes 0 237",
+            "item census gnomes 0", "pending", "push", "facets census gnomes", "links census gnomes 0", "path census gnomes 0 237",
             "log export --out \(file).ndjson", "replay", "replay --to 3", "replay --verify",
             "export filters", "export show/1 --at 4", "export status --out \(file).json",
             "at 1 shows", "diff 1 2 status", ".mode", "quit",

@@ -15,6 +15,8 @@ struct UpstreamContext: RequestContext {
 }
 
 struct InjectedFaultError: Error {}
+/// A request whose body ended before its length (the client gone): not served.
+struct IncompleteRequestError: Error {}
 
 struct UpstreamResponder: HTTPResponder {
     typealias Context = UpstreamContext
@@ -112,7 +114,16 @@ struct UpstreamResponder: HTTPResponder {
         let rest = components.count > 1 ? "/" + components[1] : ""
         // The catalog's writable notes: every method, applied one at a time in the state's actor.
         if source == "catalog", NotesRoutes.handles(rest), method != .get, method != .head {
-            let body = (try? await request.body.collect(upTo: 1 << 20)).map { Data(buffer: $0) } ?? Data()
+            // A body that did not arrive whole (the client went away on the way: killed, or
+            // its connection reset) is no request: nothing is applied and no answer stored
+            // under its Idempotency-Key, so the client's resend with that key is applied.
+            // Read as an empty body, it was refused (400), that refusal stored, and the
+            // resend refused as another request under a used key: the write lost.
+            guard let collected = try? await request.body.collect(upTo: 1 << 20) else {
+                await record(0, decision.summary)
+                throw IncompleteRequestError()
+            }
+            let body = Data(buffer: collected)
             let answer = await state.applyNoteWrite(NoteWrite(method: method.rawValue, rest: rest, fullPath: fullPath, headers: headers, body: body))
             if decision.failure == .dropAfterWrite {
                 // Applied, and then no answer: the connection is reset before a byte of it.

@@ -62,6 +62,41 @@ import Testing
         }
     }
 
+    /// A client killed while its write was on the way (the exactly-once kill trials found
+    /// it): the head arrived, the body did not arrive whole. The server applies nothing and
+    /// stores no answer under the key, as an HTTP server does with an incomplete request —
+    /// before, the missing body was read as an empty one, its 400 stored under the key, and
+    /// the client's resend with the same key refused with 422 ("used for another request").
+    @Test func aWriteWhoseBodyNeverArrivedWholeAppliesNothingAndKeepsItsKeyFree() async throws {
+        try await withServer { h in
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(h.base.port!).bigEndian)
+            let connected = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            let body = #"{"priority":5}"#
+            let head = "PATCH /catalog/notes/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Idempotency-Key: store-a:9\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body.prefix(5)
+            #expect(Array(head.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == head.utf8.count)
+            // Received (the head), then the client is gone before the rest of the body.
+            while await h.server.receivedPaths != ["/catalog/notes/1"] { try await Task.sleep(for: .milliseconds(5)) }
+            close(fd)
+            while await h.server.requestLog.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await h.server.requestLog.map { "\($0.method) \($0.path) \($0.status)" } == ["PATCH /catalog/notes/1 0"])
+            #expect(await h.server.appliedWrites.isEmpty)
+
+            // The resend, whole, with the same key: applied, once.
+            let resent = try await h.send(.PATCH, "/catalog/notes/1", body: body, headers: Self.json + [("Idempotency-Key", "store-a:9")])
+            #expect(resent.status == 200)
+            #expect(String(decoding: resent.body, as: UTF8.self) == #"{"id":1,"title":"buy milk","done":false,"priority":5,"version":2}"#)
+            #expect(await h.server.appliedWrites == [AppliedWrite(method: "PATCH", path: "/catalog/notes/1", key: "store-a:9", status: 200)])
+        }
+    }
+
     @Test func aRepeatedIdempotencyKeyGetsTheStoredAnswerAndAppliesNothing() async throws {
         try await withServer { h in
             let key = [("Idempotency-Key", "store-a:17")]
