@@ -53,8 +53,12 @@ public struct ShellCompletion: Sendable {
         case ("export", 1), ("diff", 3):
             // With sources defined by manifests: their items and facets views by name.
             options = ViewCatalog.exportNames(in: state)
-        case ("items", 1), ("item", 1), ("facets", 1), ("links", 1):
+        case ("items", 1), ("facets", 1), ("links", 1):
             options = state.manifests.keys.sorted()
+        case ("item", 1):
+            // One item by its key, or a change to one (offline writes).
+            options = ["add", "set", "delete"] + state.manifests.keys.sorted()
+        case ("pending", 1): options = ["retry", "discard"]
         case ("items", 2), ("item", 2), ("facets", 2), ("links", 2):
             options = state.manifests[words[1]]?.manifest.resources.map(\.name) ?? []
         case ("items", _) where index >= 3 && words.last == "--where":

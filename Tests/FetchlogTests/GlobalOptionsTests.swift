@@ -112,8 +112,13 @@ import Testing
         #expect(try GlobalOptions.arrange(["--store", "S", "--help"]) == ["--help"])
         #expect(try GlobalOptions.arrange(["--store", "S", "help", "log"]) == ["help", "log"])
         #expect(throws: GlobalOptions.Misplaced.self) { try GlobalOptions.arrange(["export", "gnomes", "--upstream", "U"]) }
-        // A command's words after the global options: they go right after the command.
+        // A group with a default subcommand is that command unless a word names another:
+        // the global options go to it, and what follows it is its own.
+        #expect(try GlobalOptions.arrange(["--store", "S", "pending", "--format", "json"]) == ["pending", "--store", "S", "--format", "json"])
+        #expect(try GlobalOptions.arrange(["--store", "S", "--format", "json", "pending"]) == ["pending", "--store", "S", "--format", "json"])
         #expect(try GlobalOptions.arrange(["--store", "S", "item", "catalog", "items", "1"]) == ["item", "--store", "S", "catalog", "items", "1"])
+        #expect(try GlobalOptions.arrange(["--store", "S", "pending", "retry", "3"]) == ["pending", "retry", "--store", "S", "3"])
+        #expect(throws: GlobalOptions.Misplaced.self) { try GlobalOptions.arrange(["pending", "--upstream", "U"]) }
     }
 
     /// The global options are options of the commands (the list and the commands cannot
