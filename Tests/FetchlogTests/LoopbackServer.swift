@@ -18,7 +18,9 @@ struct LoopbackServer {
                               onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? 0); sink.finish() },
                               logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
+        // High priority, as the sample upstream's: a test's server answers ahead of the
+        // suite's default-priority work, as a server on another machine would.
+        let task = Task(priority: .high) { try await group.run() }
         var port = 0
         for await p in ports { port = p }
         return LoopbackServer(base: "http://127.0.0.1:\(port)", group: group, task: task)

@@ -357,7 +357,8 @@ final class UnixImageServer: @unchecked Sendable {
         let app = Application(router: router, configuration: .init(address: .unixDomainSocket(path: path)),
                               onServerRunning: { _ in sink.yield(true); sink.finish() }, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task {
+        // High priority, as the sample upstream's (its comment says why).
+        let task = Task(priority: .high) {
             defer { sink.finish() }
             try await group.run()
         }

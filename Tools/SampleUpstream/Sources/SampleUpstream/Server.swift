@@ -43,7 +43,14 @@ public actor SampleUpstream {
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task {
+        // At high priority: the server's connections are child tasks of this one and keep
+        // its priority, and on Linux each priority has its own dispatch root queue and
+        // threads. In a process that also does other work (the test suite, the bench) the
+        // upstream then answers as a server on another machine would, not after every
+        // default-priority job queued ahead of it: with the whole suite's work queued on
+        // two cores, its hops waited there past the 20 s read timeout of the commands the
+        // tests run against it. Alone in its own process (`sample-upstream`) it changes nothing.
+        let task = Task(priority: .high) {
             // Ends the wait below if binding fails before the server ever runs.
             defer { portSink.finish() }
             try await group.run()
