@@ -83,8 +83,11 @@ public struct ItemsView: Sendable, Equatable {
     /// Folds the writes on top (issue 26); the cache keeps the view of the pages alone.
     private mutating func foldWrites(_ state: LogState, confirmedOnly: Bool) {
         let (base, key, keys) = (self.items, restResource.primaryKey, self.keys)
+        let (source, resource) = (self.source, restResource)
         guard let changed = WriteOverlay.items(base, positions: { keys.positions { Self.keyPositions(base, key: key) } }, state: state,
-                                               source: source, resource: restResource, confirmedOnly: confirmedOnly) else { return }
+                                               source: source, resource: resource.name, key: key,
+                                               newestPage: { WriteOverlay.newestPageSeq(state, source: source, resource: resource) },
+                                               confirmedOnly: confirmedOnly) else { return }
         items = changed
         search = SearchBox()
         self.keys = KeyPositionsBox()

@@ -22,6 +22,9 @@ package struct ManifestSource: SourcePlugin {
 
     package func kind(of resource: RestResource) -> DocumentKind { DocumentKind(manifest.name + "." + resource.name) }
 
+    /// The resource's `fetchlog.writes` (issue 26): a manifest declares its writes as data.
+    package func writes(for resource: String) -> ResourceWrites? { manifest.resource(resource)?.writes }
+
     func resource(of kind: DocumentKind) -> RestResource? {
         manifest.resources.first { self.kind(of: $0) == kind }
     }

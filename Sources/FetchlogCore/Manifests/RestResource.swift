@@ -74,7 +74,7 @@ public struct RestResource: Sendable, Equatable {
 
     /// Equal when every field read from the manifest is equal.
     public static func == (a: RestResource, b: RestResource) -> Bool {
-        a.writes == b.writes && a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
+        ResourceWrites.same(a.writes, b.writes) && a.writeDisposition == b.writeDisposition && a.selected == b.selected && a.tableName == b.tableName
             && a.parallelized == b.parallelized && a.columnTypes.elementsEqual(b.columnTypes, by: ==)
             && a.ignoredContent.elementsEqual(b.ignoredContent, by: { $0.content == $1.content && $0.status == $1.status })
             && a.acceptedWithoutEffect == b.acceptedWithoutEffect && a.incremental == b.incremental

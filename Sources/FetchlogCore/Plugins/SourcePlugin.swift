@@ -48,6 +48,12 @@ public protocol SourcePlugin: Sendable {
     /// Response headers of `kind` the log keeps beyond `Header.keptResponseHeaders` (a
     /// manifest's `header_cursor` reads its next cursor from one); lowercased.
     func keptResponseHeaders(for kind: DocumentKind) -> Set<String>
+    /// How the items of `resource` (a name the plug-in chooses, as `Store.write` and
+    /// `pending` show it) are changed upstream: its create, update, replace and delete
+    /// routes, the fields naming an item, and the items its held documents hold — the same
+    /// declaration a manifest resource makes in `fetchlog.writes` (<doc:WritingOffline>).
+    /// Nil, by default: the resource is read-only, and a change to it is refused.
+    func writes(for resource: String) -> ResourceWrites?
 }
 
 /// The method and body of one request, beyond its URL.
@@ -151,6 +157,8 @@ extension SourcePlugin {
     public func request(for resource: Resource) -> SourceRequest { .get }
     /// None beyond the headers the log always keeps.
     public func keptResponseHeaders(for kind: DocumentKind) -> Set<String> { [] }
+    /// None: a plug-in's resources are read-only unless it declares their writes.
+    public func writes(for resource: String) -> ResourceWrites? { nil }
 }
 
 /// Images and other binary files named by bodies: the core's own source. A body's kind is

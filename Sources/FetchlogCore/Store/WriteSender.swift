@@ -154,27 +154,25 @@ extension Store {
     private func send(_ mutation: PendingMutation, state: LogState, fetcher: Fetcher) async throws -> Answer {
         let source = Source(mutation.source)
         let keyText = state.writes.itemKey(mutation)
-        guard let manifest = (state.plugin(mutation.source) as? ManifestSource)?.manifest, let resource = manifest.resource(mutation.resource),
-              let route = resource.writes?.routes[mutation.op] else {
-            let message = "the manifest in force declares no \(mutation.op.rawValue) for \(mutation.source) \(mutation.resource) any more"
+        guard let target = try? WriteTarget(state, source: mutation.source, resource: mutation.resource), let route = target.writes.routes[mutation.op] else {
+            let message = "the manifest or plug-in in force declares no \(mutation.op.rawValue) for \(mutation.source) \(mutation.resource) any more"
             try await record(mutation, outcome: "rejected", status: nil, message: message)
             return Answer(request: "\(mutation.op.rawValue) \(mutation.resource)", outcome: "rejected", message: message)
         }
         let values = keyText.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let path = RestWrites.path(route, key: Dictionary(zip(resource.primaryKey, values), uniquingKeysWith: { a, _ in a }))
+        let path = RestWrites.path(route, key: Dictionary(zip(target.key, values), uniquingKeysWith: { a, _ in a }))
         // The resource's credentials, as its fetches send them (never recorded). One that
         // cannot be made (an `env:` variable not set) pauses the mutation: nothing is sent.
-        let plugin = ManifestSource(manifest)
         let credentials: Credentials
         do throws(CredentialsError) {
-            credentials = try await fetcher.authorized(plugin.credentials(for: plugin.kind(of: resource), environment: fetcher.configuration.environment),
-                                                       plugin: plugin, source: source)
+            credentials = try await fetcher.authorized(target.credentials(environment: fetcher.configuration.environment),
+                                                       plugin: target.plugin, source: source)
         } catch {
             let message = error.description + "; nothing was sent"
             try await record(mutation, outcome: "paused", status: nil, message: message)
             return Answer(request: "\(route.method) \(path)", outcome: "paused", message: message)
         }
-        var url = fetcher.configuration.upstream.url(source: source, path: path, realBase: manifest.baseURL)
+        var url = fetcher.configuration.upstream.url(source: source, path: path, realBase: target.plugin.realBase)
         if !credentials.query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + credentials.query.map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
         }
@@ -185,7 +183,7 @@ extension Store {
             if mutation.force {
                 ifMatch = mutation.currentETag
             } else if let answer = state.writes.confirmed[itemID],
-                      answer.seq > WriteOverlay.newestPageSeq(state, source: mutation.source, resource: resource) {
+                      answer.seq > target.newestPageSeq(state) {
                 ifMatch = answer.etag
             } else {
                 ifMatch = state.status[ResourceKey(source: mutation.source, path: path)]?.etag
@@ -215,14 +213,14 @@ extension Store {
             var item = json.flatMap { RestWrites.item(in: $0, route) }
             if item == nil, mutation.op == .update || mutation.op == .replace {
                 // No item in the answer (a 204): the server took the fields as sent.
-                let held = ItemsView(state: state, source: mutation.source, resource: mutation.resource, confirmedOnly: true)?.item(key: keyText)
-                let base: JSONValue = mutation.op == .update ? (held ?? .object([])) : .object(resource.primaryKey.map { ($0, held?[$0] ?? .null) })
+                let held = target.item(state, key: keyText, confirmedOnly: true)
+                let base: JSONValue = mutation.op == .update ? (held ?? .object([])) : .object(target.key.map { ($0, held?[$0] ?? .null) })
                 item = ItemsView.adding(WriteOverlay.members(mutation.fields), to: base)
             }
             var newKey: String?
             if mutation.op == .create {
-                if let item, !resource.primaryKey.isEmpty, ItemsView.hasKey(item, resource.primaryKey) {
-                    newKey = resource.primaryKey.map { ItemsView.text(item[$0]) }.joined(separator: "/")
+                if let item, !target.key.isEmpty, ItemsView.hasKey(item, target.key) {
+                    newKey = target.key.map { ItemsView.text(item[$0]) }.joined(separator: "/")
                 } else if let location = response.headers.first(name: "Location"), let last = location.split(separator: "/").last {
                     newKey = String(last)
                 }

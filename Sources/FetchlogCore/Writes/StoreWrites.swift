@@ -4,10 +4,12 @@ import Foundation
 /// manifest and the items held, then recorded as an event before the call returns —
 /// durable whether the upstream is reachable or not. `push()` sends what waits.
 extension Store {
-    /// Records a change to an item of a manifest resource and returns it (pending). Values
-    /// must have the kinds the resource's fields have (its `columns`, else the held items'
-    /// values); an unknown field, a wrong kind, a resource without that declared write or an
-    /// item not held is refused with a `WriteError`, and nothing is recorded.
+    /// Records a change to an item of a resource and returns it (pending). The resource's
+    /// writes are declared by its manifest (`fetchlog.writes`), else by its plug-in
+    /// (`SourcePlugin.writes(for:)`). Values must have the kinds the resource's fields have
+    /// (its `columns`, else the held items' values); an unknown field, a wrong kind, a
+    /// resource without that declared write or an item not held is refused with a
+    /// `WriteError`, and nothing is recorded.
     ///
     /// `key`: the item's primary key (fields joined by `/`), or a created item's `local:SEQ`;
     /// nil for a create.
@@ -73,39 +75,31 @@ extension Store {
                              fields: [(String, WriteInput)]) async throws -> PendingMutation {
         try await catchUp()
         let state = durableState
-        guard let defined = (state.plugin(source) as? ManifestSource)?.manifest else {
-            let names = state.manifests.keys.sorted()
-            throw WriteError("no source '\(source)' is defined by a manifest\(Suggest.didYouMean(source, names))"
-                + (names.isEmpty ? "" : ": defined are \(names.joined(separator: ", "))"))
-        }
-        guard let resource = defined.resource(name) else {
-            let names = defined.resources.map(\.name)
-            throw WriteError("\(source) has no resource '\(name)'\(Suggest.didYouMean(name, names)): use \(names.joined(separator: ", "))")
-        }
-        guard let writes = resource.writes else {
-            throw WriteError("\(source) \(name) declares no writes, so nothing can be sent for it: add \"fetchlog\": {\"writes\": {\"create\": {\"method\": \"POST\", \"path\": …}, …}} to the resource in the manifest")
-        }
+        // The manifest's declaration first, then the plug-in's.
+        let target = try WriteTarget(state, source: source, resource: name)
+        let writes = target.writes
         guard writes.routes[op] != nil else {
             throw WriteError("\(source) \(name) declares no \(op.rawValue): it declares \(writes.operations.map(\.rawValue).joined(separator: ", "))")
         }
-        let view = ItemsView(state: state, source: source, resource: name)
-        let items = view?.items ?? []
+        let items = target.items(state)
+        let primaryKey = target.key
         var itemKey: String?
         if op != .create {
-            guard let key else { throw WriteError("\(op.rawValue) names an item: give its key (\(resource.primaryKey.joined(separator: "/")))") }
+            guard let key else { throw WriteError("\(op.rawValue) names an item: give its key (\(primaryKey.joined(separator: "/")))") }
             let resolved = state.writes.resolved(source, name, key)
-            guard view?.item(key: resolved) != nil else {
-                throw WriteError("no \(name) item with \(resource.primaryKey.joined(separator: "/")) \(key) is held: items \(source) \(name) lists them")
+            guard target.item(key: resolved, in: items) != nil else {
+                throw WriteError("no \(name) item with \(primaryKey.joined(separator: "/")) \(key) is held"
+                    + (target.rest == nil ? ": fetch the resource that holds it first" : ": items \(source) \(name) lists them"))
             }
             itemKey = resolved
         }
-        let schema = WriteSchema(resource: resource, items: items)
+        let schema = WriteSchema(columns: target.columns, items: items)
         if op == .delete, !fields.isEmpty { throw WriteError("delete takes no fields") }
         if op != .delete, fields.isEmpty { throw WriteError("\(op.rawValue) takes one or more FIELD=VALUE") }
         var members: [(String, JSONValue)] = []
         for (field, input) in fields {
             if members.contains(where: { $0.0 == field }) { throw WriteError("\(field) is given twice") }
-            if op != .create, resource.primaryKey.contains(field) {
+            if op != .create, primaryKey.contains(field) {
                 throw WriteError("\(field) is part of the item's key: it cannot be changed")
             }
             switch input {

@@ -16,17 +16,18 @@
 enum WriteOverlay {
     /// Nil when nothing applies (the items stay as they are, and so does the search index).
     /// `positions`: where each key's items are in `items` (ascending), asked for only when
-    /// something applies.
-    static func items(_ items: [JSONValue], positions: () -> [[String]: [Int]], state: LogState, source: String, resource: RestResource,
-                      confirmedOnly: Bool) -> [JSONValue]? {
+    /// something applies. `key`: the fields naming an item (a manifest's `primary_key`, a
+    /// plug-in's `ResourceWrites.key`); `newestPage`: the seq of the newest held body of the
+    /// resource (`newestPageSeq`), asked for only when there are writes.
+    static func items(_ items: [JSONValue], positions: () -> [[String]: [Int]], state: LogState, source: String, resource: String,
+                      key: [String], newestPage: () -> UInt64, confirmedOnly: Bool) -> [JSONValue]? {
         let writes = state.writes
         guard !writes.confirmed.isEmpty || !writes.mutations.isEmpty else { return nil }
-        let prefix = source + "/" + resource.name + "/"
-        let newestPage = newestPageSeq(state, source: source, resource: resource)
+        let prefix = source + "/" + resource + "/"
+        let newestPage = newestPage()
         let answers = writes.confirmed.filter { $0.key.hasPrefix(prefix) && $0.value.seq > newestPage }.sorted { $0.value.seq < $1.value.seq }
-        let mutations = confirmedOnly ? [] : writes.pending.filter { $0.source == source && $0.resource == resource.name && $0.state != .rejected }
+        let mutations = confirmedOnly ? [] : writes.pending.filter { $0.source == source && $0.resource == resource && $0.state != .rejected }
         guard !answers.isEmpty || !mutations.isEmpty else { return nil }
-        let key = resource.primaryKey
         var list = Folding(base: items, key: key, positions: key.isEmpty ? [:] : positions())
         for (id, answer) in answers {
             let text = String(id.dropFirst(prefix.count))

@@ -32,8 +32,9 @@ struct WriteSchema {
 
     private(set) var fields: [(name: String, kind: Kind)] = []
 
-    init(resource: RestResource, items: [JSONValue]) {
-        for (name, type) in resource.columnTypes {
+    /// `columns`: a manifest resource's declared `(name, type)`s (a plug-in's: none).
+    init(columns: [(String, String)], items: [JSONValue]) {
+        for (name, type) in columns {
             let kind: Kind = switch type {
             case "bigint": .integer
             case "double", "decimal", "wei": .number
