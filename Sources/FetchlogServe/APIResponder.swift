@@ -2,33 +2,40 @@ import FetchlogCore
 import Foundation
 import Hummingbird
 
-/// What the API shows of the store, and how: the store (its snapshot, time travel and
-/// maintenance door, never the log itself), the clock freshness is judged by, and the
-/// CLI's own rendering of an event header, so `/api/log` and `log tail --format json`
-/// cannot drift apart.
-package struct ServeContent: Sendable {
-    package let store: Store
-    package let clock: any WallClock
-    package let eventHeader: @Sendable (Event) -> JSONValue
-
-    package init(store: Store, clock: any WallClock, eventHeader: @escaping @Sendable (Event) -> JSONValue) {
-        self.store = store
-        self.clock = clock
-        self.eventHeader = eventHeader
-    }
-}
-
-/// Routes by hand rather than with a router: every miss (path, method, parameter) must be
-/// a JSON error that says what exists, and the routes are few.
+/// Routes by `APIRoute.all` rather than with a router: every miss (path, method,
+/// parameter) must be a JSON error that says what exists, and the same table is the
+/// OpenAPI document.
 struct APIResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let content: ServeContent
-    let token: String?
+    let configuration: ServeConfiguration
+    /// The page, with the action token in place (made once: the token does not change).
+    let page: String
 
     /// Longer queries are refused before they are parsed: none of ours needs more.
     static let maxQueryLength = 2048
-    /// `/api/log` answers at most this many events per request (page on with `from`).
+    /// `/api/log` and `/api/items` answer at most this many per request (page on).
     static let maxLimit = 1000
+    /// An action's JSON body is a few words; more is refused unread.
+    static let maxBodyBytes = 64 << 10
+    /// The header that carries a notice the CLI prints on stderr (a compacted view's).
+    static let noticeHeader = HTTPFields.Element.Name("Fetchlog-Notice")!
+    /// The status the CLI's command ends with, for an answer that is not an error (a fetch
+    /// that ran but brought nothing usable: 1).
+    static let exitHeader = HTTPFields.Element.Name("Fetchlog-Exit")!
+
+    init(content: ServeContent, configuration: ServeConfiguration) {
+        self.content = content
+        self.configuration = configuration
+        page = configuration.page(Page.html)
+    }
+
+    /// A loopback server with `token` (or none), as before the configuration was passed whole.
+    init(content: ServeContent, token: String?) {
+        self.init(content: content, configuration: ServeConfiguration(token: token))
+    }
+
+    var token: String? { configuration.token }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
@@ -39,6 +46,12 @@ struct APIResponder: HTTPResponder {
     }
 
     private func route(_ request: Request) async throws -> Response {
+        // Before anything is read: a page elsewhere that made its own name resolve to this
+        // machine reaches us with its own Host (DNS rebinding).
+        let authority = request.head.authority ?? Self.header("host", of: request)
+        guard configuration.acceptsHost(authority) else {
+            throw APIError(status: .forbidden, message: "Host \(authority.map { "'\($0.prefix(80))'" } ?? "(none)") is not this server's: on a loopback bind only \(configuration.hostNames) are answered")
+        }
         // The request target as sent: Hummingbird's parsed `uri` reads an unparseable one
         // (`/api/%FF`) as `/`, which would answer the page for a bad path.
         let target = request.head.path ?? "/"
@@ -48,38 +61,57 @@ struct APIResponder: HTTPResponder {
         guard rawQuery.utf8.count <= Self.maxQueryLength else {
             throw APIError(status: .uriTooLong, message: "the query is \(rawQuery.utf8.count) bytes: at most \(Self.maxQueryLength) are accepted")
         }
-        let query = try Self.parseQuery(rawQuery)
+        let query = try QueryItems(parsing: rawQuery)
         try authorize(request, query: query)
         guard let path = rawPath.removingPercentEncoding, path.hasPrefix("/") else {
             throw APIError.badRequest("the path \(rawPath.prefix(80)) is not a path in valid percent-encoding (UTF-8)")
         }
-        guard request.method == .get || request.method == .head else {
-            var error = APIError(status: .methodNotAllowed, message: "\(request.method.rawValue) \(path): this API only reads (GET)")
-            error.headers[.allow] = "GET, HEAD"
+        let matches = APIRoute.all.compactMap { route in route.match(rawPath).map { (route, $0) } }
+        guard !matches.isEmpty else {
+            throw APIError.notFound("no route \(path): the API has \(APIRoute.paths.joined(separator: ", ")) (GET /api/openapi.json describes them)")
+        }
+        let method = request.method == .head ? .get : request.method
+        guard let found = matches.first(where: { $0.0.method == method }) else {
+            let allowed = matches.map(\.0.method.rawValue)
+            var error = APIError(status: .methodNotAllowed, message: "\(request.method.rawValue) \(path): this route answers \(allowed.joined(separator: ", "))")
+            error.headers[.allow] = (allowed + (allowed.contains("GET") ? ["HEAD"] : [])).joined(separator: ", ")
             throw error
         }
-        switch path {
-        case "/", "/index.html":
-            return Self.response(Page.html, contentType: "text/html; charset=utf-8")
-        case "/api/status":
+        let (route, raw) = found
+        var parameters: [String] = []
+        for value in raw {
+            guard let decoded = value.removingPercentEncoding else {
+                throw APIError.badRequest("the path part \(value.prefix(80)) is not valid percent-encoding (UTF-8)")
+            }
+            parameters.append(decoded)
+        }
+        if route.isAction { try authorizeAction(request) }
+
+        switch route.handler {
+        case .page:
+            return Self.response(page, contentType: "text/html; charset=utf-8")
+        case .status:
             return Self.json(try await status())
-        case "/api/views":
+        case .views:
             return Self.json(.array(ViewCatalog.exportNames(in: content.store.snapshot.state).map { .string($0) }))
-        case "/api/log":
+        case .view:
+            return try view(parameters[0], query: query, ifNoneMatch: request.headers[.ifNoneMatch])
+        case .items:
+            return try items(source: parameters[0], resource: parameters[1], query: query)
+        case .log:
             return Self.json(try log(query))
-        case "/api/stream":
-            return try EventStream(content: content).response(lastEventID: Self.header("last-event-id", of: request) ?? query["lastEventId"])
-        default:
-            break
-        }
-        if path.hasPrefix("/api/views/") {
-            return try view(String(path.dropFirst("/api/views/".count)), query: query, ifNoneMatch: request.headers[.ifNoneMatch])
-        }
-        if path.hasPrefix("/api/events/") {
-            let seq = try Self.seq(String(path.dropFirst("/api/events/".count)), name: "the event's seq")
+        case .event:
+            let seq = try Self.seq(parameters[0], name: "the event's seq")
             return Self.json(EventJSON.value(of: try event(at: seq)))
+        case .diff:
+            return try await diff(query)
+        case .stream:
+            return try EventStream(content: content).response(lastEventID: Self.header("last-event-id", of: request) ?? query["lastEventId"])
+        case .fetch:
+            return try await fetch(request)
+        case .openAPI:
+            return Self.json(OpenAPIDocument.document)
         }
-        throw APIError.notFound("no route \(path): the API has /api/status, /api/views, /api/views/NAME[?at=SEQ], /api/log?from=SEQ&limit=N, /api/events/SEQ, /api/stream")
     }
 
     /// A header Hummingbird has no name for, by its lower-case name.
@@ -87,13 +119,36 @@ struct APIResponder: HTTPResponder {
         request.headers.first { $0.name.canonicalName == canonicalName }?.value
     }
 
-    private func authorize(_ request: Request, query: [String: String]) throws {
-        guard let token else { return }
+    // MARK: who may ask
+
+    /// The token, when the server has one: `Authorization: Bearer T`, or `?token=T`.
+    static func givenToken(_ request: Request, query: QueryItems) -> String? {
         let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let given = bearer ?? query["token"]
-        guard let given, Self.constantTimeEqual(given, token) else {
-            var error = APIError(status: .unauthorized,
-                                 message: given == nil ? "this server needs its token: send Authorization: Bearer TOKEN (or ?token=TOKEN)" : "wrong token")
+        return bearer ?? query["token"]
+    }
+
+    private func authorize(_ request: Request, query: QueryItems) throws {
+        guard let token else { return }
+        try Self.check(Self.givenToken(request, query: query), against: token, missing: "this server needs its token: send Authorization: Bearer TOKEN (or ?token=TOKEN)")
+    }
+
+    /// An action: from this server's own origin (when the browser says), with the action
+    /// token in the Authorization header (a link cannot carry a header).
+    private func authorizeAction(_ request: Request) throws {
+        if let origin = Self.header("origin", of: request) {
+            let own = "http://" + (request.head.authority ?? Self.header("host", of: request) ?? "")
+            guard origin.lowercased() == own.lowercased() else {
+                throw APIError(status: .forbidden, message: "an action from origin '\(origin.prefix(80))' is refused: only this server's own page (\(own)) may act")
+            }
+        }
+        let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        try Self.check(bearer, against: configuration.actionToken,
+                       missing: "an action needs the action token: send Authorization: Bearer TOKEN (the server's --token, or the one the page at / holds)")
+    }
+
+    private static func check(_ given: String?, against token: String, missing: String) throws {
+        guard let given, constantTimeEqual(given, token) else {
+            var error = APIError(status: .unauthorized, message: given == nil ? missing : "wrong token")
             error.headers[.wwwAuthenticate] = "Bearer"
             throw error
         }
@@ -106,90 +161,7 @@ struct APIResponder: HTTPResponder {
         return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    // MARK: the answers
-
-    /// As `status --format json`: one object per resource, freshness judged now.
-    private func status() async throws -> JSONValue {
-        let state = content.store.snapshot.state
-        let report = FreshnessReport(state: state, policy: FreshnessPolicy(sources: state.sources), now: content.clock.now())
-        return .array(report.rows.map(\.json))
-    }
-
-    /// As `export NAME [--at SEQ] --format json`, byte for byte; the ETag is the SHA-256 of
-    /// the canonical text (what `replay` prints), so a client that holds it gets 304.
-    private func view(_ name: String, query: [String: String], ifNoneMatch: String?) throws -> Response {
-        guard !name.isEmpty else { throw APIError.notFound("no view named '': GET /api/views lists them") }
-        let state: LogState
-        if let at = query["at"] {
-            let seq = try Self.seq(at, name: "at", allowZero: true)
-            let last = try lastSeq()
-            guard seq <= last else { throw APIError.notFound("at=\(seq) is past the end of the log (seq \(last))") }
-            do { state = try content.store.state(asOf: seq) } catch { throw APIError(status: .internalServerError, message: "\(error)") }
-        } else {
-            state = content.store.snapshot.state
-        }
-        let json: JSONValue
-        do { json = try ViewCatalog.export(name, state: state) } catch { throw APIError.notFound(error.description) }
-        let text = json.canonicalText()
-        let etag = "\"\(SHA256.hex(text))\""
-        if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
-            return Response(status: .notModified, headers: [.eTag: etag])
-        }
-        var response = Self.response(text + "\n", contentType: "application/json; charset=utf-8")
-        response.headers[.eTag] = etag
-        return response
-    }
-
-    /// Event headers from `from` on, at most `limit`, as `log tail --format json` shows them.
-    private func log(_ query: [String: String]) throws -> JSONValue {
-        let from = try query["from"].map { try Self.seq($0, name: "from") } ?? 1
-        let limit = try query["limit"].map { text -> Int in
-            guard let n = Int(text), (1...Self.maxLimit).contains(n) else {
-                throw APIError.badRequest("limit=\(text) is not a count from 1 to \(Self.maxLimit)")
-            }
-            return n
-        } ?? 100
-        let last = try lastSeq()
-        guard from <= last else { return .array([]) }
-        let end = min(last, from + UInt64(limit) - 1)
-        return .array(try (from...end).map { content.eventHeader(try event(at: $0)) })
-    }
-
-    private func lastSeq() throws -> UInt64 {
-        do { return try content.store.maintenance.lastSeq() } catch { throw APIError(status: .internalServerError, message: "cannot read the log: \(error)") }
-    }
-
-    private func event(at seq: UInt64) throws -> Event {
-        let last = try lastSeq()
-        guard seq <= last else { throw APIError.notFound("no event \(seq): the log holds seq 1…\(last)") }
-        do { return try content.store.maintenance.event(at: seq) } catch { throw APIError(status: .internalServerError, message: "cannot read event \(seq): \(error)") }
-    }
-
-    // MARK: parsing
-
-    static func seq(_ text: String, name: String, allowZero: Bool = false) throws -> UInt64 {
-        guard let seq = UInt64(text), allowZero || seq > 0 else {
-            throw APIError.badRequest("\(name) '\(text.prefix(40))' is not a seq: give a whole number from \(allowZero ? 0 : 1) (log stats shows the last)")
-        }
-        return seq
-    }
-
-    /// Query items, percent-decoded (`+` as space); a repeated key is refused rather than guessed.
-    static func parseQuery(_ query: String) throws -> [String: String] {
-        var result: [String: String] = [:]
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ s: Substring) throws -> String {
-                let plain = s.replacingOccurrences(of: "+", with: " ")
-                guard let decoded = plain.removingPercentEncoding else { throw APIError.badRequest("the query part '\(s.prefix(40))' is not valid percent-encoding") }
-                return decoded
-            }
-            let key = try decode(parts[0])
-            guard result[key] == nil else { throw APIError.badRequest("the query gives \(key) twice: give it once") }
-            result[key] = parts.count > 1 ? try decode(parts[1]) : ""
-        }
-        return result
-    }
+    // MARK: answering
 
     static func json(_ value: JSONValue) -> Response {
         response(value.canonicalText() + "\n", contentType: "application/json; charset=utf-8")

@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// `fetchlog serve`: the read API and the page over one open store, until SIGINT or SIGTERM.
+/// `fetchlog serve`: the API (reads, and actions with the action token) and the page over
+/// one open store, until SIGINT or SIGTERM.
 package enum FetchlogServer {
     /// Binds, calls `onListening` with the base URL (`http://HOST:PORT`) once the socket
     /// listens, and serves until a signal ends the group gracefully (open event streams end).
@@ -19,7 +20,7 @@ package enum FetchlogServer {
         logger.logLevel = .warning
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let app = Application(
-            responder: APIResponder(content: content, token: configuration.token),
+            responder: APIResponder(content: content, configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in
                 onListening("http://\(host):\(channel.localAddress?.port ?? configuration.port)")

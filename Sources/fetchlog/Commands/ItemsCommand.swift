@@ -48,8 +48,14 @@ struct ItemsCommand: SharedCommand {
 
     func output(_ context: CommandContext) async throws -> Output? {
         guard limit >= 1, page >= 1 else { throw CommandError.usage("--limit and --page take 1 or more") }
-        let state = try await context.liveState()
-        let view = try Self.view(state, source, resource, confirmedOnly: confirmed)
+        return try Self.answer(try await context.liveState(), source: source, resource: resource, text: text.joined(separator: " "),
+                               conditions: conditions, limit: limit, page: page, confirmedOnly: confirmed)
+    }
+
+    /// The answer from `state`: the command's, and `GET /api/items/SOURCE/RESOURCE`'s.
+    static func answer(_ state: LogState, source: String, resource: String, text: String, conditions: [String],
+                       limit: Int, page: Int, confirmedOnly: Bool = false) throws -> Output {
+        let view = try Self.view(state, source, resource, confirmedOnly: confirmedOnly)
         var parsed: [ItemsView.Condition] = []
         for condition in conditions {
             guard let one = ItemsView.Condition(parsing: condition) else {
@@ -57,7 +63,7 @@ struct ItemsCommand: SharedCommand {
             }
             parsed.append(one)
         }
-        let found = view.positions(text: text.joined(separator: " "), conditions: parsed)
+        let found = view.positions(text: text, conditions: parsed)
         let (positions, pages) = try Shell.page(found, page, size: limit, noun: "items")
         let slice = positions.map { view.items[$0] }
         // Columns: the first item's members that are not lists or objects, at most six.

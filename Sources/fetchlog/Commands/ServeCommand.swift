@@ -3,21 +3,28 @@ import FetchlogCore
 import FetchlogServe
 import Foundation
 
-/// `serve`: the read API (and a page at /) over the store, until interrupted. The engine
-/// work is FetchlogServe's; this door opens the store and hands it the CLI's own rendering
-/// of an event header, so the API answers what `log tail --format json` prints.
+/// `serve`: the API (and a page at /) over the store, until interrupted. The engine work
+/// is FetchlogServe's; this door opens the store (fetching with the network options, for
+/// `POST /api/fetch`) and hands it the CLI's own rendering of an event header and its
+/// commands' answers (`ServeAnswers.commandLine`), so the API answers what the CLI prints.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve a read API over the store (and a page at /); the first line printed is its address.",
+        abstract: "Serve an API over the store (and a page at /); the first line printed is its address.",
         discussion: """
         GET /api/status, /api/views, /api/views/NAME[?at=SEQ] (as `export NAME --format json`, with an ETag), \
+        /api/items/SOURCE/RESOURCE?q=TEXT&where=F=V&limit=N&page=N (as `items … --format json`), \
         /api/log?from=SEQ&limit=N (as `log tail --format json`), /api/events/SEQ (as `log show SEQ --format json`), \
-        /api/stream (Server-Sent Events, one per appended event; resumes after Last-Event-ID). \
-        Loopback by default; any other --bind needs --token T (or --generate-token), and every request must then \
-        carry it: Authorization: Bearer T, or ?token=T.
+        /api/diff?view=NAME&from=SEQ&to=SEQ (as the shell's `diff`), \
+        /api/stream (Server-Sent Events, one per appended event; resumes after Last-Event-ID), /api/openapi.json. \
+        POST /api/fetch {"source": S, "resource": R} fetches as `fetch S R --format json`, with the network options below; \
+        it needs Authorization: Bearer T with the server's token, or without one the token made at start, which only \
+        the page at / holds. Errors are {"error": message, "exit": the CLI's exit status}. \
+        Loopback by default (requests naming another Host are refused); any other --bind needs --token T \
+        (or --generate-token), and every request must then carry it: Authorization: Bearer T, or ?token=T.
         """)
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var network: NetworkOptions
     @Option(help: "Port; 0 picks a free one.") var port = 8420
     @Option(help: "Address to bind (loopback unless told otherwise).") var bind = "127.0.0.1"
     @Option(help: "Every request must carry this token.") var token: String?
@@ -30,25 +37,36 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let clock = try reportingErrors { try cliClock() }
+        let fetching = try reportingErrors { try network.configuration() }
         let maintenance = try reportingErrors { try storeOptions.open() }
-        let store = try await reportingErrors { try await openStore(maintenance, clock: clock) }
+        // Fetching as `fetch` would: `POST /api/fetch` goes through this store.
+        let store = try await reportingErrors { try await openStore(maintenance, clock: fetching.clock, fetching: fetching) }
         // Other processes' appends (a `fetch` beside the server) reach the snapshots, and so
         // the event stream, through the store's own catch-up.
         let watcher = store.watch()
-        defer { watcher.cancel() }
         let token = generateToken ? ServeConfiguration.generateToken() : token
-        let content = ServeContent(store: store, clock: clock, eventHeader: { LogRendering.tailRecord($0) })
+        let content = ServeContent(store: store, clock: fetching.clock, eventHeader: { LogRendering.tailRecord($0) },
+                                   answers: .commandLine(store))
+        let configuration = ServeConfiguration(host: bind, port: port, token: token)
         do {
-            try await FetchlogServer.run(content, configuration: ServeConfiguration(host: bind, port: port, token: token)) { address in
+            try await FetchlogServer.run(content, configuration: configuration) { address in
                 // FileHandle writes are unbuffered: the address is out before the first request.
                 var lines = address + "\n"
                 if generateToken, let token { lines += "token \(token) (open \(address)/?token=\(token))\n" }
                 FileHandle.standardOutput.write(Data(lines.utf8))
+                // The action token made at start, for whoever started the server (curl, a
+                // script); stdout stays the address alone. Other sites cannot read either.
+                if token == nil {
+                    printError("actions (POST /api/fetch) need Authorization: Bearer \(configuration.actionToken) (the page at / holds it)")
+                }
             }
         } catch {
+            watcher.cancel()
+            await store.close()
             printError("cannot serve on \(bind):\(port): \(error)")
             throw ExitCode(1)
         }
+        watcher.cancel()
+        await store.close()
     }
 }

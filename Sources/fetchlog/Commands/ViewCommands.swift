@@ -132,9 +132,7 @@ struct ExportCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         let held = try await context.state(at: at)
         let state = confirmed ? held.confirmedOnly : held
-        let json: JSONValue
-        do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
-        if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, store: context.maintenance) }
+        let json = try Self.document(view, state: state, maintenance: context.maintenance)
         if schema {
             guard let generated = ManifestSchemas.schema(of: view, state: state) else {
                 throw CommandError.failed("\(view)'s schema is a file: Schemas/\(view).schema.json (generated schemas are for items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE)")
@@ -150,6 +148,17 @@ struct ExportCommand: SharedCommand {
         return .message("wrote \(view) (seq \(state.seq), \(Format.bytes(text.utf8.count))) to \(path)",
                         json: .object([("view", .string(view)), ("seq", .number(Int(state.seq))), ("file", .string(path)),
                                        ("bytes", .number(text.utf8.count))]))
+    }
+}
+
+extension ExportCommand {
+    /// `view` as of `state`, or the refusal of a view that reads a body `log compact`
+    /// dropped: `export`'s answer, and `GET /api/views/NAME`'s.
+    static func document(_ view: String, state: LogState, maintenance: StoreMaintenance) throws -> JSONValue {
+        let json: JSONValue
+        do { json = try ViewCatalog.export(view, state: state) } catch { throw CommandError.failed(error.description) }
+        if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, store: maintenance) }
+        return json
     }
 }
 

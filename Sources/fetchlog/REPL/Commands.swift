@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogShell
 import FetchlogSources
 import Foundation
 
@@ -87,25 +88,31 @@ enum Commands {
             let option = given.split(separator: "=").first.map(String.init) ?? given
             throw CommandError.usage("\(option) is set when the shell starts (fetchlog \(option) … repl); this shell fetches with its own settings")
         }
+        let printer = FetchPrinter()
+        printer.write = { session.emit($0 + "\n") }
+        printer.warn = { session.notify("warning: " + $0) }
+        printer.live = !session.renderer.mode.isMachine
+        return try await runFetch(args, store: session.store, shell: session.shell, policy: session.policy, printer: printer)
+    }
+
+    /// `fetch` from its words through an open store: the shell's, and `POST /api/fetch`'s.
+    /// Nothing usable is a failed command that still carries the report.
+    static func runFetch(_ args: [String], store: Store, shell: ShellRegistry, policy: OfflineFirst?, printer: FetchPrinter) async throws -> Output? {
         let command: FetchCommand
-        let defined = Set(session.store.snapshot.state.manifests.keys)
+        let defined = Set(store.snapshot.state.manifests.keys)
         do {
-            command = try FetchCommand.$registry.withValue(session.shell) {
+            command = try FetchCommand.$registry.withValue(shell) {
                 try FetchCommand.$definedSources.withValue(defined) { try FetchCommand.parse(args) }
             }
         } catch {
             throw CommandError.usage(FetchCommand.message(for: error) + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
-        let printer = FetchPrinter()
-        printer.write = { session.emit($0 + "\n") }
-        printer.warn = { session.notify("warning: " + $0) }
-        printer.live = !session.renderer.mode.isMachine
         let reports: [FetchReport]
-        do { reports = try await command.perform(session.store, printer, policy: session.policy, shell: session.shell) } catch let error as ValidationError {
+        do { reports = try await command.perform(store, printer, policy: policy, shell: shell) } catch let error as ValidationError {
             throw CommandError.usage(error.message + "\nusage: \(CommandTable.find("fetch")!.usage)")
         }
         let output = printer.finish(reports)
-        try await session.store.catchUp()
+        try await store.catchUp()
         if !reports.isEmpty && !reports.contains(where: \.isUsable) {
             var error = CommandError.failed("nothing usable came back: \(FetchCommand.reason(reports))")
             error.output = output
@@ -199,25 +206,30 @@ enum Commands {
 
     static func diff(_ session: Session, _ args: [String]) async throws -> Output? {
         guard args.count == 3, let a = UInt64(args[0]), let b = UInt64(args[1]) else { throw CommandError.usage("usage: diff SEQ1 SEQ2 VIEW") }
-        for seq in [a, b] { try session.maintenance.checkSeq(seq) }
+        return try viewDiff(session.store, view: args[2], from: a, to: b)
+    }
+
+    /// `view` from seq `a` to `b` in `store`: the shell's `diff`, and `GET /api/diff`'s.
+    static func viewDiff(_ store: Store, view: String, from a: UInt64, to b: UInt64) throws -> Output {
+        for seq in [a, b] { try store.maintenance.checkSeq(seq) }
         let before: JSONValue, after: JSONValue
         do {
             // Time travel is the store's (its checkpoint and the tail when it can).
-            let states = [try session.store.state(asOf: a), try session.store.state(asOf: b)]
+            let states = [try store.state(asOf: a), try store.state(asOf: b)]
             for state in states {
-                if let notice = CompactedBodiesNotice.check(view: args[2], state: state) { throw try compactedError(notice, store: session.maintenance) }
+                if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, store: store.maintenance) }
             }
-            before = try ViewCatalog.export(args[2], state: states[0])
-            after = try ViewCatalog.export(args[2], state: states[1])
+            before = try ViewCatalog.export(view, state: states[0])
+            after = try ViewCatalog.export(view, state: states[1])
         } catch let error as ViewNameError { throw CommandError.failed(error.description) }
         // Keyed collections are compared by key (resource, id, name …), so an added row is
         // one `added` change, not a cascade of positions; values are whole JSON.
         let diff = ViewDiff(from: before, to: after)
-        if diff.isEmpty { return .message("no change in \(args[2]) between seq \(a) and \(b)", json: .array([])) }
+        if diff.isEmpty { return .message("no change in \(view) between seq \(a) and \(b)", json: .array([])) }
         let rows = diff.changes.map { change -> [String] in
             [change.kind.rawValue, change.path, change.before?.canonicalText() ?? "", change.after?.canonicalText() ?? ""]
         }
         return .table(columns: ["change", "path", "seq \(a)", "seq \(b)"], rows: rows, records: diff.changes.map(\.json),
-                      footer: "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s") in \(args[2]) from seq \(a) to \(b)")
+                      footer: "\(diff.changes.count) change\(diff.changes.count == 1 ? "" : "s") in \(view) from seq \(a) to \(b)")
     }
 }

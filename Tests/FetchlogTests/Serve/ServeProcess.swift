@@ -13,7 +13,11 @@ final class ServeProcess: @unchecked Sendable {
     private(set) var extraLine = ""
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
-    init(store: String, arguments: [String] = [], environment: [String: String] = [:], readsExtraLine: Bool = false) async throws {
+    /// The action token the server made at start (read from its stderr when asked for).
+    private(set) var actionToken = ""
+
+    init(store: String, arguments: [String] = [], environment: [String: String] = [:], readsExtraLine: Bool = false,
+         readsActionToken: Bool = false) async throws {
         process.executableURL = URL(fileURLWithPath: Repo.executable)
         process.arguments = ["--store", store, "serve", "--port", "0"] + arguments
         var env = ProcessInfo.processInfo.environment
@@ -21,23 +25,33 @@ final class ServeProcess: @unchecked Sendable {
         process.environment = env
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = readsActionToken ? errors : FileHandle.nullDevice
         try process.run()
         let reader = out.fileHandleForReading
         let lines = try await offPool { () -> [String] in
-            func line() -> String {
-                var line = ""
-                while !line.hasSuffix("\n") {
-                    let byte = reader.readData(ofLength: 1)
-                    if byte.isEmpty { break }
-                    line += String(decoding: byte, as: UTF8.self)
-                }
-                return line.trimmingCharacters(in: .newlines)
-            }
-            return readsExtraLine ? [line(), line()] : [line()]
+            readsExtraLine ? [Self.line(reader), Self.line(reader)] : [Self.line(reader)]
         }
         base = lines[0]
         if readsExtraLine { extraLine = lines[1] }
+        if readsActionToken {
+            // "fetchlog: actions (POST /api/fetch) need Authorization: Bearer TOKEN (the page at / holds it)"
+            let said = try await offPool { Self.line(errors.fileHandleForReading) }
+            actionToken = said.components(separatedBy: "Bearer ").last?.split(separator: " ").first.map(String.init) ?? ""
+            // Whatever else it says must not fill the pipe and stall it.
+            errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        }
+    }
+
+    /// One line of `reader`, without its newline.
+    static func line(_ reader: FileHandle) -> String {
+        var line = ""
+        while !line.hasSuffix("\n") {
+            let byte = reader.readData(ofLength: 1)
+            if byte.isEmpty { break }
+            line += String(decoding: byte, as: UTF8.self)
+        }
+        return line.trimmingCharacters(in: .newlines)
     }
 
     struct Answer {
@@ -47,10 +61,11 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// One request to `path`, at the server's address or at `via` (another of its addresses).
-    func get(_ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], via: String? = nil) async throws -> Answer {
+    func get(_ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil, via: String? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: (via ?? base) + path)
         request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await client.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 64 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: body))

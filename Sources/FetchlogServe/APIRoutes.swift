@@ -1,0 +1,115 @@
+import FetchlogCore
+import Hummingbird
+
+/// One route of the API: what the responder dispatches on, what a miss lists, and what
+/// `/api/openapi.json` describes. `APIRoute.all` is the only list of routes, so the three
+/// cannot disagree.
+struct APIRoute: Sendable {
+    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, openAPI }
+
+    struct Parameter: Sendable {
+        enum Location: String, Sendable { case path, query, header }
+        let name: String
+        let location: Location
+        let type: String
+        let required: Bool
+        let description: String
+    }
+
+    let handler: Handler
+    let method: HTTPRequest.Method
+    /// As OpenAPI writes it: `/api/views/{name}`.
+    let path: String
+    let summary: String
+    var parameters: [Parameter] = []
+    /// The last path parameter takes the rest of the path, slashes included (`show/1`).
+    var lastTakesRest = false
+    /// The members of a JSON request body: name, type, required, description.
+    var body: [(String, String, Bool, String)]? = nil
+    /// What a 200 answers, and as what.
+    let answer: String
+    var contentType = "application/json"
+    /// Only with the action token (`Authorization: Bearer T`).
+    var isAction = false
+    /// The statuses of the refusals this route can answer (besides 401, 403, 414).
+    var errors: [Int] = []
+
+    static func queryParameter(_ name: String, _ type: String, _ description: String, required: Bool = false) -> Parameter {
+        Parameter(name: name, location: .query, type: type, required: required, description: description)
+    }
+
+    static func pathParameter(_ name: String, _ type: String, _ description: String) -> Parameter {
+        Parameter(name: name, location: .path, type: type, required: true, description: description)
+    }
+
+    static let all: [APIRoute] = [
+        APIRoute(handler: .page, method: .get, path: "/", summary: "The page: the log as a timeline, views, time travel.",
+                 answer: "One self-contained HTML document (no other origin is named).", contentType: "text/html"),
+        APIRoute(handler: .page, method: .get, path: "/index.html", summary: "The page, as at /.",
+                 answer: "The same document as /.", contentType: "text/html"),
+        APIRoute(handler: .status, method: .get, path: "/api/status", summary: "Freshness of every resource, as `status --format json`.",
+                 answer: "An array with one object per resource."),
+        APIRoute(handler: .views, method: .get, path: "/api/views", summary: "The names of the views `export` takes.",
+                 answer: "An array of view names."),
+        APIRoute(handler: .view, method: .get, path: "/api/views/{name}", summary: "A view as `export NAME [--at SEQ] --format json`, byte for byte.",
+                 parameters: [pathParameter("name", "string", "The view (it may hold slashes: show/1, items/SOURCE/RESOURCE)."),
+                              queryParameter("at", "integer", "The state as of this seq (time travel); 0 is the empty store."),
+                              Parameter(name: "If-None-Match", location: .header, type: "string", required: false,
+                                        description: "An ETag this view was answered with: 304 while it is unchanged.")],
+                 lastTakesRest: true,
+                 answer: "Canonical JSON; ETag is the SHA-256 of it. Before the compaction horizon, a view that reads a body `log compact` dropped is refused (410) as `export --at` refuses it, the notice in the Fetchlog-Notice header and the error.",
+                 errors: [304, 400, 404, 410]),
+        APIRoute(handler: .items, method: .get, path: "/api/items/{source}/{resource}",
+                 summary: "Items of a manifest resource, as `items SOURCE RESOURCE [TEXT] [--where C]… --limit N --page N --format json`.",
+                 parameters: [pathParameter("source", "string", "A source defined by a manifest."), pathParameter("resource", "string", "One of its resources."),
+                              queryParameter("q", "string", "Text searched (case-insensitive, partial) in the search fields."),
+                              queryParameter("where", "string", "FIELD=VALUE (whole, case-insensitive; any element of a list) or FIELD=MIN..MAX; repeatable."),
+                              queryParameter("limit", "integer", "Items a page, 1 to 1000 (20)."), queryParameter("page", "integer", "The page, from 1 (1).")],
+                 answer: "An array of items.", errors: [400, 404]),
+        APIRoute(handler: .log, method: .get, path: "/api/log", summary: "Event headers, as `log tail --format json` shows them.",
+                 parameters: [queryParameter("from", "integer", "The first seq (1)."), queryParameter("limit", "integer", "At most this many, 1 to 1000 (100).")],
+                 answer: "An array of event headers (bodies by /api/events/SEQ).", errors: [400]),
+        APIRoute(handler: .event, method: .get, path: "/api/events/{seq}", summary: "One event, as `log show SEQ --format json`.",
+                 parameters: [pathParameter("seq", "integer", "The event's seq, from 1.")], answer: "The event with its body.", errors: [400, 404]),
+        APIRoute(handler: .diff, method: .get, path: "/api/diff", summary: "What changed in a view between two seqs, as the shell's `diff FROM TO VIEW --format json`.",
+                 parameters: [queryParameter("view", "string", "The view.", required: true), queryParameter("from", "integer", "The earlier seq (0 is the empty store).", required: true),
+                              queryParameter("to", "integer", "The later seq.", required: true)],
+                 answer: "An array of changes (change, path, before, after); [] when none.", errors: [400, 404, 410]),
+        APIRoute(handler: .stream, method: .get, path: "/api/stream", summary: "Server-Sent Events: one per appended event (id: SEQ).",
+                 parameters: [Parameter(name: "Last-Event-ID", location: .header, type: "integer", required: false,
+                                        description: "Resume after this seq: every later event is sent first.")],
+                 answer: "text/event-stream of `appended` events whose data is the header /api/log shows.", contentType: "text/event-stream",
+                 errors: [400]),
+        APIRoute(handler: .fetch, method: .post, path: "/api/fetch",
+                 summary: "Fetch through the store, as `fetch SOURCE RESOURCE [VALUE]… [--pages P] --format json`; needs the action token.",
+                 body: [("source", "string", true, "The source (fetch's SOURCE)."), ("resource", "string", false, "What to fetch (fetch's second word: census, shows, a manifest resource …)."),
+                        ("values", "array", false, "Further words: an id, a text or an href."), ("pages", "string", false, "N, A-B or all.")],
+                 answer: "Every attempt as a record, as `fetch --format json` prints them; Fetchlog-Exit is the status the command ends with (1: nothing usable came back, Fetchlog-Notice says why).",
+                 isAction: true, errors: [400, 404, 413, 415]),
+        APIRoute(handler: .openAPI, method: .get, path: "/api/openapi.json", summary: "This API, described in OpenAPI 3.1.",
+                 answer: "An OpenAPI 3.1 document."),
+    ]
+
+    /// The distinct paths, in table order: what a miss lists.
+    static var paths: [String] {
+        var seen: Set<String> = []
+        return all.map(\.path).filter { seen.insert($0).inserted }
+    }
+
+    /// The path parameters' raw (still percent-encoded) values when `rawPath` is this
+    /// route's path, else nil.
+    func match(_ rawPath: String) -> [String]? {
+        let template = path.split(separator: "/", omittingEmptySubsequences: false)
+        let given = rawPath.split(separator: "/", omittingEmptySubsequences: false)
+        guard lastTakesRest ? given.count >= template.count : given.count == template.count else { return nil }
+        var values: [String] = []
+        for (index, part) in template.enumerated() {
+            if part.hasPrefix("{") {
+                values.append(lastTakesRest && index == template.count - 1 ? given[index...].joined(separator: "/") : String(given[index]))
+            } else if part != given[index] {
+                return nil
+            }
+        }
+        return values
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import FetchlogCore
+import FetchlogServe
+import FetchlogShell
+import Foundation
+
+/// The API's answers from the commands' own code: `GET /api/items/…` runs `items`'s,
+/// `GET /api/diff` the shell's `diff`, `POST /api/fetch` the shell's `fetch`, and
+/// `GET /api/views/NAME` `export`'s, each rendered as `--format json` renders it, so the
+/// API and the CLI cannot drift apart. Their errors keep the CLI's message and exit status.
+extension ServeAnswers {
+    static func commandLine(_ store: Store) -> ServeAnswers {
+        ServeAnswers(
+            export: { name, state in
+                try answering { try ExportCommand.document(name, state: state, maintenance: store.maintenance) }
+            },
+            items: { state, question in
+                try answering {
+                    json(try ItemsCommand.answer(state, source: question.source, resource: question.resource, text: question.text,
+                                                 conditions: question.conditions, limit: question.limit, page: question.page))
+                }
+            },
+            diff: { view, from, to in
+                try answering { json(try Commands.viewDiff(store, view: view, from: from, to: to)) }
+            },
+            fetch: { words in
+                let printer = FetchPrinter()
+                printer.live = false
+                do {
+                    let output = try await Commands.runFetch(words, store: store, shell: Engine.shell, policy: nil, printer: printer)
+                    return FetchAnswer(text: output.map(json) ?? "[]\n", exit: 0, message: nil)
+                } catch let error as CommandError where error.status == ExitStatus.failure && error.output != nil {
+                    // The fetch ran and its events are in the log: the report, and why it failed.
+                    return FetchAnswer(text: error.output.map(json) ?? "[]\n", exit: error.status, message: error.message)
+                } catch {
+                    throw refusal(error)
+                }
+            }
+        )
+    }
+
+    /// What `--format json` prints for `output`.
+    static func json(_ output: Output) -> String {
+        var renderer = Renderer()
+        renderer.mode = .json
+        return renderer.render(output)
+    }
+
+    static func answering<R>(_ body: () throws -> R) throws -> R {
+        do { return try body() } catch { throw refusal(error) }
+    }
+
+    /// A command's error as the API sends it: the CLI's message and exit status; a usage
+    /// error is a bad request, a failed command something not there (404), a view before
+    /// the compaction horizon gone (410, with what `export --at` prints on stdout and the
+    /// notice in a header).
+    static func refusal(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as CommandError:
+            if error.status == 64 { return APIError(code: 400, message: error.message, exit: error.status) }
+            if case .message(_, .object(let members))? = error.output {
+                return APIError(code: 410, message: error.message, exit: error.status, details: members, notice: error.message)
+            }
+            return APIError(code: 404, message: error.message, exit: error.status)
+        case let error as MaintenanceError:
+            let failure = CommandError(maintenance: error)
+            switch error {
+            case .seqPastEnd, .noEvent: return APIError(code: 404, message: failure.message, exit: failure.status)
+            case .cancelled: return APIError(code: 503, message: failure.message, exit: failure.status)
+            default: return APIError(code: 500, message: failure.message, exit: failure.status)
+            }
+        case let error as ValidationError:
+            return APIError(code: 400, message: error.message, exit: 64)
+        default:
+            return APIError(code: 500, message: "\(error)", exit: ExitStatus.failure)
+        }
+    }
+}
