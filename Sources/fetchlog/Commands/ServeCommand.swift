@@ -33,22 +33,32 @@ struct ServeCommand: AsyncParsableCommand {
         let clock = try reportingErrors { try cliClock() }
         let maintenance = try reportingErrors { try storeOptions.open() }
         let store = try await reportingErrors { try await openStore(maintenance, clock: clock) }
-        // Other processes' appends (a `fetch` beside the server) reach the snapshots, and so
-        // the event stream, through the store's own catch-up.
-        let watcher = store.watch()
-        defer { watcher.cancel() }
         let token = generateToken ? ServeConfiguration.generateToken() : token
-        let content = ServeContent(store: store, clock: clock, eventHeader: { LogRendering.tailRecord($0) })
-        do {
-            try await FetchlogServer.run(content, configuration: ServeConfiguration(host: bind, port: port, token: token)) { address in
-                // FileHandle writes are unbuffered: the address is out before the first request.
-                var lines = address + "\n"
-                if generateToken, let token { lines += "token \(token) (open \(address)/?token=\(token))\n" }
-                FileHandle.standardOutput.write(Data(lines.utf8))
-            }
-        } catch {
-            printError("cannot serve on \(bind):\(port): \(error)")
-            throw ExitCode(1)
+        try await serveStore(store, clock: clock, configuration: ServeConfiguration(host: bind, port: port, token: token)) { address in
+            var lines = address + "\n"
+            if generateToken, let token { lines += "token \(token) (open \(address)/?token=\(token))\n" }
+            return lines
         }
+    }
+}
+
+/// Serves `store` (the API and the page) until SIGINT or SIGTERM: what `serve` and
+/// `demo --web` share. `announce` turns the base URL into what stdout says once the socket
+/// listens (the address first: scripts and tests read it).
+func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfiguration,
+                announce: @escaping @Sendable (String) -> String) async throws {
+    // Other processes' appends (a `fetch` beside the server) reach the snapshots, and so
+    // the event stream, through the store's own catch-up.
+    let watcher = store.watch()
+    defer { watcher.cancel() }
+    let content = ServeContent(store: store, clock: clock, eventHeader: { LogRendering.tailRecord($0) })
+    do {
+        try await FetchlogServer.run(content, configuration: configuration) { address in
+            // FileHandle writes are unbuffered: the address is out before the first request.
+            FileHandle.standardOutput.write(Data(announce(address).utf8))
+        }
+    } catch {
+        printError("cannot serve on \(configuration.host):\(configuration.port): \(error)")
+        throw ExitCode(1)
     }
 }
