@@ -179,10 +179,12 @@ def run(driver, url, expected, screenshot):
     check(timeline_seqs(driver)[0] == appended["seq"], "the live event is not the newest row")
     check(driver.execute_script("return window.fetchlogMarker") == "no reload", "the page reloaded")
 
-    # The screenshot the README shows: the new event open, at 1280×800, the page from its top.
-    click_row(driver, appended["seq"])
-    wait_for(driver, "the live event to open", lambda d: attribute(d, "#event-detail", "data-seq") == str(appended["seq"])
+    # The screenshot the README shows, at 1280×800, the page from its top: the live event at
+    # the timeline's top, one show's JSON body open.
+    click_row(driver, expected["eventSeq"])
+    wait_for(driver, "the event to open again", lambda d: attribute(d, "#event-detail", "data-seq") == str(expected["eventSeq"])
              and attribute(d, "#event-detail", "data-loaded") == "true")
+    driver.execute_script("document.getElementById('timeline').closest('.scroll').scrollTop = 0")
     driver.execute_script("window.scrollTo(0, 0)")
     check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways at 1280 px")
     check(driver.save_screenshot(screenshot), f"cannot write {screenshot}")

@@ -44,7 +44,8 @@ enum PageScript {
     const intentsOpen = new Map();     // source + label → seq of an intent nothing has answered yet
     const MAX_ROWS = 5000;             // rows drawn at once (the newest that match); the count covers all
 
-    // fetched / 304 / failure / intent / pending / merged / end of list, from the header.
+    // fetched / 304 / failure / intent / pending / end of list, from the header; "merged" once
+    // the header carries the event's origin (`log tail --format json` rows do not yet).
     function category(e) {
       if (e.origin) return "merged";
       switch (e.kind) {
@@ -142,8 +143,8 @@ enum PageScript {
     const BODY_PAGE = 65536;           // characters of a body shown at once
     let body = { text: "", pretty: null, mode: "pretty", page: 0 };
     function headerList(title, headers) {
+      // Closed at first (a click or Enter opens them): the body stays in sight.
       const details = el("details");
-      details.open = true;
       details.append(el("summary", title + " (" + headers.length + ")"));
       const list = el("dl");
       for (const h of headers) list.append(el("dt", h.name), el("dd", h.value));
@@ -162,16 +163,19 @@ enum PageScript {
       let e;
       try { e = await api("/api/events/" + seq); } catch (error) { detail.replaceChildren(el("p", error.message, { class: "fail" })); return; }
       if (openSeq !== seq) return;
-      const facts = el("dl");
-      const add = (name, value) => { if (value !== null && value !== undefined && value !== "") facts.append(el("dt", name), el("dd", value)); };
-      add("seq", e.seq); add("recorded at", e.recordedAt); add("kind", e.kind); add("source", e.source); add("label", e.label);
-      add("attempt", e.attempt);
-      add("duration", e.durationMicros === null ? null : (e.durationMicros / 1000).toFixed(3) + " ms");
-      if (e.request) add("request", e.request.method + " " + e.request.url);
+      const facts = el("dl", null, { class: "facts" });
+      // Two facts a line; a long one (a URL, a message) takes the whole line.
+      const add = (name, value, long) => {
+        if (value !== null && value !== undefined && value !== "") facts.append(el("dt", name), el("dd", value, long ? { class: "long" } : {}));
+      };
+      add("seq", e.seq); add("kind", e.kind); add("source", e.source); add("attempt", e.attempt);
+      add("recorded at", e.recordedAt, true); add("label", e.label, true);
       if (e.response) add("response", e.response.status);
-      if (e.failure) add("failure", e.failure.class + ": " + e.failure.message);
-      if (e.origin) add("origin", e.origin.store + " seq " + e.origin.seq);
-      add("checksum", e.checksum);
+      add("duration", e.durationMicros === null ? null : (e.durationMicros / 1000).toFixed(3) + " ms");
+      if (e.request) add("request", e.request.method + " " + e.request.url, true);
+      if (e.failure) add("failure", e.failure.class + ": " + e.failure.message, true);
+      if (e.origin) add("origin", e.origin.store + " seq " + e.origin.seq, true);
+      add("checksum", e.checksum, true);
       const parts = [el("h3", "Event " + seq), facts];
       if (e.request && e.request.headers.length) parts.push(headerList("request headers", e.request.headers));
       if (e.response) parts.push(headerList("response headers", e.response.headers));

@@ -38,6 +38,8 @@ enum PageStyle {
     .hint{color:var(--muted);font-size:.85em;margin:.3rem 0}
     pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:.4rem;max-height:50vh;overflow:auto;margin:.3rem 0;font:12px/1.35 ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace}
     dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.1rem .8rem;margin:.2rem 0}
+    dl.facts{grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr)}
+    dl.facts dd.long{grid-column:span 3}
     dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
     details{margin:.3rem 0}summary{cursor:pointer}
     .facet{display:inline-block;margin:.1rem .5rem .1rem 0}
@@ -48,6 +50,8 @@ enum PageStyle {
     @media (max-width:760px){
       main{grid-template-columns:minmax(0,1fr);padding:.5rem}
       .wide{display:none}
+      dl.facts{grid-template-columns:max-content minmax(0,1fr)}
+      dl.facts dd.long{grid-column:auto}
       .scroll,#event-detail{max-height:60vh}
       td,th{padding:.2rem .3rem}
     }
