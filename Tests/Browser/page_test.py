@@ -7,7 +7,8 @@ expected number from the CLI. Usage:
 
     page_test.py URL EXPECTED.json SCREENSHOT.png
 
-EXPECTED.json: {"events", "eventSeq", "eventBody", "keyboardSeq", "view", "nowRows",
+EXPECTED.json: {"events", "eventSeq", "eventBody", "keyboardSeq", "items": {"view", "rows",
+"facet": {"field", "value", "count"}, "search", "searchRows"}, "view", "nowRows",
 "earlierSeq", "earlierRows", "diff": {"added", "removed", "changed"}, "resources",
 "failing": [resource…]}.
 
@@ -96,9 +97,20 @@ def timeline_seqs(driver):
     return [int(row.get_attribute("data-seq")) for row in driver.find_elements(By.CSS_SELECTOR, "#timeline tr[data-seq]")]
 
 
-def view_rows(driver):
+def view_rows(driver, name):
+    """(at, row count) of the view shown, or None while another view is."""
     label = driver.find_element(By.ID, "view-rows")
+    if label.get_attribute("data-view") != name:
+        return None
     return label.get_attribute("data-at"), label.get_attribute("data-count")
+
+
+def search(driver, text):
+    box = driver.find_element(By.ID, "view-search")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    if text:
+        box.send_keys(text)
 
 
 def run(driver, url, expected, screenshot):
@@ -135,14 +147,34 @@ def run(driver, url, expected, screenshot):
     focused = driver.execute_script("return document.activeElement.getAttribute('data-seq')")
     check(focused == str(expected["keyboardSeq"]), f"focus left the row (on {focused!r})")
 
+    # A manifest resource's items: its facet counts, a click on one filters the rows to that
+    # count, the search box to the rows holding the text.
+    items = expected["items"]
+    Select(driver.find_element(By.ID, "view-name")).select_by_value(items["view"])
+    wait_for(driver, f"view {items['view']} ({items['rows']} rows)", lambda d: view_rows(d, items["view"]) == ("now", str(items["rows"])))
+    facet = items["facet"]
+    chip = f'#view-facets button[data-field="{facet["field"]}"][data-value="{facet["value"]}"]'
+    wait_for(driver, f"the facet {facet['field']}={facet['value']}", lambda d: d.find_elements(By.CSS_SELECTOR, chip))
+    shown_count = attribute(driver, chip, "data-count")
+    check(shown_count == str(facet["count"]), f"the facet {facet['field']}={facet['value']} counts {shown_count}, the facets view {facet['count']}")
+    driver.find_element(By.CSS_SELECTOR, chip).click()
+    wait_for(driver, f"{facet['count']} rows with {facet['field']}={facet['value']}",
+             lambda d: attribute(d, "#view-filter", "data-count") == str(facet["count"]))
+    driver.find_element(By.CSS_SELECTOR, chip).click()
+    search(driver, items["search"])
+    wait_for(driver, f"{items['searchRows']} rows holding {items['search']!r}",
+             lambda d: attribute(d, "#view-filter", "data-count") == str(items["searchRows"]))
+    search(driver, "")
+
     # A view now, then as of an earlier seq through the slider (keys: End, then ← to the seq).
-    Select(driver.find_element(By.ID, "view-name")).select_by_value(expected["view"])
-    wait_for(driver, f"view {expected['view']} now", lambda d: view_rows(d) == ("now", str(expected["nowRows"])))
+    name = expected["view"]
+    Select(driver.find_element(By.ID, "view-name")).select_by_value(name)
+    wait_for(driver, f"view {name} now", lambda d: view_rows(d, name) == ("now", str(expected["nowRows"])))
     slider = driver.find_element(By.ID, "view-at")
     slider.send_keys(Keys.END)
     slider.send_keys(*([Keys.ARROW_LEFT] * (expected["events"] - expected["earlierSeq"])))
     wait_for(driver, f"view {expected['view']} as of seq {expected['earlierSeq']} ({expected['earlierRows']} rows)",
-             lambda d: view_rows(d) == (str(expected["earlierSeq"]), str(expected["earlierRows"])))
+             lambda d: view_rows(d, name) == (str(expected["earlierSeq"]), str(expected["earlierRows"])))
 
     # The diff from that seq to now.
     for field, value in [("diff-from", expected["earlierSeq"]), ("diff-to", expected["events"])]:
@@ -161,7 +193,7 @@ def run(driver, url, expected, screenshot):
 
     # Back to now (End): the view follows the log from here on.
     slider.send_keys(Keys.END)
-    wait_for(driver, "the view back at now", lambda d: view_rows(d) == ("now", str(expected["nowRows"])))
+    wait_for(driver, "the view back at now", lambda d: view_rows(d, name) == ("now", str(expected["nowRows"])))
 
     # Live: another process fetches; the page shows it without a reload (the marker survives).
     driver.execute_script("window.fetchlogMarker = 'no reload'")
@@ -175,7 +207,7 @@ def run(driver, url, expected, screenshot):
     check(outcome == appended["outcome"], f"the live event's outcome is {outcome!r}, the log says {appended['outcome']!r}")
     wait_for(driver, f"the count to reach {appended['events']}", lambda d: attribute(d, "#event-count", "data-count") == str(appended["events"]))
     wait_for(driver, f"view {expected['view']} to reload at now ({appended['nowRows']} rows)",
-             lambda d: view_rows(d) == ("now", str(appended["nowRows"])))
+             lambda d: view_rows(d, name) == ("now", str(appended["nowRows"])))
     check(timeline_seqs(driver)[0] == appended["seq"], "the live event is not the newest row")
     check(driver.execute_script("return window.fetchlogMarker") == "no reload", "the page reloaded")
 

@@ -41,11 +41,10 @@ enum PageScript {
     const events = new Map();          // seq → header as /api/log gives it
     let lastSeq = 0;
     let openSeq = null;
-    const intentsOpen = new Map();     // source + label → seq of an intent nothing has answered yet
     const MAX_ROWS = 5000;             // rows drawn at once (the newest that match); the count covers all
 
-    // fetched / 304 / failure / intent / pending / end of list, from the header; "merged" once
-    // the header carries the event's origin (`log tail --format json` rows do not yet).
+    // fetched / 304 / failure / intent / end of list, from the header; "merged" once the header
+    // carries the event's origin (`log tail --format json` rows do not yet).
     function category(e) {
       if (e.origin) return "merged";
       switch (e.kind) {
@@ -53,16 +52,13 @@ enum PageScript {
         case "not-modified": return "304";
         case "fetch-failed": return "failure";
         case "end-of-list": return "end of list";
-        case "intent": return intentsOpen.get(e.source + " " + e.label) === e.seq ? "pending" : "intent";
+        case "intent": return "intent";
         default: return e.kind;
       }
     }
     function remember(e) {
       if (events.has(e.seq)) return false;
       events.set(e.seq, e);
-      const key = e.source + " " + e.label;
-      if (e.kind === "intent") intentsOpen.set(key, e.seq);
-      else if (intentsOpen.has(key)) { const intent = intentsOpen.get(key); intentsOpen.delete(key); redrawRow(intent); }
       if (e.seq > lastSeq) lastSeq = e.seq;
       const sources = $("filter-source");
       if (![...sources.options].some((o) => o.value === e.source)) sources.append(el("option", e.source, { value: e.source }));
@@ -89,10 +85,6 @@ enum PageScript {
       row.append(outcome);
       if (e.seq === openSeq) row.setAttribute("aria-selected", "true");
       return row;
-    }
-    function redrawRow(seq) {
-      const old = document.querySelector('#timeline tr[data-seq="' + seq + '"]');
-      if (old && events.has(seq)) old.replaceWith(rowFor(events.get(seq)));
     }
     function drawTimeline() {
       const body = $("timeline");
@@ -310,7 +302,8 @@ enum PageScript {
           for (const v of f.values) {
             const span = el("span", null, { class: "facet" });
             const pressed = view.facet && view.facet.field === f.field && view.facet.value === v.value;
-            const button = el("button", v.value + " (" + v.count + ")", { type: "button", "aria-pressed": String(!!pressed) });
+            const button = el("button", v.value + " (" + v.count + ")",
+                              { type: "button", "aria-pressed": String(!!pressed), "data-field": f.field, "data-value": v.value, "data-count": v.count });
             button.addEventListener("click", () => {
               view.facet = pressed ? null : { field: f.field, value: v.value };
               view.page = 0;
@@ -342,6 +335,7 @@ enum PageScript {
       if (view.facet) rows = rows.filter((r) => r && typeof r === "object" && facetMatches(r, view.facet));
       if (query) rows = rows.filter((r) => JSON.stringify(r).toLowerCase().includes(query));
       $("view-filter").textContent = rows.length !== view.rows.length ? rows.length + " match" : "";
+      $("view-filter").dataset.count = String(rows.length);
       const table = $("view-table");
       const pages = Math.max(1, Math.ceil(rows.length / VIEW_PAGE));
       view.page = Math.min(view.page, pages - 1);

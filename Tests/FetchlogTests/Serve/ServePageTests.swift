@@ -34,8 +34,12 @@ import Testing
         func fetch(_ arguments: [String], upstream: String = base) async throws -> CommandResult {
             try await runFetchlog(["--store", store, "--upstream", upstream, "fetch"] + arguments + ["--retries", "0"], environment: demoEnvironment)
         }
-        // A second page of shows (the view grows), and a fetch that fails (nothing listens on
-        // port 1): the timeline has a failure, freshness a failing resource.
+        // A source from a manifest (an intent in the log, an items view with facets), a second
+        // page of shows (the view grows), and a fetch that fails (nothing listens on port 1):
+        // the timeline has a failure, freshness a failing resource.
+        let added = try await runFetchlog(["--store", store, "source", "add", Repo.root + "/docs/manifests/census.json"], environment: demoEnvironment)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try await fetch(["census", "gnomes"]).status == 0)
         #expect(try await fetch(["tvmaze", "shows", "--pages", "1"]).status == 0)
         #expect(try await fetch(["brastlewark", "census"], upstream: "http://127.0.0.1:1").status == 1)
 
@@ -57,12 +61,25 @@ import Testing
             ("removed", .number(before.keys.filter { after[$0] == nil }.count)),
             ("changed", .number(after.filter { before[$0.key] != nil && before[$0.key] != $0.value }.count)),
         ])
+        // The items view: a facet value's count, and the rows holding the first item's name
+        // (the page searches each row's JSON text, case-insensitively).
+        let items = try Self.rows(try await Self.json(store, ["export", "items/census/gnomes"]), "items")
+        let facets = try Self.rows(try await Self.json(store, ["export", "facets/census/gnomes"]), "facets")
+        let counted = try #require(facets.first { $0["values"] != nil })
+        let value = try #require(counted["values"]?.arrayValue?.first)
+        let name = try #require(items.first?["name"]?.stringValue)
+        let itemsExpected: JSONValue = .object([
+            ("view", .string("items/census/gnomes")), ("rows", .number(items.count)),
+            ("facet", .object([("field", counted["field"]!), ("value", value["value"]!), ("count", value["count"]!)])),
+            ("search", .string(name)),
+            ("searchRows", .number(items.filter { $0.canonicalText().lowercased().contains(name.lowercased()) }.count)),
+        ])
         let status = try #require(try await Self.json(store, ["status"]).arrayValue)
         let failing = status.filter { $0["failing"] == .bool(true) }.compactMap { $0["resource"]?.stringValue }
         #expect(failing == ["brastlewark/data.json"])
         let expected: JSONValue = .object([
             ("events", .number(events)), ("eventSeq", .number(eventSeq)), ("eventBody", .string(body)), ("keyboardSeq", .number(5)),
-            ("view", .string("shows")), ("nowRows", .number(now.count)), ("earlierSeq", .number(earlierSeq)),
+            ("items", itemsExpected), ("view", .string("shows")), ("nowRows", .number(now.count)), ("earlierSeq", .number(earlierSeq)),
             ("earlierRows", .number(earlier.count)), ("diff", diff), ("resources", .number(status.count)),
             ("failing", .array(failing.map { .string($0) })),
         ])
