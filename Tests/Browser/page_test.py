@@ -10,7 +10,7 @@ expected number from the CLI. Usage:
 EXPECTED.json: {"events", "eventSeq", "eventBody", "keyboardSeq", "items": {"view", "rows",
 "facet": {"field", "value", "count"}, "search", "searchRows"}, "view", "nowRows",
 "earlierSeq", "earlierRows", "diff": {"added", "removed", "changed"}, "resources",
-"failing": [resource…]}.
+"failing": [resource…], "paged": {"seq", "body"}, "tokenURL"}.
 
 Protocol with the Swift test: once the page is checked, this prints `ready` on stdout
 and reads one JSON line from stdin: {"seq", "outcome", "events", "nowRows"}, what another
@@ -139,6 +139,22 @@ def run(driver, url, expected, screenshot):
     check(shown.get_attribute("data-mode") == "pretty" and json.loads(pretty) == json.loads(expected["eventBody"]),
           "the pretty body is not the event's JSON")
 
+    # A large body, in parts: read part by part (▶), raw, the parts join into the body.
+    paged = expected["paged"]
+    click_row(driver, paged["seq"])
+    wait_for(driver, f"event {paged['seq']} to open", lambda d: attribute(d, "#event-detail", "data-seq") == str(paged["seq"])
+             and attribute(d, "#event-detail", "data-loaded") == "true")
+    driver.find_element(By.ID, "body-raw").click()
+    parts = []
+    while True:
+        parts.append(driver.find_element(By.ID, "event-body").get_attribute("textContent"))
+        following = driver.find_element(By.ID, "body-next")
+        if not following.is_enabled():
+            break
+        following.click()
+    check(len(parts) > 1, f"a body of {len(paged['body'])} characters came in one part")
+    check("".join(parts) == paged["body"], f"{len(parts)} parts of {sum(map(len, parts))} characters are not the body of event {paged['seq']}")
+
     # The keyboard: focus a row and press Enter.
     row = driver.find_element(By.CSS_SELECTOR, f'#timeline tr[data-seq="{expected["keyboardSeq"]}"]')
     row.send_keys(Keys.ENTER)
@@ -196,6 +212,7 @@ def run(driver, url, expected, screenshot):
     wait_for(driver, "the view back at now", lambda d: view_rows(d, name) == ("now", str(expected["nowRows"])))
 
     # Live: another process fetches; the page shows it without a reload (the marker survives).
+    wait_for(driver, "the event stream to open", lambda d: attribute(d, "#live", "data-state") == "open")
     driver.execute_script("window.fetchlogMarker = 'no reload'")
     print("ready", flush=True)
     line = sys.stdin.readline()
@@ -226,6 +243,14 @@ def run(driver, url, expected, screenshot):
     wait_for(driver, "one column at phone width", lambda d: d.execute_script(
         "const m = document.querySelector('main'); return getComputedStyle(m).gridTemplateColumns.split(' ').length === 1"))
     check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways at phone width")
+
+    # A server that needs a token: the page opened with ?token= passes it on to every call
+    # and to its event stream.
+    driver.get(expected["tokenURL"])
+    wait_for(driver, "the log through the token", lambda d: attribute(d, "#event-count", "data-loaded") == "true")
+    count = attribute(driver, "#event-count", "data-count")
+    check(count == str(appended["events"]), f"with the token the timeline counts {count} events, not {appended['events']}")
+    wait_for(driver, "the event stream through the token", lambda d: attribute(d, "#live", "data-state") == "open")
     print("ok", flush=True)
 
 

@@ -206,7 +206,13 @@ enum PageScript {
       const text = body.mode === "pretty" && body.pretty !== null ? body.pretty : body.text;
       const pages = Math.max(1, Math.ceil(text.length / BODY_PAGE));
       body.page = Math.min(Math.max(body.page, 0), pages - 1);
-      pre.textContent = text.slice(body.page * BODY_PAGE, (body.page + 1) * BODY_PAGE);
+      // A part never ends between the two halves of a surrogate pair (an emoji stays whole).
+      const cut = (i) => {
+        const at = Math.min(text.length, i * BODY_PAGE);
+        const code = text.charCodeAt(at - 1);
+        return at > 0 && at < text.length && code >= 0xD800 && code <= 0xDBFF ? at + 1 : at;
+      };
+      pre.textContent = text.slice(cut(body.page), cut(body.page + 1));
       pre.dataset.mode = body.mode;
       $("body-page").textContent = "part " + (body.page + 1) + " of " + pages;
       $("body-prev").disabled = body.page === 0;

@@ -47,6 +47,9 @@ import Testing
         let eventSeq = 2
         let shown = try await Self.json(store, ["log", "show", String(eventSeq)])
         let body = try #require(shown["body"]?["text"]?.stringValue)
+        // The largest body (the second page of shows, 519 KiB), paged by the page.
+        let pagedSeq = events - 1
+        let pagedBody = try #require(try await Self.json(store, ["log", "show", String(pagedSeq)])["body"]?["text"]?.stringValue)
         let earlierSeq = events - 2
         let now = try Self.rows(try await Self.json(store, ["export", "shows"]), "shows")
         let earlier = try Self.rows(try await Self.json(store, ["export", "shows", "--at", String(earlierSeq)]), "shows")
@@ -77,16 +80,19 @@ import Testing
         let status = try #require(try await Self.json(store, ["status"]).arrayValue)
         let failing = status.filter { $0["failing"] == .bool(true) }.compactMap { $0["resource"]?.stringValue }
         #expect(failing == ["brastlewark/data.json"])
+        let server = try await ServeProcess(store: store, environment: demoEnvironment)
+        let guarded = try await ServeProcess(store: store, arguments: ["--token", "s3cret"], environment: demoEnvironment)
         let expected: JSONValue = .object([
             ("events", .number(events)), ("eventSeq", .number(eventSeq)), ("eventBody", .string(body)), ("keyboardSeq", .number(5)),
             ("items", itemsExpected), ("view", .string("shows")), ("nowRows", .number(now.count)), ("earlierSeq", .number(earlierSeq)),
             ("earlierRows", .number(earlier.count)), ("diff", diff), ("resources", .number(status.count)),
             ("failing", .array(failing.map { .string($0) })),
+            ("paged", .object([("seq", .number(pagedSeq)), ("body", .string(pagedBody))])),
+            ("tokenURL", .string(guarded.base + "/?token=s3cret")),
         ])
         let expectedFile = dir.sub("expected.json")
         try expected.canonicalText().write(toFile: expectedFile, atomically: true, encoding: .utf8)
 
-        let server = try await ServeProcess(store: store, environment: demoEnvironment)
         let screenshot = dir.sub("serve-page.png")
         let browser = try BrowserScript(arguments: [server.base + "/", expectedFile, screenshot], log: dir.sub("page_test.stderr"))
         let ready = try await browser.readLine()
@@ -120,6 +126,7 @@ import Testing
             try FileManager.default.copyItem(atPath: screenshot, toPath: destination)
         }
         try await server.stop()
+        try await guarded.stop()
         await upstream.stop()
     }
 
