@@ -110,7 +110,7 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var sessionOptions: SessionOptions
     @Flag(help: "Serve the demo store in a browser page (as `fetchlog serve`) rather than open the shell.") var web = false
-    @Option(help: "With --web: the port (0 picks a free one).") var port: Int?
+    @Option(help: "With --web: the port (8420 unless given; 0 picks a free one).") var port: Int?
 
     func validate() throws {
         if let port {
