@@ -1,6 +1,7 @@
 import ArgumentParser
 import FetchlogCore
 import FetchlogReplication
+import FetchlogServe
 import FetchlogShell
 import FetchlogSources
 import Foundation
@@ -104,9 +105,19 @@ struct QueryCommand: AsyncParsableCommand {
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start the sample upstream, fetch the first pages of all five sources into a demo store, open the shell.")
+        abstract: "Start the sample upstream, fetch the first pages of all five sources into a demo store, open the shell.",
+        discussion: "With --web, serve the store instead (the page and the API of `fetchlog serve`, loopback only): the address is printed on stdout, Ctrl-C stops it.")
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var sessionOptions: SessionOptions
+    @Flag(help: "Serve the demo store in a browser page (as `fetchlog serve`) rather than open the shell.") var web = false
+    @Option(help: "With --web: the port (8420 unless given; 0 picks a free one).") var port: Int?
+
+    func validate() throws {
+        if let port {
+            guard web else { throw ValidationError("--port is for --web: give fetchlog demo --web --port \(port)") }
+            guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is not a port: give 0…65535 (0 picks a free one)") }
+        }
+    }
 
     /// What the registered sources' demo plan fetches first.
     static var firstPages: [Resource] { Engine.shell.demo.firstFetches }
@@ -138,11 +149,29 @@ struct DemoCommand: AsyncParsableCommand {
             await upstream.stop()
             throw error
         }
-        await store.close()
         let missing = Engine.sources.sources.map(\.rawValue).filter { !loaded.contains($0) }
+        let loadedLine = missing.isEmpty ? "all five sources loaded" : "not loaded: \(missing.joined(separator: ", "))"
+        if web {
+            // The store stays open with the upstream behind it: fetches from another
+            // process (`fetchlog --store PATH --upstream BASE fetch …`) show up live.
+            let port = self.port ?? 8420
+            do {
+                try await serveStore(store, clock: clock, configuration: ServeConfiguration(port: port)) { address in
+                    writeErr(Data("Fetchlog demo — store \(path), sample upstream \(base)\n\(loadedLine) · the page: \(address)/ · Ctrl-C stops\n".utf8))
+                    return address + "/\n"
+                }
+            } catch {
+                await store.close()
+                await upstream.stop()
+                throw error
+            }
+            await store.close()
+            await upstream.stop()
+            return
+        }
+        await store.close()
         let banner = "Fetchlog demo — store \(path), sample upstream \(base)\n"
-            + (missing.isEmpty ? "all five sources loaded" : "not loaded: \(missing.joined(separator: ", "))")
-            + " · type help for the commands, quit to leave"
+            + loadedLine + " · type help for the commands, quit to leave"
         let status = try await runShell(maintenance, network: configuration, options: sessionOptions, banner: banner)
         await upstream.stop()
         if status != 0 { throw ExitCode(status) }

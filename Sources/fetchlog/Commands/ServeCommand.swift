@@ -41,32 +41,45 @@ struct ServeCommand: AsyncParsableCommand {
         let maintenance = try reportingErrors { try storeOptions.open() }
         // Fetching as `fetch` would: `POST /api/fetch` goes through this store.
         let store = try await reportingErrors { try await openStore(maintenance, clock: fetching.clock, fetching: fetching) }
-        // Other processes' appends (a `fetch` beside the server) reach the snapshots, and so
-        // the event stream, through the store's own catch-up.
-        let watcher = store.watch()
         let token = generateToken ? ServeConfiguration.generateToken() : token
-        let content = ServeContent(store: store, clock: fetching.clock, eventHeader: { LogRendering.tailRecord($0) },
-                                   answers: .commandLine(store))
         let configuration = ServeConfiguration(host: bind, port: port, token: token)
         do {
-            try await FetchlogServer.run(content, configuration: configuration) { address in
-                // FileHandle writes are unbuffered: the address is out before the first request.
+            try await serveStore(store, clock: fetching.clock, configuration: configuration) { address in
                 var lines = address + "\n"
                 if generateToken, let token { lines += "token \(token) (open \(address)/?token=\(token))\n" }
-                FileHandle.standardOutput.write(Data(lines.utf8))
-                // The action token made at start, for whoever started the server (curl, a
-                // script); stdout stays the address alone. Other sites cannot read either.
-                if token == nil {
-                    printError("actions (POST /api/fetch) need Authorization: Bearer \(configuration.actionToken) (the page at / holds it)")
-                }
+                return lines
             }
         } catch {
-            watcher.cancel()
             await store.close()
-            printError("cannot serve on \(bind):\(port): \(error)")
-            throw ExitCode(1)
+            throw error
         }
-        watcher.cancel()
         await store.close()
+    }
+}
+
+/// Serves `store` (the API and the page) until SIGINT or SIGTERM: what `serve` and
+/// `demo --web` share. `announce` turns the base URL into what stdout says once the socket
+/// listens (the address first: scripts and tests read it).
+func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfiguration,
+                announce: @escaping @Sendable (String) -> String) async throws {
+    // Other processes' appends (a `fetch` beside the server) reach the snapshots, and so
+    // the event stream, through the store's own catch-up.
+    let watcher = store.watch()
+    defer { watcher.cancel() }
+    let content = ServeContent(store: store, clock: clock, eventHeader: { LogRendering.tailRecord($0) },
+                               answers: .commandLine(store))
+    do {
+        try await FetchlogServer.run(content, configuration: configuration) { address in
+            // FileHandle writes are unbuffered: the address is out before the first request.
+            FileHandle.standardOutput.write(Data(announce(address).utf8))
+            // The action token made at start, for whoever started the server (curl, a
+            // script); stdout stays the address alone. Other sites cannot read either.
+            if configuration.token == nil {
+                printError("actions (POST /api/fetch) need Authorization: Bearer \(configuration.actionToken) (the page at / holds it)")
+            }
+        }
+    } catch {
+        printError("cannot serve on \(configuration.host):\(configuration.port): \(error)")
+        throw ExitCode(1)
     }
 }

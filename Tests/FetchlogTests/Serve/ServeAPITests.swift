@@ -81,7 +81,7 @@ import Testing
         let page = try await server.get("/")
         #expect(page.status == 200)
         #expect(page.headers.first(name: "Content-Type") == "text/html; charset=utf-8")
-        #expect(page.body.contains(#"fetch("/api/log?from=" + from + "&limit=1000" + auth)"#))
+        #expect(page.body.contains(#"api("/api/log?from=" + from + "&limit=1000")"#))
         #expect(!page.body.contains("://"))
         try await server.stop()
     }

@@ -4,7 +4,8 @@ import NIOCore
 import NIOHTTP1
 
 /// `fetchlog serve` as a user runs it: a child process on a free loopback port, its
-/// address read from the first line of stdout; SIGTERM ends it.
+/// address read from the first line of stdout; SIGTERM ends it. `command` runs another
+/// command that serves the same way (`demo --web --port 0`).
 final class ServeProcess: @unchecked Sendable {
     let process = Process()
     /// `http://127.0.0.1:PORT`.
@@ -16,10 +17,10 @@ final class ServeProcess: @unchecked Sendable {
     /// The action token the server made at start (read from its stderr when asked for).
     private(set) var actionToken = ""
 
-    init(store: String, arguments: [String] = [], environment: [String: String] = [:], readsExtraLine: Bool = false,
-         readsActionToken: Bool = false) async throws {
+    init(store: String, command: [String] = ["serve", "--port", "0"], arguments: [String] = [], environment: [String: String] = [:],
+         readsExtraLine: Bool = false, readsActionToken: Bool = false) async throws {
         process.executableURL = URL(fileURLWithPath: Repo.executable)
-        process.arguments = ["--store", store, "serve", "--port", "0"] + arguments
+        process.arguments = ["--store", store] + command + arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env

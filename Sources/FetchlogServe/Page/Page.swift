@@ -1,0 +1,80 @@
+/// The page at `/`: one self-contained HTML document compiled into the binary (no CDN, no
+/// resources bundle, no build step: it works offline and ships with the executable). Its
+/// parts live beside this file: the markup here, `PageStyle.css`, `PageScript.js` (Swift
+/// string constants, so the compiler embeds them). It reads only the API it is served
+/// with, passing on the `?token=` it was opened with, and names no other origin.
+///
+/// Stable ids and `data-` attributes (`#timeline tr[data-seq]`, `#event-count[data-count]`,
+/// `#view-rows[data-count][data-at]`, `#event-body`, `#diff-summary`…) are what the browser
+/// test (Tests/Browser/page_test.py) reads: rename them there too.
+enum Page {
+    static let html = """
+    <!doctype html>
+    <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>fetchlog</title>
+    <style>
+    \(PageStyle.css)
+    </style></head>
+    <body>
+    \(markup)
+    <script>
+    \(PageScript.js)
+    </script></body></html>
+    """
+
+    /// The sections: the timeline and the open event side by side (stacked on a phone),
+    /// then the view browser with its time slider and diff, then freshness.
+    static let markup = #"""
+    <header><h1>fetchlog</h1>
+    <p id="summary" role="status" aria-live="polite">loading…</p>
+    <p id="live" class="badge" data-state="connecting">live: connecting</p></header>
+    <main>
+    <section id="timeline-section" aria-labelledby="timeline-title">
+      <h2 id="timeline-title">Log <span id="event-count" data-count="0"></span></h2>
+      <div class="filters">
+        <label>source <select id="filter-source"><option value="">all</option></select></label>
+        <label>outcome <select id="filter-outcome"><option value="">all</option>
+          <option>fetched</option><option>304</option><option>failure</option><option>intent</option>
+          <option>end of list</option></select></label>
+        <label>text <input id="filter-text" type="search" placeholder="resource, url, status…"></label>
+      </div>
+      <div class="scroll"><table id="timeline-table"><thead><tr><th>seq</th><th class="wide">time</th><th>source</th><th>resource</th><th>outcome</th></tr></thead>
+      <tbody id="timeline"></tbody></table></div>
+      <p class="hint">Click a row, or focus it (Tab, ↑ ↓) and press Enter, to open the event.</p>
+    </section>
+    <section id="event-section" aria-labelledby="event-title">
+      <h2 id="event-title">Event</h2>
+      <div id="event-detail" data-seq=""><p class="hint">No event open.</p></div>
+    </section>
+    <section id="view-section" aria-labelledby="view-title">
+      <h2 id="view-title">Views</h2>
+      <div class="filters">
+        <label>view <select id="view-name"></select></label>
+        <label id="view-param-label" hidden>id <input id="view-param" size="8" inputmode="numeric"></label>
+        <label class="slider">as of <input id="view-at" type="range" min="0" max="0" value="0" aria-describedby="view-at-label"></label>
+        <span id="view-at-label">now</span>
+        <button id="view-now" type="button">now</button>
+      </div>
+      <p><span id="view-rows" data-count="" data-at=""></span> <span id="view-error" class="fail" role="alert"></span></p>
+      <div class="filters"><label>search <input id="view-search" type="search" placeholder="any value"></label>
+        <span id="view-filter"></span></div>
+      <div id="view-facets"></div>
+      <div class="scroll"><table id="view-table"><thead></thead><tbody></tbody></table></div>
+      <p class="pager"><button id="view-prev" type="button">◀ prev</button> <span id="view-page"></span> <button id="view-next" type="button">next ▶</button></p>
+      <h3>Diff between two seqs</h3>
+      <div class="filters">
+        <label>from <input id="diff-from" type="number" min="0" value="0"></label>
+        <label>to <input id="diff-to" type="number" min="0" value="0"></label>
+        <button id="diff-run" type="button">diff this view</button>
+      </div>
+      <div id="diff-summary" data-added="" data-removed="" data-changed=""></div>
+      <div id="diff-detail"></div>
+    </section>
+    <section id="freshness-section" aria-labelledby="freshness-title">
+      <h2 id="freshness-title">Freshness</h2>
+      <div class="scroll"><table><thead><tr><th>resource</th><th>state</th><th class="wide">last success</th></tr></thead>
+      <tbody id="freshness"></tbody></table></div>
+    </section>
+    </main>
+    """#
+}
