@@ -95,8 +95,12 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Killed once the server holds its request (a condition, not a duration).
-        while await upstream.server.receivedPaths.filter({ $0.hasPrefix("/catalog/") }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        // Killed once the server holds its request (a condition, not a duration), watched at
+        // high priority: at the suite's default priority the command was seen to reach its
+        // read timeout and end by itself before the watch noticed.
+        try await aheadOfTheSuite {
+            while await upstream.server.receivedPaths.filter({ $0.hasPrefix("/catalog/") }).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)

@@ -95,7 +95,8 @@ import Testing
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Repo.executable)
-        process.arguments = ["fetch", "brastlewark", "census", "--store", store, "--upstream", base]
+        // A read timeout past the test (as the shell test's): the interrupt, not a timeout, ends it.
+        process.arguments = ["fetch", "brastlewark", "census", "--store", store, "--upstream", base, "--read-timeout", "120"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -128,7 +129,10 @@ import Testing
 /// fault) and waits up to 2 s for it to end (terminating it otherwise): whether it ended by
 /// itself, and how long it took.
 func interruptOnArrival(_ process: Process, _ upstream: SampleUpstream, _ path: String) async throws -> (Bool, Duration) {
-    let arrived = try await waitUntil(timeout: .seconds(45)) { await upstream.receivedPaths.contains(path) }
+    // Watched at high priority, as the upstream answers: at the suite's default priority the
+    // arrival was seen noticed only after the command's 20 s read timeout had recorded a
+    // timed-out attempt (on two cores shared with the whole suite and other builds).
+    let arrived = try await aheadOfTheSuite { try await waitUntil(timeout: .seconds(45)) { await upstream.receivedPaths.contains(path) } }
     #expect(arrived, "\(path) never reached the upstream")
     let interrupted = ContinuousClock.now
     kill(process.processIdentifier, SIGINT)
@@ -158,7 +162,7 @@ func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async th
         let dir = TemporaryDirectory("interrupt-script")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Repo.executable)
-        process.arguments = ["repl", "--store", dir.sub("store"), "--upstream", base, "--keep-going"]
+        process.arguments = ["repl", "--store", dir.sub("store"), "--upstream", base, "--keep-going", "--read-timeout", "120"]
         let input = Pipe(), out = Pipe(), err = Pipe()
         process.standardInput = input
         process.standardOutput = out
