@@ -21,6 +21,14 @@ import Testing
         var priority: Int
     }
 
+    /// A note's writable fields with its key, as a type of the caller's.
+    struct Fields: Encodable {
+        var id: Int
+        var title: String
+        var done: Bool
+        var priority: Int
+    }
+
     static let initial = [Note(id: 1, title: "buy milk", done: false, priority: 2, version: 1),
                           Note(id: 2, title: "call the plumber", done: true, priority: 1, version: 1),
                           Note(id: 3, title: "write the report", done: false, priority: 4, version: 1)]
@@ -93,6 +101,16 @@ import Testing
         ])
         #expect(try same.items(as: Note.self) == [Note(id: 1, title: "buy milk", done: true, priority: 3, version: 2), Self.initial[2],
                                                   Note(id: 4, title: "buy bread", done: false, priority: 2, version: 1)])
+
+        // A value of the caller's type: its key field names the item, so it is left out of
+        // the change; one naming another item would change the key, and is refused.
+        let replaced = try await same.replace("3", Fields(id: 3, title: "write the summary", done: true, priority: 1))
+        #expect(replaced.operation == .replace && replaced.fields.canonicalText() == #"{"done":true,"priority":1,"title":"write the summary"}"#)
+        await #expect(throws: WriteError("id is part of the item's key: it cannot be changed")) {
+            try await same.set("3", Fields(id: 4, title: "write the summary", done: true, priority: 1))
+        }
+        #expect(try await again.push().confirmed == [replaced.id])
+        #expect(await upstream.server.notes[3] == #"{"id":3,"title":"write the summary","done":true,"priority":1,"version":2}"#)
         await again.close()
         await upstream.stop()
     }
