@@ -202,6 +202,35 @@ import Testing
         await upstream.stop()
     }
 
+    @Test func aChangeIsRetriedOrDiscardedThroughItsOwnResourceOnly() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("handle-writes-own")
+        let store = try await Store.open(at: URL(filePath: dir.sub("store")), configuration: Self.configuration(upstream))
+        // Beside notes, a second resource over the same list that declares updates only
+        // (never fetched here: what is refused is refused before its items are read).
+        let mine = #"{"name": "mine", "primary_key": "id", "endpoint": {"path": "notes", "params": {"r": "m"}, "data_selector": "data", "#
+            + #""paginator": "single_page"}, "fetchlog": {"writes": {"update": {"method": "PATCH", "path": "notes/{id}"}}}}"#
+        var text = try String(contentsOfFile: Repo.root + "/docs/manifests/notes.json", encoding: .utf8)
+        let end = try #require(text.range(of: "]", options: .backwards))
+        text.replaceSubrange(end, with: "," + mine + "]")
+        let catalog = try await store.define(try RestManifest(json: JSONValue.parse(text)))
+        let notes = try catalog.resource("notes")
+        let other = try catalog.resource("mine")
+        try await notes.fetch()
+
+        let change = try await notes.set("1", ["done": true])
+        let why = "mutation \(change.id) changes catalog notes, not catalog mine: retry or discard it through that resource"
+        await #expect(throws: WriteError(why)) { try await other.discard(change.id) }
+        await #expect(throws: WriteError(why)) { try await other.retry(change.id) }
+        await #expect(throws: WriteError("catalog mine declares no delete: it declares update")) { try await other.delete("1") }
+        #expect(other.pending() == [] && notes.pending() == [change])
+        try await notes.discard(change.id)
+        #expect(notes.pending() == [])
+        #expect(try notes.items(as: Note.self) == Self.initial)
+        await store.close()
+        await upstream.stop()
+    }
+
     /// The article "Writing offline" shows `WritingOfflineExample.swift` byte for byte, and
     /// the example runs against the sample upstream.
     @Test func theArticlesLibraryExampleIsThisTargetsAndRuns() async throws {
