@@ -28,9 +28,9 @@ public struct JSONCursor {
     /// True for `null`: an optional field's way of saying "none".
     public var isNull: Bool { entry.kind == .null }
     /// True for a string, for DTOs whose field is a string or something else.
-    public var isString: Bool { entry.kind == .string }
+    package var isString: Bool { entry.kind == .string }
     /// True for an object, for DTOs whose field is an object or something else.
-    public var isObject: Bool { entry.kind == .object }
+    package var isObject: Bool { entry.kind == .object }
 
     /// The value here as a tree (for callers that need all of it; decoders seldom do).
     public var value: JSONValue { JSONTape.value(at: index, entries, bytes) }
@@ -38,7 +38,7 @@ public struct JSONCursor {
     // MARK: Paths, built only for errors
 
     /// Where this value sits: `$`, `$.name`, `$["ns:sections"][2]`.
-    public var path: String {
+    package var path: String {
         var path = "$"
         var container = 0
         descent: while container != index {
@@ -148,7 +148,7 @@ public struct JSONCursor {
     }
 
     /// Member `key` as an array decoded element by element; missing or `null` is an empty array.
-    public func optionalArray<T>(_ key: String, _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
+    package func optionalArray<T>(_ key: String, _ decode: (JSONCursor) throws(DecodeError) -> T) throws(DecodeError) -> [T] {
         guard let child = try optionalField(key) else { return [] }
         return try child.map(decode)
     }
@@ -162,7 +162,7 @@ public struct JSONCursor {
     }
 
     /// A string, or a number's literal text (for APIs that mix the two, e.g. ids).
-    public func looseString() throws(DecodeError) -> String {
+    package func looseString() throws(DecodeError) -> String {
         switch entry.kind {
         case .string: return JSONTape.string(entry, in: bytes)
         case .number: return JSONTape.numberText(entry, in: bytes)
@@ -233,7 +233,7 @@ public struct JSONCursor {
     /// Member `key` as a string: `field(key).string()`.
     public func string(_ key: String) throws(DecodeError) -> String { try field(key).string() }
     /// Member `key` as a string or a number's text: `field(key).looseString()`.
-    public func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
+    package func looseString(_ key: String) throws(DecodeError) -> String { try field(key).looseString() }
     /// Member `key` as an integer: `field(key).int()`.
     public func int(_ key: String) throws(DecodeError) -> Int { try field(key).int() }
     /// Member `key` as a number: `field(key).double()`.
@@ -245,19 +245,19 @@ public struct JSONCursor {
     /// Member `key` as an integer, or nil when it is missing or `null`.
     public func optionalInt(_ key: String) throws(DecodeError) -> Int? { try optionalField(key)?.int() }
     /// Member `key` as a number, or nil when it is missing or `null`.
-    public func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
+    package func optionalDouble(_ key: String) throws(DecodeError) -> Double? { try optionalField(key)?.double() }
     /// Member `key` as a Boolean, or nil when it is missing or `null`.
-    public func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
+    package func optionalBool(_ key: String) throws(DecodeError) -> Bool? { try optionalField(key)?.bool() }
 
     /// Member `key` as a list of strings; missing or `null` is an empty list.
-    public func stringArray(_ key: String) throws(DecodeError) -> [String] {
+    package func stringArray(_ key: String) throws(DecodeError) -> [String] {
         try optionalArray(key) { element throws(DecodeError) in try element.string() }
     }
 
     // MARK: Errors
 
     /// "expected an integer, found string "abc"" at this path.
-    public func mismatch(_ expected: String) -> DecodeError {
+    package func mismatch(_ expected: String) -> DecodeError {
         let found: String
         switch entry.kind {
         case .array: found = "an array of \(entry.b)"

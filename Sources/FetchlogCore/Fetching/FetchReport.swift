@@ -48,7 +48,7 @@ public struct FetchReport: Sendable {
     public var notices: [FetchNotice] = []
     /// Whether the resource holds a body once this fetch's outcome is folded (a new one, or
     /// one held from before that a failure left in place). Set by the store (`Store.fetch`).
-    public package(set) var holdsBody = false
+    package var holdsBody = false
     /// The last attempt's response headers as recorded (a manifest's `header_cursor` and
     /// `header_link` page by them).
     package var responseHeaders: [Header] = []
@@ -84,7 +84,7 @@ public struct FetchReport: Sendable {
     }
 
     /// What a fetch left its caller with: something usable, or nothing.
-    public enum Usability: Sendable, Equatable {
+    package enum Usability: Sendable, Equatable {
         /// A new body, the held one confirmed (304), or the list's known end.
         case usable
         /// The fetch failed (`outcome` says how), but the body held from before is still
@@ -98,7 +98,7 @@ public struct FetchReport: Sendable {
     /// Whether the caller has something to use after this fetch (`outcome` says how it
     /// ended). `.nothingUsable` is the failure a typed API throws on: a DNS failure with
     /// nothing held ends here, not in an empty view that looks like success.
-    public var usability: Usability {
+    package var usability: Usability {
         if isUsable { return .usable }
         return holdsBody ? .keptHeldBody : .nothingUsable
     }
@@ -108,13 +108,13 @@ public struct FetchReport: Sendable {
 }
 
 /// The log could not record an attempt: nothing about this fetch is certain.
-public struct FetchStoreError: Error, CustomStringConvertible {
+package struct FetchStoreError: Error, CustomStringConvertible {
     /// The resource whose fetch could not be recorded.
-    public let resource: Resource
+    package let resource: Resource
     /// The log's own error (a full disk, a closed store).
-    public let underlying: any Error
+    package let underlying: any Error
     /// Says which fetch was lost and why, for the user.
-    public var description: String { "could not record the fetch of \(resource): \(underlying)" }
+    package var description: String { "could not record the fetch of \(resource): \(underlying)" }
 }
 
 /// Something a fetch did that its caller must hear of, though every attempt succeeded.

@@ -232,7 +232,7 @@ public enum FailureClass: UInt8, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The class named `name`, as exports write it; nil for a name no class has.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let match = FailureClass.allCases.first(where: { $0.name == name }) else { return nil }
         self = match
     }

@@ -223,7 +223,7 @@ public struct ItemsView: Sendable, Equatable {
     // MARK: Questions
 
     /// An item's member as text: strings as they are, numbers as written, `-` for null.
-    public static func text(_ value: JSONValue?) -> String {
+    package static func text(_ value: JSONValue?) -> String {
         switch value {
         case .string(let s)?: s
         case .number(let n)?: n
@@ -309,7 +309,7 @@ public struct ItemsView: Sendable, Equatable {
     }
 
     /// The first image URL an item holds, in the order of `fetchlog.images`.
-    public func imageURL(of item: JSONValue) -> String? {
+    package func imageURL(of item: JSONValue) -> String? {
         for path in restResource.imageFields {
             var value: JSONValue? = item
             for key in path { value = value?[key] }

@@ -13,7 +13,7 @@ import Foundation
 /// item's key fields, else from the last segment of the answer's `Location`.
 public struct ResourceWrites: Sendable {
     /// What a mutation does to an item.
-    package enum Operation: String, Sendable, CaseIterable, Equatable {
+    public enum Operation: String, Sendable, CaseIterable, Equatable {
         /// Make a new item (the server names its key).
         case create
         /// Change the fields given.

@@ -57,7 +57,7 @@ public struct SourceRegistry: Sendable {
 
     /// Rebuilds a resource from a logged event's source and label; nil when no registered
     /// plug-in knows it.
-    public func resource(source: String, label: String) -> Resource? {
+    package func resource(source: String, label: String) -> Resource? {
         guard let plugin = plugin(source), let kind = plugin.documentKind(ofPath: label) else { return nil }
         return Resource(source: plugin.source, path: label, document: kind)
     }
@@ -76,5 +76,5 @@ public struct SourceRegistry: Sendable {
     }
 
     /// Every name `export` accepts: the fixed views, each parameterized one's pattern, `all`.
-    public var exportNames: [String] { views.map(\.name) + parameterizedViews.map(\.pattern) + ["all"] }
+    package var exportNames: [String] { views.map(\.name) + parameterizedViews.map(\.pattern) + ["all"] }
 }

@@ -125,7 +125,7 @@ public struct LogState: Sendable, Equatable {
     }
 
     /// Rebuilds a resource from a logged event's source and label (manifest sources included).
-    public func resource(source: String, label: String) -> Resource? {
+    package func resource(source: String, label: String) -> Resource? {
         guard let plugin = plugin(source), let kind = plugin.documentKind(ofPath: label) else { return nil }
         return Resource(source: plugin.source, path: label, document: kind)
     }

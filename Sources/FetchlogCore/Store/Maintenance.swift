@@ -12,7 +12,7 @@ public struct StoreMaintenance: Sendable {
     /// The log it works on (the store layer's; clients go through the methods).
     package let log: EventLog
     /// The sources and views replay and compaction fold with.
-    public let sources: SourceRegistry
+    package let sources: SourceRegistry
 
     package init(log: EventLog, sources: SourceRegistry) {
         self.log = log
@@ -124,7 +124,7 @@ extension Store {
     }
 
     /// How this store fetches (nil when it was opened without fetching).
-    public var fetchConfiguration: FetchConfiguration? { fetcher?.configuration }
+    package var fetchConfiguration: FetchConfiguration? { fetcher?.configuration }
 }
 
 extension StoreMaintenance {

@@ -4,22 +4,22 @@ import NIOCore
 import NIOHTTP1
 
 /// What one `push()` did, mutation by mutation.
-package struct PushReport: Sendable, Equatable {
+public struct PushReport: Sendable, Equatable {
     /// Mutations the server applied (2xx), by id.
-    package internal(set) var confirmed: [UInt64] = []
+    public internal(set) var confirmed: [UInt64] = []
     /// 412: the server's version changed since.
-    package internal(set) var conflicts: [UInt64] = []
+    public internal(set) var conflicts: [UInt64] = []
     /// 409, 422 or another 4xx.
-    package internal(set) var rejected: [UInt64] = []
+    public internal(set) var rejected: [UInt64] = []
     /// 401 or 403, or credentials that could not be made.
-    package internal(set) var paused: [UInt64] = []
+    public internal(set) var paused: [UInt64] = []
     /// Sent and failed on the way (5xx, 429, timeouts, resets): still pending.
-    package internal(set) var failed: [UInt64] = []
+    public internal(set) var failed: [UInt64] = []
     /// Not sent: an earlier mutation of the same item waits (conflict, rejected, failed), its
     /// create is not confirmed yet, or the upstream was unreachable.
-    package internal(set) var held: [UInt64] = []
+    public internal(set) var held: [UInt64] = []
     /// One line a mutation: its id, what was sent and what came back.
-    package internal(set) var lines: [String] = []
+    public internal(set) var lines: [String] = []
 }
 
 /// Sending, exactly once (issue 26): in log order per item, each request carrying
@@ -35,8 +35,12 @@ extension Store {
     /// `width`: how many mutations of different items may be in flight at once (an item's
     /// always go one after another, in log order). One, the default, sends in log order
     /// across items too, so the server sees them — and numbers created items — in that order.
+    ///
+    /// An answer is no error: a conflict, a rejection or a failure is in the report, and the
+    /// change waits. Throws ``WriteError`` when the store is offline (`fetching.offline`:
+    /// nothing is sent), and `StoreUsageError.noFetcher` when it was opened without fetching.
     @discardableResult
-    package func push(source: String? = nil, resource: String? = nil, width: Int = 1) async throws -> PushReport {
+    public func push(source: String? = nil, resource: String? = nil, width: Int = 1) async throws -> PushReport {
         try await push(source: source, resource: resource, automatic: false, width: width)
     }
 

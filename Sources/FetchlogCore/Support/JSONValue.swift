@@ -95,7 +95,7 @@ extension JSONValue {
     }
 
     /// Indented text for people, keeping member order as received.
-    public func prettyText(indent: String = "  ") -> String {
+    package func prettyText(indent: String = "  ") -> String {
         var out = ""
         writePretty(into: &out, level: 0, indent: indent)
         return out

@@ -2,7 +2,7 @@
 /// state's registry (`LogState.sources`).
 public enum ViewCatalog {
     /// Views with a fixed name, in the order replay prints them.
-    public static func fixedNames(in sources: SourceRegistry) -> [String] { sources.views.map(\.name) }
+    package static func fixedNames(in sources: SourceRegistry) -> [String] { sources.views.map(\.name) }
 
     /// The sources whose events feed each view (for replay's "events applied").
     package static func sources(in registry: SourceRegistry) -> [String: Set<String>] {

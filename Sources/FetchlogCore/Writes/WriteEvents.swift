@@ -25,7 +25,7 @@ package enum WriteEvents {
 }
 
 /// How a mutation stands.
-package enum MutationState: String, Sendable, Equatable, CaseIterable {
+public enum MutationState: String, Sendable, Equatable, CaseIterable {
     /// Waiting to be sent (never sent, or asked to be sent again).
     case queued
     /// Sent, no answer recorded: the answer may have been lost; sent again with the same key.

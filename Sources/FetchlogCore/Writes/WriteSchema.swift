@@ -2,13 +2,13 @@ import Foundation
 
 /// A write refused before anything was recorded (bad input), or a pending mutation that a
 /// retry or discard does not find: what happened and what to do.
-package struct WriteError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct WriteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What happened and what to do.
-    package let message: String
+    public let message: String
     /// A refusal saying `message`.
     package init(_ message: String) { self.message = message }
     /// The message.
-    package var description: String { message }
+    public var description: String { message }
 }
 
 /// The fields a resource's items have and their JSON kinds, which type a write's values
