@@ -127,7 +127,10 @@ let package = Package(
         // the log beside raw liblmdb in the same run, and the replay and open tables.
         .executableTarget(
             name: "fetchlog-bench",
-            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication"],
+            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication",
+                           "FetchlogServe", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log")],
             path: "Tools/FetchlogBench",
             exclude: ["sqlite-search.py", "scale-peers.py"]
         ),

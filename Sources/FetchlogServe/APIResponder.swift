@@ -10,6 +10,8 @@ package struct ServeContent: Sendable {
     package let store: Store
     package let clock: any WallClock
     package let eventHeader: @Sendable (Event) -> JSONValue
+    /// The views' canonical exports by snapshot, and the event stream's hub (one per server).
+    package let shared = ServeShared()
 
     package init(store: Store, clock: any WallClock, eventHeader: @escaping @Sendable (Event) -> JSONValue) {
         self.store = store
@@ -128,15 +130,13 @@ struct APIResponder: HTTPResponder {
         } else {
             state = content.store.snapshot.state
         }
-        let json: JSONValue
-        do { json = try ViewCatalog.export(name, state: state) } catch { throw APIError.notFound(error.description) }
-        let text = json.canonicalText()
-        let etag = "\"\(SHA256.hex(text))\""
+        let export: ViewCache.Canonical
+        do { export = query["at"] == nil ? try content.shared.views.canonical(name, state: state) : try ViewCache.make(name, state: state) } catch { throw APIError.notFound(error.description) }
+        let etag = export.etag
         if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        var response = Self.response(text + "\n", contentType: "application/json; charset=utf-8")
-        response.headers[.eTag] = etag
+        let response = Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: etag], body: ResponseBody(byteBuffer: export.body))
         return response
     }
 
