@@ -13,8 +13,8 @@ import FetchlogCore
 struct ViewChanges {
     /// The state the last call compared against.
     private var previous: LogState
-    /// Per view: the export without `asOf` (nil: the view is not there) and the key of the
-    /// state it was made from (`ViewCache.key`), so `previous`'s is not made twice.
+    /// Per view: the export without `asOf` (nil: the view is not there) and the key it was
+    /// made at (`memoKey`), so `previous`'s is not made again.
     private var known: [String: (key: [UInt64], value: JSONValue?)] = [:]
 
     init(baseline: LogState) { previous = baseline }
@@ -28,12 +28,12 @@ struct ViewChanges {
         var changed: [(view: String, etag: String?)] = []
         var fixedChanged = false
         for name in Self.names(in: previous, and: state) {
-            if let inputs = ViewCatalog.inputs(of: name, in: registry),
-               previous.changes.key(for: inputs) == state.changes.key(for: inputs) { continue }
-            let before = value(of: name, in: previous)
+            let inputs = ViewCatalog.inputs(of: name, in: registry)
+            if let inputs, previous.changes.key(for: inputs) == state.changes.key(for: inputs) { continue }
+            let before = value(of: name, in: previous, inputs: inputs)
             let now = try? cache.canonical(name, state: state)
             let after = now.map { Self.withoutAsOf($0.json) }
-            known[name] = (ViewCache.key(of: state), after)
+            known[name] = (Self.memoKey(state, inputs: inputs), after)
             guard before != after else { continue }
             changed.append((name, now?.etag))
             if fixed.contains(name) { fixedChanged = true }
@@ -42,12 +42,19 @@ struct ViewChanges {
         return changed
     }
 
-    private mutating func value(of name: String, in state: LogState) -> JSONValue? {
-        let key = ViewCache.key(of: state)
+    private mutating func value(of name: String, in state: LogState, inputs: Set<String>?) -> JSONValue? {
+        let key = Self.memoKey(state, inputs: inputs)
         if let held = known[name], held.key == key { return held.value }
         let value = (try? ViewCatalog.export(name, state: state)).map(Self.withoutAsOf)
         known[name] = (key, value)
         return value
+    }
+
+    /// What makes a view's export (apart from `asOf`) the same: its inputs' change tokens
+    /// when they are known (a view last made at seq 14 still holds at 20 if they did not
+    /// move), else the whole state's key.
+    static func memoKey(_ state: LogState, inputs: Set<String>?) -> [UInt64] {
+        inputs.map { state.changes.key(for: $0) } ?? ViewCache.key(of: state)
     }
 
     /// The concrete views of either state: the fixed ones, then each manifest resource's

@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
         GET /api/status, /api/views, /api/views/NAME[?at=SEQ] (as `export NAME --format json`, with an ETag), \
         /api/log?from=SEQ&limit=N (as `log tail --format json`), /api/events/SEQ (as `log show SEQ --format json`), \
-        /api/stream (Server-Sent Events, one per appended event; resumes after Last-Event-ID). \
+        /api/stream (Server-Sent Events: one per appended event, then one per view that changed; resumes after Last-Event-ID). \
         Loopback by default; any other --bind needs --token T (or --generate-token), and every request must then \
         carry it: Authorization: Bearer T, or ?token=T.
         """)
