@@ -128,7 +128,9 @@ let package = Package(
         .executableTarget(
             name: "fetchlog-bench",
             dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication",
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
+                           "FetchlogServe", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log")],
             path: "Tools/FetchlogBench",
             exclude: ["sqlite-search.py", "scale-peers.py"]
         ),

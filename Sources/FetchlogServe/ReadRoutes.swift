@@ -26,14 +26,15 @@ extension APIResponder {
         } else {
             state = content.store.snapshot.state
         }
-        let text = try content.answers.export(name, state).canonicalText()
-        let etag = "\"\(SHA256.hex(text))\""
+        // The store's snapshot from the cache (made once per snapshot, shared with the event
+        // stream's view messages); a past state afresh. Either way by `export`'s own code.
+        let export = query["at"] == nil ? try content.shared.views.canonical(name, state: state, export: content.answers.export)
+                                        : ViewCache.canonical(try content.answers.export(name, state))
+        let etag = export.etag
         if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        var response = Self.response(text + "\n", contentType: "application/json; charset=utf-8")
-        response.headers[.eTag] = etag
-        return response
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8", .eTag: etag], body: ResponseBody(byteBuffer: export.body))
     }
 
     /// As `items SOURCE RESOURCE [q] [--where C]… --limit N --page N --format json`.

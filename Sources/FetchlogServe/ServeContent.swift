@@ -11,6 +11,8 @@ package struct ServeContent: Sendable {
     package let clock: any WallClock
     package let eventHeader: @Sendable (Event) -> JSONValue
     package let answers: ServeAnswers
+    /// The views' canonical exports by snapshot, and the event stream's hub (one per server).
+    package let shared = ServeShared()
 
     package init(store: Store, clock: any WallClock, eventHeader: @escaping @Sendable (Event) -> JSONValue,
                  answers: ServeAnswers = ServeAnswers()) {

@@ -7,7 +7,8 @@
 //                                                     --year: a year of revalidations, compaction;
 //                                                     --replication: JetStream seeding and catch-up vs raw nats.c;
 //                                                     --writes: offline writes, visible at once and pushed vs AsyncHTTPClient;
-//                                                     --scale: censuses of 1.3k to 1.3M gnomes vs SQLite and jq, logs to 1M events)
+//                                                     --scale: censuses of 1.3k to 1.3M gnomes vs SQLite and jq, logs to 1M events;
+//                                                     --serve: GET /api/views/NAME vs a bare Hummingbird handler, 100 SSE clients)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -61,6 +62,11 @@ if CommandLine.arguments.contains("--scale") {
 }
 if CommandLine.arguments.contains("--year") {
     runYearBenchmark(quick: quick)
+    exit(0)
+}
+if CommandLine.arguments.contains("--serve") {
+    await runServeBenchmark(quick: quick)
+    removeBenchTemporaries()
     exit(0)
 }
 if CommandLine.arguments.contains("--views") {

@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
         /api/items/SOURCE/RESOURCE?q=TEXT&where=F=V&limit=N&page=N (as `items … --format json`), \
         /api/log?from=SEQ&limit=N (as `log tail --format json`), /api/events/SEQ (as `log show SEQ --format json`), \
         /api/diff?view=NAME&from=SEQ&to=SEQ (as the shell's `diff`), \
-        /api/stream (Server-Sent Events, one per appended event; resumes after Last-Event-ID), /api/openapi.json. \
+        /api/stream (Server-Sent Events: one per appended event, then one per view that changed; resumes after Last-Event-ID), /api/openapi.json. \
         POST /api/fetch {"source": S, "resource": R} fetches as `fetch S R --format json`, with the network options below; \
         it needs Authorization: Bearer T with the server's token, or without one the token made at start, which only \
         the page at / holds. Errors are {"error": message, "exit": the CLI's exit status}. \

@@ -1,0 +1,102 @@
+import FetchlogCore
+import Foundation
+import Synchronization
+
+/// The work of `/api/stream` done once per snapshot for every subscriber, not once per
+/// subscriber: one task follows the store's snapshots while at least one client is
+/// subscribed, renders the new events' SSE messages and finds the views that changed
+/// (`ViewChanges`), and hands each subscriber the same `Batch`. With no subscriber it
+/// stops, and nothing is computed.
+package final class StreamHub: Sendable {
+    /// What one snapshot brought: the events after `from` up to `upTo` as SSE messages
+    /// (`appended`, empty when none), then its `view` messages (`views`).
+    struct Batch: Sendable {
+        let from: UInt64
+        let upTo: UInt64
+        let appended: String
+        let views: String
+    }
+
+    private struct Subscribers {
+        var continuations: [UUID: AsyncStream<Batch>.Continuation] = [:]
+        var follower: Task<Void, Never>?
+        /// Which follower is current: one cancelled as the last client left must not hand
+        /// a late batch to a client of the next.
+        var generation = 0
+    }
+
+    private let subscribers = Mutex(Subscribers())
+
+    package init() {}
+
+    /// Registers a subscriber (starting the follower for the first) and returns its batches.
+    /// The follower compares against the snapshot of this moment, so a view that changes
+    /// after `subscribe` returns is announced.
+    func subscribe(_ content: ServeContent, views: ViewCache) -> (UUID, AsyncStream<Batch>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<Batch>.makeStream()
+        subscribers.withLock { s in
+            s.continuations[id] = continuation
+            if s.follower == nil {
+                s.generation += 1
+                s.follower = follow(content, views: views, baseline: content.store.snapshot, generation: s.generation)
+            }
+        }
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: UUID) {
+        subscribers.withLock { s in
+            s.continuations.removeValue(forKey: id)?.finish()
+            if s.continuations.isEmpty {
+                s.follower?.cancel()
+                s.follower = nil
+            }
+        }
+    }
+
+    private func follow(_ content: ServeContent, views: ViewCache, baseline: Snapshot, generation: Int) -> Task<Void, Never> {
+        let snapshots = content.store.snapshots()
+        return Task { [weak self] in
+            var changes = ViewChanges(baseline: baseline.state)
+            var sent = baseline.seq
+            for await snapshot in snapshots {
+                guard let self, !Task.isCancelled else { return }
+                let upTo = max(sent, min(snapshot.seq, (try? content.store.maintenance.lastSeq()) ?? snapshot.seq))
+                let appended: String
+                do { appended = try Self.render(after: sent, upTo: upTo, content) } catch { return }
+                var viewText = ""
+                for (view, etag) in changes.changes(to: snapshot.state, cache: views) {
+                    let data = JSONValue.object([("view", .string(view)), ("etag", etag.map { .string($0) } ?? .null), ("seq", .number(snapshot.seq))])
+                    viewText += "event: view\ndata: \(data.canonicalText())\n\n"
+                }
+                guard upTo > sent || !viewText.isEmpty else { continue }
+                let batch = Batch(from: sent, upTo: upTo, appended: appended, views: viewText)
+                sent = upTo
+                subscribers.withLock { s in
+                    guard s.generation == generation else { return }
+                    for continuation in s.continuations.values { continuation.yield(batch) }
+                }
+            }
+        }
+    }
+
+    /// The `appended` messages of the events after `from` up to `upTo` (`id: SEQ`, the
+    /// header as `/api/log` shows it), read back through the maintenance door.
+    static func render(after from: UInt64, upTo: UInt64, _ content: ServeContent) throws -> String {
+        guard upTo > from else { return "" }
+        var chunk = ""
+        for seq in (from + 1)...upTo {
+            let event = try content.store.maintenance.event(at: seq)
+            chunk += "id: \(seq)\nevent: appended\ndata: \(content.eventHeader(event).canonicalText())\n\n"
+        }
+        return chunk
+    }
+}
+
+/// What the API's requests share: the views' canonical exports and the event stream's hub.
+package final class ServeShared: Sendable {
+    package let views = ViewCache()
+    package let stream = StreamHub()
+    package init() {}
+}
