@@ -37,18 +37,6 @@ import Testing
         }
     }
 
-    /// SplitMix64: the same moments for the same seed, on every platform.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// What the log says of the trial's mutations: the ones sent and the ones answered.
     static func sentAndAnswered(_ log: EventLog, from seq: UInt64) throws -> (sent: Set<UInt64>, answered: [UInt64]) {
         var sent = Set<UInt64>(), answered: [UInt64] = []
@@ -61,7 +49,8 @@ import Testing
 
     @Test func aPushKilledAtAnyStepAndPushedAgainAppliesEveryMutationOnce() async throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["FETCHLOG_KILL_SEED"] ?? "") ?? 0x2026_1126
-        var random = Seeded(state: seed)
+        // SplitMix64 (JSONTapeTests'): the same moments for the same seed, on every platform.
+        var random = JSONTapeTests.SplitMix(state: seed)
         let upstream = try await CatalogUpstream.start()
         let dir = TemporaryDirectory("writes-kill")
         var killedAt: [Step: Int] = [:], trials: [Step: Int] = [:]
