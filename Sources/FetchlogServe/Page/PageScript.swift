@@ -43,17 +43,20 @@ enum PageScript {
     let openSeq = null;
     const MAX_ROWS = 5000;             // rows drawn at once (the newest that match); the count covers all
 
-    // The mutations still waiting (ids from /api/pending): a write.mutation row says "pending"
+    // The mutations still waiting (ids from /api/pending): a write.mutation's row says "pending"
     // until the server confirms it or it is discarded.
     let pendingIDs = new Set();
 
+    // The offline writes' events are intents labelled write.mutation, write.sending, write.answered …
+    function isWrite(e) {
+      return e.kind === "intent" && typeof e.label === "string" && e.label.startsWith("write.");
+    }
     // fetched / 304 / failure / intent / end of list, from the header; "merged" once the header
     // carries the event's origin (`log tail --format json` rows do not yet); "pending" or
     // "write" for the offline writes' events.
     function category(e) {
       if (e.origin) return "merged";
-      if (e.kind === "write.mutation" && pendingIDs.has(e.seq)) return "pending";
-      if (typeof e.kind === "string" && e.kind.startsWith("write.")) return "write";
+      if (isWrite(e)) return e.label === "write.mutation" && pendingIDs.has(e.seq) ? "pending" : "write";
       switch (e.kind) {
         case "fetched": return "fetched";
         case "not-modified": return "304";
@@ -110,7 +113,7 @@ enum PageScript {
     function appendLive(e) {
       if (!remember(e)) return;
       // A write's event may change what waits (sent, confirmed, discarded): ask again.
-      if (typeof e.kind === "string" && e.kind.startsWith("write.")) reloadPending();
+      if (isWrite(e)) reloadPending();
       if (matches(e)) $("timeline").prepend(rowFor(e));
       updateCount();
       grewTo(e.seq);
