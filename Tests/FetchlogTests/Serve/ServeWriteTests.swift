@@ -201,4 +201,45 @@ import Testing
         try await server.stop()
         await rig.stop()
     }
+
+    @Test func aConflictIsRetriedOnlyWithForceAndAReplaceGoesBackToTheDefaults() async throws {
+        let rig = try await Self.rig("serve-writes-conflict")
+        let server = try await Self.serve(rig.store, upstream: rig.upstream.base)
+        let token = ("Authorization", "Bearer \(server.actionToken)")
+        func act(_ method: HTTPMethod, _ path: String, _ body: String? = nil) async throws -> ServeProcess.Answer {
+            try await server.get(path, method: method, headers: [Self.json, token], body: body)
+        }
+        // Confirmed: the answer's ETag is held for note 1.
+        let first = try JSONValue.parse(try await act(.PATCH, "/api/items/catalog/notes/1", #"{"priority":5}"#).body)
+        #expect(first["state"] == .string("confirmed") && first["op"] == .string("update"), "\(first)")
+        // Another client changes note 1 on the server.
+        let other = try await server.get("/catalog/notes/1", method: .PATCH, headers: [Self.json], body: #"{"title":"buy oat milk"}"#, via: rig.upstream.base)
+        #expect(other.status == 200, "\(other.body)")
+        // The next change is sent with the old ETag: 412, a conflict that waits for the user.
+        let mine = try JSONValue.parse(try await act(.PATCH, "/api/items/catalog/notes/1", #"{"done":true}"#).body)
+        let id = try #require(mine["mutation"]?.intValue)
+        #expect(mine["state"] == .string("conflict"), "\(mine)")
+        // A plain retry is refused as `pending retry ID` refuses it (409: it waits on a choice), and records nothing.
+        let before = try await Self.lastEvent(rig.store)
+        let printed = try await Self.cli(rig.store, ["pending", "retry", String(id)])
+        #expect(printed.status == 1)
+        let plain = try await act(.POST, "/api/pending/\(id)/retry")
+        #expect(plain.status == 409)
+        #expect(plain.body == ServeQueryTests.errorBody(printed))
+        #expect(plain.body == #"{"error":"mutation \#(id) conflicts with the server's version (changed since): pending retry \#(id) --force to send yours over it, or discard it","exit":1}"# + "\n")
+        #expect(try await Self.lastEvent(rig.store) == before)
+        // With force: queued, and the push sends it over the server's version.
+        let forced = try await act(.POST, "/api/pending/\(id)/retry", #"{"force":true}"#)
+        #expect(try JSONValue.parse(forced.body) == .object([("force", .bool(true)), ("mutation", .number(id)), ("state", .string("queued"))]))
+        let pushed = try JSONValue.parse(try await act(.POST, "/api/push").body)
+        #expect(pushed["confirmed"] == .array([.number(id)]), "\(pushed)")
+        #expect(await rig.upstream.server.notes[1] == #"{"id":1,"title":"buy oat milk","done":true,"priority":5,"version":4}"#)
+        // PUT replaces: the fields not given go back to the server's defaults (priority 3).
+        let replaced = try JSONValue.parse(try await act(.PUT, "/api/items/catalog/notes/3", #"{"title":"write the report","done":true}"#).body)
+        #expect(replaced["op"] == .string("replace") && replaced["state"] == .string("confirmed"), "\(replaced)")
+        #expect(await rig.upstream.server.notes[3] == #"{"id":3,"title":"write the report","done":true,"priority":3,"version":2}"#)
+        #expect(try await server.get("/api/pending").body == "[]\n")
+        try await server.stop()
+        await rig.stop()
+    }
 }
