@@ -109,6 +109,22 @@ struct APIResponder: HTTPResponder {
             return try EventStream(content: content).response(lastEventID: Self.header("last-event-id", of: request) ?? query["lastEventId"])
         case .fetch:
             return try await fetch(request)
+        case .pending:
+            return try pending()
+        case .addItem:
+            return try await write(.add(source: parameters[0], resource: parameters[1], fields: try await itemFields(request)))
+        case .setItem, .replaceItem:
+            return try await write(.set(source: parameters[0], resource: parameters[1], key: parameters[2],
+                                        fields: try await itemFields(request), replace: route.handler == .replaceItem))
+        case .deleteItem:
+            return try await write(.delete(source: parameters[0], resource: parameters[1], key: parameters[2]))
+        case .push:
+            return try await write(.push)
+        case .retry:
+            let id = try Self.mutationID(parameters[0])
+            return try await write(.retry(id: id, force: try await retryForce(request)))
+        case .discard:
+            return try await write(.discard(id: try Self.mutationID(parameters[0])))
         case .openAPI:
             return Self.json(OpenAPIDocument.document)
         }

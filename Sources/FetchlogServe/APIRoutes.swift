@@ -5,7 +5,7 @@ import Hummingbird
 /// `/api/openapi.json` describes. `APIRoute.all` is the only list of routes, so the three
 /// cannot disagree.
 struct APIRoute: Sendable {
-    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, openAPI }
+    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, retry, discard, openAPI }
 
     struct Parameter: Sendable {
         enum Location: String, Sendable { case path, query, header }
@@ -26,6 +26,8 @@ struct APIRoute: Sendable {
     var lastTakesRest = false
     /// The members of a JSON request body: name, type, required, description.
     var body: [(String, String, Bool, String)]? = nil
+    /// A body that is an item's fields (any members, one JSON object), described thus.
+    var fieldsBody: String? = nil
     /// What a 200 answers, and as what.
     let answer: String
     var contentType = "application/json"
@@ -41,6 +43,12 @@ struct APIRoute: Sendable {
     static func pathParameter(_ name: String, _ type: String, _ description: String) -> Parameter {
         Parameter(name: name, location: .path, type: type, required: true, description: description)
     }
+
+    static let itemParameters = [pathParameter("source", "string", "A source defined by a manifest."),
+                                 pathParameter("resource", "string", "One of its resources, with writes declared.")]
+    static let keyParameter = pathParameter("key", "string", "The item's primary key (or a created item's local:ID).")
+    static let mutationParameter = pathParameter("id", "integer", "The mutation's id (GET /api/pending lists them).")
+    static let mutationAnswer = "The mutation as `item … --format json` prints it (mutation, op, source, resource, key, state, fields, note): recorded at once, then sent; state pending while the upstream does not answer. A refusal records nothing: the CLI's message, exit 1."
 
     static let all: [APIRoute] = [
         APIRoute(handler: .page, method: .get, path: "/", summary: "The page: the log as a timeline, views, time travel.",
@@ -86,6 +94,34 @@ struct APIRoute: Sendable {
                         ("values", "array", false, "Further words: an id, a text or an href."), ("pages", "string", false, "N, A-B or all.")],
                  answer: "Every attempt as a record, as `fetch --format json` prints them; Fetchlog-Exit is the status the command ends with (1: nothing usable came back, Fetchlog-Notice says why).",
                  isAction: true, errors: [400, 404, 413, 415]),
+        APIRoute(handler: .pending, method: .get, path: "/api/pending", summary: "The changes waiting to be sent, as `pending --format json`.",
+                 answer: "An array of mutations in log order: id, op, source, resource, key, fields, state, attempts, lastStatus, lastMessage, server, idempotencyKey."),
+        APIRoute(handler: .addItem, method: .post, path: "/api/items/{source}/{resource}",
+                 summary: "Create an item, as `item add SOURCE RESOURCE --json FILE --format json`: recorded at once, then sent; needs the action token.",
+                 parameters: itemParameters, fieldsBody: "The item's fields, one JSON object ({\"title\": \"buy bread\"}).",
+                 answer: mutationAnswer, isAction: true, errors: [400, 413, 415]),
+        APIRoute(handler: .setItem, method: .patch, path: "/api/items/{source}/{resource}/{key}",
+                 summary: "Change fields of an item, as `item set SOURCE RESOURCE KEY … --format json`; needs the action token.",
+                 parameters: itemParameters + [keyParameter], fieldsBody: "The fields to change, one JSON object.",
+                 answer: mutationAnswer, isAction: true, errors: [400, 413, 415]),
+        APIRoute(handler: .replaceItem, method: .put, path: "/api/items/{source}/{resource}/{key}",
+                 summary: "Replace an item, as `item set --replace SOURCE RESOURCE KEY … --format json`; needs the action token.",
+                 parameters: itemParameters + [keyParameter], fieldsBody: "The item's fields, one JSON object (those not given go back to the server's defaults).",
+                 answer: mutationAnswer, isAction: true, errors: [400, 413, 415]),
+        APIRoute(handler: .deleteItem, method: .delete, path: "/api/items/{source}/{resource}/{key}",
+                 summary: "Delete an item, as `item delete SOURCE RESOURCE KEY --format json`; needs the action token.",
+                 parameters: itemParameters + [keyParameter], answer: mutationAnswer, isAction: true, errors: [400]),
+        APIRoute(handler: .push, method: .post, path: "/api/push",
+                 summary: "Send the changes waiting, as `push --format json`; needs the action token.",
+                 answer: "The mutation ids by outcome (confirmed, conflicts, rejected, paused, failed, held) and the push's lines.",
+                 isAction: true, errors: [409]),
+        APIRoute(handler: .retry, method: .post, path: "/api/pending/{id}/retry",
+                 summary: "Send a mutation again with the next push, as `pending retry ID [--force] --format json`; needs the action token.",
+                 parameters: [mutationParameter], body: [("force", "boolean", false, "After a conflict: send the change over the server's version (false).")],
+                 answer: "{mutation, state: queued, force}.", isAction: true, errors: [400, 404, 409, 415]),
+        APIRoute(handler: .discard, method: .post, path: "/api/pending/{id}/discard",
+                 summary: "Drop a mutation, as `pending discard ID --format json`; needs the action token.",
+                 parameters: [mutationParameter], answer: "{mutation, state: discarded}.", isAction: true, errors: [400, 404]),
         APIRoute(handler: .openAPI, method: .get, path: "/api/openapi.json", summary: "This API, described in OpenAPI 3.1.",
                  answer: "An OpenAPI 3.1 document."),
     ]

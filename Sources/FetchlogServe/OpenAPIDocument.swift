@@ -5,11 +5,12 @@ import FetchlogCore
 enum OpenAPIDocument {
     static let errorMeanings: [Int: String] = [
         304: "Not modified: the If-None-Match ETag is the view's.",
-        400: "A parameter or body the CLI would refuse as a usage error (exit 64).",
+        400: "A parameter or body the CLI would refuse as a usage error (exit 64); a write the CLI refuses, nothing recorded (exit 1).",
         401: "The token is missing or wrong (exit 64).",
         403: "Host is not this server's (loopback binds), or a POST's Origin is another site's (exit 64).",
         404: "No such route, view, source, resource, page or seq (exit 1).",
         405: "The method is not this route's (Allow lists those that are; exit 64).",
+        409: "A write that waits on a choice: a conflicting mutation retried without force, or a push the server cannot make (offline) (exit 1).",
         410: "Before the compaction horizon the view reads a body `log compact` dropped (exit 1); Fetchlog-Notice says which.",
         413: "The request body is larger than 64 KiB (exit 64).",
         414: "The query is longer than 2048 bytes (exit 64).",
@@ -43,6 +44,11 @@ enum OpenAPIDocument {
                     }
                     let schema = JSONValue.object([("type", .string("object")), ("additionalProperties", .bool(false)),
                                                    ("required", .array(body.filter(\.2).map { .string($0.0) })), ("properties", .object(properties))])
+                    operation.append(("requestBody", .object([("required", .bool(body.contains(where: \.2))),
+                                                              ("content", .object([("application/json", .object([("schema", schema)]))]))])))
+                }
+                if let fields = route.fieldsBody {
+                    let schema = JSONValue.object([("type", .string("object")), ("description", .string(fields)), ("additionalProperties", .bool(true))])
                     operation.append(("requestBody", .object([("required", .bool(true)),
                                                               ("content", .object([("application/json", .object([("schema", schema)]))]))])))
                 }

@@ -37,13 +37,20 @@ package struct ServeAnswers: Sendable {
     package var diff: @Sendable (_ view: String, _ from: UInt64, _ to: UInt64) async throws -> String
     /// `fetch WORDS… --format json` through the store.
     package var fetch: @Sendable (_ words: [String]) async throws -> FetchAnswer
+    /// `pending --format json` as of `state`.
+    package var pending: @Sendable (_ state: LogState) throws -> String
+    /// A write command (`item add|set|delete`, `push`, `pending retry|discard`) through the
+    /// store, as its `--format json` prints it.
+    package var write: @Sendable (_ action: WriteAction) async throws -> String
 
     /// Each answer not given is the engine's own (`export`) or says it is not available.
     package init(
         export: (@Sendable (_ name: String, _ state: LogState) throws -> JSONValue)? = nil,
         items: (@Sendable (_ state: LogState, _ question: ItemsQuestion) throws -> String)? = nil,
         diff: (@Sendable (_ view: String, _ from: UInt64, _ to: UInt64) async throws -> String)? = nil,
-        fetch: (@Sendable (_ words: [String]) async throws -> FetchAnswer)? = nil
+        fetch: (@Sendable (_ words: [String]) async throws -> FetchAnswer)? = nil,
+        pending: (@Sendable (_ state: LogState) throws -> String)? = nil,
+        write: (@Sendable (_ action: WriteAction) async throws -> String)? = nil
     ) {
         self.export = export ?? { name, state in
             do { return try ViewCatalog.export(name, state: state) } catch { throw APIError.notFound("\(error)") }
@@ -51,6 +58,8 @@ package struct ServeAnswers: Sendable {
         self.items = items ?? { _, _ in throw ServeAnswers.unavailable("items") }
         self.diff = diff ?? { _, _, _ in throw ServeAnswers.unavailable("diff") }
         self.fetch = fetch ?? { _ in throw ServeAnswers.unavailable("fetch") }
+        self.pending = pending ?? { _ in throw ServeAnswers.unavailable("pending") }
+        self.write = write ?? { _ in throw ServeAnswers.unavailable("writing") }
     }
 
     static func unavailable(_ what: String) -> APIError {
@@ -83,3 +92,15 @@ package struct FetchAnswer: Sendable {
         self.message = message
     }
 }
+
+/// A write the API was asked for: the words of `item add|set|delete`, `push` and
+/// `pending retry|discard`, with an item's fields as the JSON object the body holds.
+package enum WriteAction: Sendable {
+    case add(source: String, resource: String, fields: [(String, JSONValue)])
+    case set(source: String, resource: String, key: String, fields: [(String, JSONValue)], replace: Bool)
+    case delete(source: String, resource: String, key: String)
+    case push
+    case retry(id: UInt64, force: Bool)
+    case discard(id: UInt64)
+}
+

@@ -35,7 +35,7 @@ enum Page {
         <label>source <select id="filter-source"><option value="">all</option></select></label>
         <label>outcome <select id="filter-outcome"><option value="">all</option>
           <option>fetched</option><option>304</option><option>failure</option><option>intent</option>
-          <option>end of list</option></select></label>
+          <option>end of list</option><option>pending</option><option>write</option></select></label>
         <label>text <input id="filter-text" type="search" placeholder="resource, url, status…"></label>
       </div>
       <div class="scroll"><table id="timeline-table"><thead><tr><th>seq</th><th class="wide">time</th><th>source</th><th>resource</th><th>outcome</th></tr></thead>

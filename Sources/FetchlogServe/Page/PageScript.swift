@@ -43,10 +43,20 @@ enum PageScript {
     let openSeq = null;
     const MAX_ROWS = 5000;             // rows drawn at once (the newest that match); the count covers all
 
+    // The mutations still waiting (ids from /api/pending): a write.mutation's row says "pending"
+    // until the server confirms it or it is discarded.
+    let pendingIDs = new Set();
+
+    // The offline writes' events are intents labelled write.mutation, write.sending, write.answered …
+    function isWrite(e) {
+      return e.kind === "intent" && typeof e.label === "string" && e.label.startsWith("write.");
+    }
     // fetched / 304 / failure / intent / end of list, from the header; "merged" once the header
-    // carries the event's origin (`log tail --format json` rows do not yet).
+    // carries the event's origin (`log tail --format json` rows do not yet); "pending" or
+    // "write" for the offline writes' events.
     function category(e) {
       if (e.origin) return "merged";
+      if (isWrite(e)) return e.label === "write.mutation" && pendingIDs.has(e.seq) ? "pending" : "write";
       switch (e.kind) {
         case "fetched": return "fetched";
         case "not-modified": return "304";
@@ -102,10 +112,23 @@ enum PageScript {
     // A new event at the top without redrawing the rest (the focus and the open row stay).
     function appendLive(e) {
       if (!remember(e)) return;
+      // A write's event may change what waits (sent, confirmed, discarded): ask again.
+      if (isWrite(e)) reloadPending();
       if (matches(e)) $("timeline").prepend(rowFor(e));
       updateCount();
       grewTo(e.seq);
     }
+    // Which mutations wait; the rows whose label changed are drawn again. A server without
+    // the writes (501) leaves every write row "write".
+    async function loadPending() {
+      let ids;
+      try { ids = new Set((await api("/api/pending")).map((m) => m.id)); } catch (e) { return; }
+      const changed = ids.size !== pendingIDs.size || [...ids].some((id) => !pendingIDs.has(id));
+      pendingIDs = ids;
+      $("timeline").dataset.pending = [...ids].sort((a, b) => a - b).join(" ");
+      if (changed) drawTimeline();
+    }
+    const reloadPending = debounce(loadPending, 100);
     async function loadLog() {
       let from = 1;
       for (;;) {
@@ -481,6 +504,7 @@ enum PageScript {
     (async () => {
       try {
         await loadLog();
+        await loadPending();
         const slider = $("view-at");
         slider.max = String(lastSeq);
         slider.value = String(lastSeq);

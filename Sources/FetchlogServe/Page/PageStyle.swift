@@ -32,7 +32,7 @@ enum PageStyle {
     .slider input{flex:1;min-width:8rem}
     .badge{display:inline-block;padding:0 .45rem;border-radius:999px;font-size:.85em;border:1px solid currentColor;white-space:nowrap}
     .o-fetched{color:var(--ok)}.o-304{color:var(--accent)}.o-failure{color:var(--fail)}
-    .o-intent,.o-merged,.o-end{color:var(--warn)}
+    .o-intent,.o-merged,.o-end,.o-pending{color:var(--warn)}.o-write{color:var(--ok)}
     .fail,.f-failing{color:var(--fail)}.f-fresh{color:var(--ok)}.f-stale{color:var(--warn)}
     #live[data-state="open"]{color:var(--ok)}#live[data-state="closed"]{color:var(--fail)}
     .hint{color:var(--muted);font-size:.85em;margin:.3rem 0}

@@ -5,8 +5,9 @@ import FetchlogShell
 import Foundation
 
 /// The API's answers from the commands' own code: `GET /api/items/…` runs `items`'s,
-/// `GET /api/diff` the shell's `diff`, `POST /api/fetch` the shell's `fetch`, and
-/// `GET /api/views/NAME` `export`'s, each rendered as `--format json` renders it, so the
+/// `GET /api/diff` the shell's `diff`, `POST /api/fetch` the shell's `fetch`,
+/// `GET /api/views/NAME` `export`'s, `GET /api/pending` `pending`'s, and the write routes
+/// `item add|set|delete`'s, `push`'s and `pending retry|discard`'s, each rendered as `--format json` renders it, so the
 /// API and the CLI cannot drift apart. Their errors keep the CLI's message and exit status.
 extension ServeAnswers {
     static func commandLine(_ store: Store) -> ServeAnswers {
@@ -35,8 +36,57 @@ extension ServeAnswers {
                 } catch {
                     throw refusal(error)
                 }
+            },
+            pending: { state in json(PendingListCommand.answer(state)) },
+            write: { action in
+                do {
+                    return json(try await writeOutput(action, store))
+                } catch let error as CommandError where error.status == ExitStatus.failure {
+                    // Refused with nothing recorded: the CLI's words and exit status (1), as
+                    // the request's mistake (400) unless what it names is not waiting (404)
+                    // or waits on the user's choice (409).
+                    throw APIError(code: writeRefusalCode(action, store), message: error.message, exit: error.status)
+                } catch {
+                    throw refusal(error)
+                }
             }
         )
+    }
+
+    /// The write command's own code for `action`, on the server's store. A change is sent
+    /// at once, as `item add|set|delete` sends it without `--offline` (an unreachable
+    /// upstream leaves it pending).
+    static func writeOutput(_ action: WriteAction, _ store: Store) async throws -> Output {
+        switch action {
+        case let .add(source, resource, fields):
+            return try await ItemAddCommand.answer(store, sending: true, source: source, resource: resource, fields: fields)
+        case let .set(source, resource, key, fields, replace):
+            return try await ItemSetCommand.answer(store, sending: true, source: source, resource: resource, key: key, fields: fields, replace: replace)
+        case let .delete(source, resource, key):
+            return try await ItemDeleteCommand.answer(store, sending: true, source: source, resource: resource, key: key)
+        case .push:
+            return PushCommand.answer(try await reportingWriteErrors { try await store.push() })
+        case let .retry(id, force):
+            return try await PendingRetryCommand.answer(store, id: id, force: force)
+        case let .discard(id):
+            return try await PendingDiscardCommand.answer(store, id: id)
+        }
+    }
+
+    /// The status a refused write is answered with.
+    static func writeRefusalCode(_ action: WriteAction, _ store: Store) -> Int {
+        let waiting = store.snapshot.state.writes.mutations
+        switch action {
+        case let .retry(id, force):
+            guard let mutation = waiting[id] else { return 404 }
+            return mutation.state == .conflict && !force ? 409 : 400
+        case let .discard(id):
+            return waiting[id] == nil ? 404 : 400
+        case .push:
+            return 409
+        default:
+            return 400
+        }
     }
 
     /// What `--format json` prints for `output`.

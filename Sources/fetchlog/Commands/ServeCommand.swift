@@ -19,7 +19,10 @@ struct ServeCommand: AsyncParsableCommand {
         /api/stream (Server-Sent Events: one per appended event, then one per view that changed; resumes after Last-Event-ID), /api/openapi.json. \
         POST /api/fetch {"source": S, "resource": R} fetches as `fetch S R --format json`, with the network options below; \
         it needs Authorization: Bearer T with the server's token, or without one the token made at start, which only \
-        the page at / holds. Errors are {"error": message, "exit": the CLI's exit status}. \
+        the page at / holds. GET /api/pending answers as `pending --format json`; the writes need the same token: \
+        POST /api/items/SOURCE/RESOURCE (the body the item's fields), PATCH|PUT|DELETE /api/items/SOURCE/RESOURCE/KEY, \
+        POST /api/push, POST /api/pending/ID/retry {"force": B} and /discard, as item add, set, set --replace, delete, \
+        push and pending retry|discard --format json. Errors are {"error": message, "exit": the CLI's exit status}. \
         Loopback by default (requests naming another Host are refused); any other --bind needs --token T \
         (or --generate-token), and every request must then carry it: Authorization: Bearer T, or ?token=T.
         """)

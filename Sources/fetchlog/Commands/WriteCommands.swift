@@ -70,20 +70,27 @@ func recordingWrite(_ context: CommandContext, _ network: NetworkOptions, source
     let configuration = try network.configuration()
     let store = try await openStore(context.maintenance, clock: context.clock, fetching: configuration.offline ? nil : configuration)
     do {
-        let mutation = try await reportingWriteErrors { try await record(store) }
-        var lines: [String]?
-        if !configuration.offline {
-            // Automatic sending: an earlier failure of the resource waits for its Retry-After.
-            // The mutation is already durable, so an error here only leaves it pending.
-            lines = (try? await store.push(source: source, resource: resource, automatic: true))?.lines ?? []
-        }
-        let output = mutationOutput(mutation, store, sent: lines)
+        let output = try await recordedWrite(store, sending: !configuration.offline, source: source, resource: resource, record)
         await store.close()
         return output
     } catch {
         await store.close()
         throw error
     }
+}
+
+/// `recordingWrite`'s work on a store already open (the command line's, or `serve`'s for
+/// the API's writes): records the mutation, then, when `sending`, sends that resource's writes.
+func recordedWrite(_ store: Store, sending: Bool, source: String, resource: String,
+                   _ record: (Store) async throws -> PendingMutation) async throws -> Output {
+    let mutation = try await reportingWriteErrors { try await record(store) }
+    var lines: [String]?
+    if sending {
+        // Automatic sending: an earlier failure of the resource waits for its Retry-After.
+        // The mutation is already durable, so an error here only leaves it pending.
+        lines = (try? await store.push(source: source, resource: resource, automatic: true))?.lines ?? []
+    }
+    return mutationOutput(mutation, store, sent: lines)
 }
 
 struct ItemAddCommand: SharedCommand {
@@ -118,6 +125,15 @@ struct ItemAddCommand: SharedCommand {
     }
 }
 
+extension ItemAddCommand {
+    /// `item add SOURCE RESOURCE --json FILE` on an open store (`POST /api/items/…` answers it).
+    static func answer(_ store: Store, sending: Bool, source: String, resource: String, fields: [(String, JSONValue)]) async throws -> Output {
+        try await recordedWrite(store, sending: sending, source: source, resource: resource) {
+            try await $0.write(.create, source: source, resource: resource, fields: fields)
+        }
+    }
+}
+
 struct ItemSetCommand: SharedCommand {
     static let configuration = CommandConfiguration(commandName: "set", abstract: "Change fields of an item: recorded at once, then sent when the upstream answers (--offline: by push; If-Match with the ETag held).")
     static let usage = "item set SOURCE RESOURCE KEY FIELD=VALUE…"
@@ -136,6 +152,16 @@ struct ItemSetCommand: SharedCommand {
         let (source, resource, key, assignments, op) = (source, resource, key, assignments, replace ? RestWrites.Operation.replace : .update)
         return try await recordingWrite(context, network, source: source, resource: resource) { store in
             try await store.write(op, source: source, resource: resource, key: key, assignments: assignments)
+        }
+    }
+}
+
+extension ItemSetCommand {
+    /// `item set [--replace] SOURCE RESOURCE KEY …` on an open store (`PATCH`/`PUT /api/items/…/KEY` answer it).
+    static func answer(_ store: Store, sending: Bool, source: String, resource: String, key: String,
+                       fields: [(String, JSONValue)], replace: Bool) async throws -> Output {
+        try await recordedWrite(store, sending: sending, source: source, resource: resource) {
+            try await $0.write(replace ? .replace : .update, source: source, resource: resource, key: key, fields: fields)
         }
     }
 }
@@ -160,6 +186,15 @@ struct ItemDeleteCommand: SharedCommand {
     }
 }
 
+extension ItemDeleteCommand {
+    /// `item delete SOURCE RESOURCE KEY` on an open store (`DELETE /api/items/…/KEY` answers it).
+    static func answer(_ store: Store, sending: Bool, source: String, resource: String, key: String) async throws -> Output {
+        try await recordedWrite(store, sending: sending, source: source, resource: resource) {
+            try await $0.write(.delete, source: source, resource: resource, key: key, assignments: [])
+        }
+    }
+}
+
 /// `pending`: every mutation waiting; `pending retry ID [--force]`, `pending discard ID`.
 struct PendingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -178,7 +213,11 @@ struct PendingListCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let state = try await context.liveState()
+        Self.answer(try await context.liveState())
+    }
+
+    /// The list as of `state` (`GET /api/pending` answers it too).
+    static func answer(_ state: LogState) -> Output {
         let pending = state.writes.pending
         var rows: [[String]] = [], records: [JSONValue] = []
         for mutation in pending {
@@ -210,7 +249,11 @@ struct PendingRetryCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let store = try await writeStore(context)
+        try await Self.answer(try await writeStore(context), id: id, force: force)
+    }
+
+    /// Queues mutation `id` again (`POST /api/pending/ID/retry` answers it too).
+    static func answer(_ store: Store, id: UInt64, force: Bool) async throws -> Output {
         do {
             try await store.retryMutation(id, force: force)
         } catch let error as WriteError {
@@ -230,7 +273,11 @@ struct PendingDiscardCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        let store = try await writeStore(context)
+        try await Self.answer(try await writeStore(context), id: id)
+    }
+
+    /// Drops mutation `id` (`POST /api/pending/ID/discard` answers it too).
+    static func answer(_ store: Store, id: UInt64) async throws -> Output {
         try await reportingWriteErrors { try await store.discardMutation(id) }
         return .message("mutation \(id) discarded", json: .object([("mutation", .number(id)), ("state", .string("discarded"))]))
     }
@@ -264,6 +311,11 @@ struct PushCommand: SharedCommand {
                 throw error
             }
         }
+        return Self.answer(report)
+    }
+
+    /// What a push reports (`POST /api/push` answers it too).
+    static func answer(_ report: PushReport) -> Output {
         let counts = [("confirmed", report.confirmed), ("conflict", report.conflicts), ("rejected", report.rejected), ("paused", report.paused),
                       ("failed", report.failed), ("held", report.held)].filter { !$0.1.isEmpty }
         let summary = counts.isEmpty ? "nothing to send" : counts.map { "\($0.1.count) \($0.0)" }.joined(separator: ", ")

@@ -130,6 +130,52 @@ import Testing
         await upstream.stop()
     }
 
+    /// The timeline's labels for offline writes (Tests/Browser/writes_test.py): a change
+    /// made while the upstream is down is "pending" until it is discarded, the writes'
+    /// other events "write"; the outcome filter picks either.
+    @Test func theTimelineSaysPendingWhileAChangeWaitsThenWrite() async throws {
+        let rig = try await ManifestCLIRig.start("serve-page-writes", manifest: OfflineWritesTests.manifest)
+        #expect(try await rig.fetch(["notes"]).status == 0)
+        let gone = try await CatalogUpstream.start()
+        let down = gone.base
+        await gone.stop()
+        let server = try await ServeProcess(store: rig.store, arguments: ["--upstream", down, "--retries", "0"], readsActionToken: true)
+        let token = ("Authorization", "Bearer \(server.actionToken)")
+        let added = try await server.get("/api/items/catalog/notes", method: .POST, headers: [("Content-Type", "application/json"), token],
+                                         body: #"{"title":"buy bread"}"#)
+        let mutation = try #require(try JSONValue.parse(added.body)["mutation"]?.intValue, "\(added.body)")
+        // The write events' seqs, as the log says.
+        func writeEvents() async throws -> (count: Int, seqs: [Int]) {
+            let rows = try #require(try await Self.json(rig.store, ["log", "tail", "1000"]).arrayValue)
+            return (rows.count, rows.filter { $0["kind"] == .string("intent") && $0["label"]?.stringValue?.hasPrefix("write.") == true }.compactMap { $0["seq"]?.intValue }.sorted())
+        }
+        let before = try await writeEvents()
+        #expect(before.seqs.first == mutation && before.seqs.count >= 2, "\(before.seqs)")
+        let expected: JSONValue = .object([("events", .number(before.count)), ("pending", .array([.number(mutation)])),
+                                           ("writes", .array(before.seqs.filter { $0 != mutation }.map { .number($0) }))])
+        let expectedFile = rig.dir.sub("expected.json")
+        try expected.canonicalText().write(toFile: expectedFile, atomically: true, encoding: .utf8)
+
+        let browser = try BrowserScript(script: Repo.root + "/Tests/Browser/writes_test.py", arguments: [server.base + "/", expectedFile],
+                                        log: rig.dir.sub("writes_test.stderr"))
+        let ready = try await browser.readLine()
+        if ready != "ready" {
+            let early = try await browser.finish()
+            Issue.record("writes_test.py stopped before the discard (\(early.status)): \(early.stderr)")
+        } else {
+            let discarded = try await server.get("/api/pending/\(mutation)/discard", method: .POST, headers: [token])
+            #expect(discarded.status == 200, "\(discarded.body)")
+            let after = try await writeEvents()
+            #expect(after.count == before.count + 1)
+            browser.send(JSONValue.object([("events", .number(after.count)), ("writes", .array(after.seqs.map { .number($0) }))]).canonicalText() + "\n")
+        }
+        let result = try await browser.finish()
+        #expect(result.status == 0, "writes_test.py: \(result.stderr)")
+        #expect(result.stdout == "ok\n", "\(result.stdout)")
+        try await server.stop()
+        await rig.stop()
+    }
+
     @Test func demoWebServesTheDemoStoreUntilCtrlC() async throws {
         let dir = TemporaryDirectory("demo-web")
         let store = dir.sub("demo")
@@ -162,7 +208,7 @@ import Testing
     }
 }
 
-/// Tests/Browser/page_test.py as a child process: its stdout read line by line (it says
+/// Tests/Browser/page_test.py (or writes_test.py) as a child process: its stdout read line by line (it says
 /// `ready` when it waits for the live fetch), its stdin written once, its stderr to a file
 /// (chromedriver's chatter must never fill a pipe nobody reads).
 final class BrowserScript: @unchecked Sendable {
@@ -170,11 +216,11 @@ final class BrowserScript: @unchecked Sendable {
     private let input = Pipe(), output = Pipe()
     private let log: String
 
-    init(arguments: [String], log: String) throws {
+    init(script: String = ServePageTests.script, arguments: [String], log: String) throws {
         self.log = log
         FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", ServePageTests.script] + arguments
+        process.arguments = ["python3", script] + arguments
         process.standardInput = input
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))

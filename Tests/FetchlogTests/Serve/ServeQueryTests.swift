@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import Testing
 @testable import FetchlogCore
 
@@ -144,7 +145,11 @@ import Testing
     }
 
     static let routes = ["/", "/index.html", "/api/status", "/api/views", "/api/views/{name}", "/api/items/{source}/{resource}", "/api/log",
-                         "/api/events/{seq}", "/api/diff", "/api/stream", "/api/fetch", "/api/openapi.json"]
+                         "/api/events/{seq}", "/api/diff", "/api/stream", "/api/fetch", "/api/pending", "/api/items/{source}/{resource}/{key}", "/api/push",
+                         "/api/pending/{id}/retry", "/api/pending/{id}/discard", "/api/openapi.json"]
+    /// The methods of the routes that answer more than GET.
+    static let methods = ["/api/items/{source}/{resource}": ["get", "post"], "/api/items/{source}/{resource}/{key}": ["delete", "patch", "put"],
+                          "/api/fetch": ["post"], "/api/push": ["post"], "/api/pending/{id}/retry": ["post"], "/api/pending/{id}/discard": ["post"]]
 
     @Test func theOpenAPIDocumentDescribesExactlyTheRoutes() async throws {
         let dir = try await ServeAPITests.sampleStore("serve-openapi")
@@ -172,12 +177,14 @@ import Testing
                 if path == "/api/stream" { continue }
                 let concrete = path.replacingOccurrences(of: "{name}", with: "gnomes").replacingOccurrences(of: "{seq}", with: "1")
                     .replacingOccurrences(of: "{source}", with: "catalog").replacingOccurrences(of: "{resource}", with: "pages")
-                let reply = try await server.get(concrete, method: method == "post" ? .POST : .GET)
+                    .replacingOccurrences(of: "{key}", with: "1").replacingOccurrences(of: "{id}", with: "1")
+                // (The actions, sent without the token, are refused before they act.)
+                let reply = try await server.get(concrete, method: HTTPMethod(rawValue: method.uppercased()))
                 #expect(reply.status != 405, "\(method) \(path): \(reply.body)")
                 #expect(!reply.body.hasPrefix(#"{"error":"no route"#), "\(method) \(path): \(reply.body)")
             }
         }
-        #expect(operations == Self.routes.map { $0 == "/api/fetch" ? "post \($0)" : "get \($0)" })
+        #expect(operations == Self.routes.flatMap { path in (Self.methods[path] ?? ["get"]).map { "\($0) \(path)" } })
         #expect(document["components"]?["schemas"]?["Error"]?["required"] == .array([.string("error"), .string("exit")]))
         #expect(paths["/api/fetch"]?["post"]?["security"] == .array([.object([("bearer", .array([]))])]))
         try await server.stop()
