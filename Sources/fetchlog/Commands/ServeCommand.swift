@@ -78,7 +78,7 @@ func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfig
             // The action token made at start, for whoever started the server (curl, a
             // script); stdout stays the address alone. Other sites cannot read either.
             if configuration.token == nil {
-                printError("actions (POST /api/fetch) need Authorization: Bearer \(configuration.actionToken) (the page at / holds it)")
+                printError("actions (POST /api/fetch, the writes, push) need Authorization: Bearer \(configuration.actionToken) (the page at / holds it)")
             }
         }
     } catch {

@@ -36,7 +36,7 @@ final class ServeProcess: @unchecked Sendable {
         base = lines[0]
         if readsExtraLine { extraLine = lines[1] }
         if readsActionToken {
-            // "fetchlog: actions (POST /api/fetch) need Authorization: Bearer TOKEN (the page at / holds it)"
+            // "fetchlog: actions (POST /api/fetch, the writes, push) need Authorization: Bearer TOKEN (the page at / holds it)"
             let said = try await offPool { Self.line(errors.fileHandleForReading) }
             actionToken = said.components(separatedBy: "Bearer ").last?.split(separator: " ").first.map(String.init) ?? ""
             // Whatever else it says must not fill the pipe and stall it.
