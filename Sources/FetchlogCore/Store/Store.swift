@@ -285,6 +285,23 @@ public final class Store: Sendable {
         try await send(.intent(source: source, label: label, body: body, at: clock.now()))
     }
 
+    /// Records several intents in one transaction — one durable commit, one fold — each
+    /// reduced as `sendIntent` reduces it, all stamped with one time. For `push`, which
+    /// records a batch of attempts before their requests leave, then their answers.
+    package func sendIntents(_ intents: [(source: Source, label: String, body: JSONValue)]) async throws {
+        guard !intents.isEmpty else { return }
+        let at = clock.now()
+        let events: [Event] = guarded.withLock { g in
+            intents.flatMap { intent in
+                reduce(.intent(source: intent.source, label: intent.label, body: intent.body, at: at), in: &g).compactMap { effect in
+                    if case .append(let event) = effect { event } else { nil }
+                }
+            }
+        }
+        try await log.append(contentsOf: events)
+        try await catchUp()
+    }
+
     /// Applies every event appended since the snapshot (by anyone). Returns how many.
     @discardableResult
     package func catchUp() async throws -> Int {
