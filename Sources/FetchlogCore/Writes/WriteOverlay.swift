@@ -31,20 +31,45 @@ enum WriteOverlay {
         let prefix = source + "/" + resource.name + "/"
         let newestPage = newestPageSeq(state, source: source, resource: resource)
         let answers = writes.confirmed.filter { $0.key.hasPrefix(prefix) && $0.value.seq > newestPage }.sorted { $0.value.seq < $1.value.seq }
-        let mutations = confirmedOnly ? [] : writes.pending.filter { $0.source == source && $0.resource == resource.name && $0.state != .rejected }
-        guard !answers.isEmpty || !mutations.isEmpty else { return nil }
         let key = resource.primaryKey
         let cacheKey = prefix + (confirmedOnly ? "confirmed" : "optimistic")
-        if var kept = Kept.take(cacheKey), kept.built == built, kept.answers.count == answers.count,
-           zip(kept.answers, answers).allSatisfy({ $0.0 == $1.key && $0.1 == $1.value }),
-           kept.mutations.count <= mutations.count, kept.mutations[...] == mutations[..<kept.mutations.count] {
-            if kept.mutations.count == mutations.count {
-                Kept.keep(cacheKey, kept)
-                return kept.items
+        var kept = Kept.take(cacheKey)
+        if let last = kept, !(last.built == built && last.answers.count == answers.count
+                              && zip(last.answers, answers).allSatisfy({ $0.0 == $1.key && $0.1 == $1.value })) { kept = nil }
+        // At once when the mutations are the ones folded (`WriteState.mutationsToken`), or
+        // those and one recorded since (`WriteState.added`): no pending mutation compared.
+        if var last = kept {
+            kept = nil  // `last` alone holds the items: changed in place
+            let token = writes.mutationsToken
+            if confirmedOnly || last.token == token {
+                last.token = token
+                Kept.keep(cacheKey, last)
+                return last.items
             }
-            if kept.add(mutations[kept.mutations.count...], writes: writes, key: key) {
-                Kept.keep(cacheKey, kept)
-                return kept.items
+            if let added = writes.added, added.before == last.token, let mutation = writes.mutations[added.seq] {
+                if mutation.source != source || mutation.resource != resource.name {
+                    last.token = token
+                    Kept.keep(cacheKey, last)
+                    return last.items
+                }
+                if mutation.state != .rejected, mutation.seq > last.mutations.last?.seq ?? 0,
+                   last.add([mutation][...], writes: writes, key: key) {
+                    last.token = token
+                    Kept.keep(cacheKey, last)
+                    return last.items
+                }
+            } else {
+                kept = last
+            }
+        }
+        let mutations = confirmedOnly ? [] : writes.pending.filter { $0.source == source && $0.resource == resource.name && $0.state != .rejected }
+        guard !answers.isEmpty || !mutations.isEmpty else { return nil }
+        if var last = kept, last.mutations.count <= mutations.count, last.mutations[...] == mutations[..<last.mutations.count] {
+            kept = nil
+            if last.mutations.count == mutations.count || last.add(mutations[last.mutations.count...], writes: writes, key: key) {
+                last.token = writes.mutationsToken
+                Kept.keep(cacheKey, last)
+                return last.items
             }
         }
         var list = Folding(base: items, key: key, positions: key.isEmpty ? [:] : positions())
@@ -67,7 +92,7 @@ enum WriteOverlay {
             marked[at] = ItemsView.adding([("pending", pendingMember(changed))], to: marked[at])
         }
         let folded = Kept(built: built, answers: answers.map { ($0.key, $0.value) }, mutations: mutations, unmarked: list, marks: marks,
-                          items: marked.items, incremental: false)
+                          items: marked.items, incremental: false, token: writes.mutationsToken)
         Kept.keep(cacheKey, folded)
         return folded.items
     }
@@ -108,6 +133,8 @@ enum WriteOverlay {
         private(set) var items: [JSONValue]
         /// Folded from the last view (`add`) rather than in full: for tests.
         private(set) var incremental: Bool
+        /// The `WriteState.mutationsToken` of the mutations folded.
+        var token: UInt64
 
         /// A mutation folded from the last view without a full fold: it changes only the item
         /// its key names (found, or added at the end, for a create), and that item keeps its
