@@ -288,7 +288,9 @@ public final class Store: Sendable {
     /// Records several intents in one transaction — one durable commit, one fold — each
     /// reduced as `sendIntent` reduces it, all stamped with one time. For `push`, which
     /// records a batch of attempts before their requests leave, then their answers.
-    package func sendIntents(_ intents: [(source: Source, label: String, body: JSONValue)]) async throws {
+    /// `checkpoint` false: a checkpoint that falls due waits for the caller's next
+    /// `catchUp()` (a push saves it once at its end, not every 500 events of it).
+    package func sendIntents(_ intents: [(source: Source, label: String, body: JSONValue)], checkpoint: Bool = true) async throws {
         guard !intents.isEmpty else { return }
         let at = clock.now()
         let events: [Event] = guarded.withLock { g in
@@ -299,7 +301,7 @@ public final class Store: Sendable {
             }
         }
         try await log.append(contentsOf: events)
-        try await catchUp()
+        if checkpoint { try await catchUp() } else { _ = try catchUpNow() }
     }
 
     /// Applies every event appended since the snapshot (by anyone). Returns how many.

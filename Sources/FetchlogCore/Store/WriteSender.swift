@@ -139,7 +139,7 @@ extension Store {
                 guard !batch.isEmpty || !decided.isEmpty else { continue }
                 // Durable before any request of the batch leaves.
                 try await sendIntents(decided.map { (source: Source($0.mutation.source), label: WriteEvents.answered, body: $0.body) }
-                    + batch.map { (source: Source($0.mutation.source), label: WriteEvents.sending, body: $0.sending) })
+                    + batch.map { (source: Source($0.mutation.source), label: WriteEvents.sending, body: $0.sending) }, checkpoint: false)
                 // `width` at once, in batch order; none more once the upstream did not answer.
                 var results: [(request: WriteRequest, answer: Answer, body: JSONValue)] = []
                 try await withThrowingTaskGroup(of: (WriteRequest, Answer, JSONValue).self) { group in
@@ -164,7 +164,8 @@ extension Store {
                         if next >= batch.count || unreachable != nil, inFlight == 0 { break }
                     }
                 }
-                try await sendIntents(results.map { (source: Source($0.request.mutation.source), label: WriteEvents.answered, body: $0.body) })
+                try await sendIntents(results.map { (source: Source($0.request.mutation.source), label: WriteEvents.answered, body: $0.body) },
+                                      checkpoint: false)
                 for (request, answer, _) in results { settle(request.mutation.seq, request.item, answer) }
                 // Recorded as sending but never sent (the upstream stopped answering): in
                 // doubt as after a crash, sent again with the same key by the next push.
@@ -176,6 +177,8 @@ extension Store {
                 }
             }
         }
+        // A checkpoint the batches left due is saved by the next catch-up (or open), not
+        // here: the push is done once its answers are durable.
         var report = PushReport()
         for seq in entries.keys.sorted() {
             let (tally, line) = entries[seq]!
@@ -186,7 +189,7 @@ extension Store {
     }
 
     /// Mutations whose attempts (then answers) are committed together, at most.
-    static var pushBatch: Int { 256 }
+    static var pushBatch: Int { 1024 }
 
     /// Before a fetch of a manifest resource (read your writes): its pending changes made
     /// here are sent first, unless the store is offline or has no fetcher. Their answers are
