@@ -32,10 +32,8 @@ public struct ItemsView: Sendable, Equatable {
     public init?(state: LogState, source: String, resource name: String, confirmedOnly: Bool = false) {
         guard let plugin = state.plugin(source) as? ManifestSource, let resource = plugin.manifest.resource(name) else { return nil }
         // Session-only pages (seq 0) were fetched after every page the log holds.
-        let kind = plugin.kind(of: resource)
-        let held = state.documents.filter { key, _ in key.source == source && plugin.documentKind(ofPath: key.path) == kind }
-            .sorted { ($0.value.seq == 0 ? .max : $0.value.seq, $0.key.path) < ($1.value.seq == 0 ? .max : $1.value.seq, $1.key.path) }
-            .compactMap { key, held in (held.document as? ManifestPage).map { (key.path, $0) } }
+        let pages = HeldPages.of(state, plugin: plugin, source: source, resource: resource)
+        let held = pages.pages
         var parent: ItemsView?
         if let parentName = resource.parent {
             guard let view = ItemsView(state: state, source: source, resource: parentName) else { return nil }
@@ -44,9 +42,10 @@ public struct ItemsView: Sendable, Equatable {
         // `replace` reads which pages the latest run asked for: their attempts are part of
         // what the view is built from.
         let asked = { (label: String) in state.status[ResourceKey(source: source, path: label)]?.lastAttemptSeq ?? 0 }
-        let attempts = resource.writeDisposition == .replace ? held.map { "\u{0}" + String(asked($0.0)) } : held.map { _ in "" }
-        let fingerprint = Fingerprint(resource: resource, pages: zip(held, attempts).map { $0.0.0 + "\u{0}" + String($0.0.1.identity) + $0.1 },
-                                      parent: parent?.fingerprint)
+        // The identities as kept (`HeldPages`): the cache compares them by their storage first.
+        let identities = resource.writeDisposition == .replace
+            ? zip(pages.identities, held).map { $0.0 + "\u{0}" + String(asked($0.1.0)) } : pages.identities
+        let fingerprint = Fingerprint(resource: resource, pages: identities, parent: parent?.fingerprint)
         if let hit = Self.cache.view(source + "/" + name, fingerprint) {
             self = hit
             foldWrites(state, confirmedOnly: confirmedOnly)
@@ -87,7 +86,7 @@ public struct ItemsView: Sendable, Equatable {
         guard let changed = WriteOverlay.items(base, positions: { keys.positions { Self.keyPositions(base, key: key) } }, state: state,
                                                source: source, resource: resource.name, key: key,
                                                newestPage: { WriteOverlay.newestPageSeq(state, source: source, resource: resource) },
-                                               confirmedOnly: confirmedOnly) else { return }
+                                               confirmedOnly: confirmedOnly, built: fingerprint) else { return }
         items = changed
         search = SearchBox()
         self.keys = KeyPositionsBox()

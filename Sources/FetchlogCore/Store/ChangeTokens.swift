@@ -12,7 +12,7 @@ import Synchronization
 /// can never meet again at equal numbers with different contents.
 package struct ChangeTokens: Sendable {
     private static let next = Atomic<UInt64>(0)
-    private static func fresh() -> UInt64 { next.wrappingAdd(1, ordering: .relaxed).newValue }
+    static func fresh() -> UInt64 { next.wrappingAdd(1, ordering: .relaxed).newValue }
 
     /// Fresh for every state made from nothing.
     package let epoch: UInt64 = ChangeTokens.fresh()

@@ -88,7 +88,13 @@ public struct LogState: Sendable, Equatable {
     /// The last event folded into this state.
     public internal(set) var seq: UInt64 = 0
     /// The last body of each resource that decoded, by resource.
-    public internal(set) var documents: [ResourceKey: HeldDocument] = [:]
+    public internal(set) var documents: [ResourceKey: HeldDocument] = [:] {
+        didSet { documentsToken = ChangeTokens.fresh() }
+    }
+    /// Fresh whenever `documents` changes (never handed out twice in this process), so two
+    /// states with the same token hold the same documents: what is derived from them alone
+    /// (a resource's held pages, `HeldPages`) is kept by it. Not part of the value.
+    package private(set) var documentsToken = ChangeTokens.fresh()
     /// Written through `setStatus(_:for:)`, which keeps `failingAssets` in step.
     public private(set) var status: [ResourceKey: ResourceStatus] = [:]
     /// The URLs of images whose download is failing now (`failuresSince > 0`): derived

@@ -285,6 +285,25 @@ public final class Store: Sendable {
         try await send(.intent(source: source, label: label, body: body, at: clock.now()))
     }
 
+    /// Records several intents in one transaction — one durable commit, one fold — each
+    /// reduced as `sendIntent` reduces it, all stamped with one time. For `push`, which
+    /// records a batch of attempts before their requests leave, then their answers.
+    /// `checkpoint` false: a checkpoint that falls due waits for the caller's next
+    /// `catchUp()` (a push saves it once at its end, not every 500 events of it).
+    package func sendIntents(_ intents: [(source: Source, label: String, body: JSONValue)], checkpoint: Bool = true) async throws {
+        guard !intents.isEmpty else { return }
+        let at = clock.now()
+        let events: [Event] = guarded.withLock { g in
+            intents.flatMap { intent in
+                reduce(.intent(source: intent.source, label: intent.label, body: intent.body, at: at), in: &g).compactMap { effect in
+                    if case .append(let event) = effect { event } else { nil }
+                }
+            }
+        }
+        try await log.append(contentsOf: events)
+        if checkpoint { try await catchUp() } else { _ = try catchUpNow() }
+    }
+
     /// Applies every event appended since the snapshot (by anyone). Returns how many.
     @discardableResult
     package func catchUp() async throws -> Int {

@@ -46,6 +46,15 @@ extension Store {
 
     /// `automatic` (sending nobody asked for now, such as before a fetch): a mutation that
     /// failed waits for the server's Retry-After, else its backoff. Asked for, it goes at once.
+    ///
+    /// Sent in batches, so that a mutation costs its request and not two durable commits
+    /// and two folds of the whole state: a batch's `write.sending` events are committed
+    /// together before any of its requests leaves, and its answers together after the last
+    /// came back (a crash in between leaves them in doubt: sent again with the same keys).
+    /// A batch holds one mutation of an item at most: the item's next one waits for the
+    /// answer (which may name its key, or hold it). The first batch is one mutation alone,
+    /// until the upstream has answered once: an unreachable upstream fails one mutation and
+    /// holds the others.
     package func push(source: String?, resource: String?, automatic: Bool, width: Int = 1) async throws -> PushReport {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         guard !fetcher.configuration.offline else { throw WriteError("the network is forbidden (offline): nothing was sent") }
@@ -57,52 +66,52 @@ extension Store {
         var blocked = Set<String>()
         var handled = Set<UInt64>()
         var unreachable: String?
-        // Different items' mutations are sent `width` at once (their events made durable
-        // together by the log's group commit); an item's next mutation waits for the answer
-        // to the one before it. One goes alone until the upstream has answered once: an
-        // unreachable upstream fails one mutation and holds the others.
-        var inFlight = Set<String>()
         var answered = false
-        try await withThrowingTaskGroup(of: (UInt64, String, Answer).self) { group in
-            func settle() async throws {
-                guard let result = try await group.next() else { return }
-                let (seq, item, answer) = result
-                inFlight.remove(item)
-                if answer.status != nil { answered = true }
-                let line = "\(seq) \(answer.request): \(answer.outcome)\(answer.status.map { " \($0)" } ?? "")\(answer.message.map { " — " + $0 } ?? "")"
-                switch answer.outcome {
-                case "confirmed": entries[seq] = (\.confirmed, line)
-                case "conflict": entries[seq] = (\.conflicts, line); blocked.insert(item)
-                case "rejected": entries[seq] = (\.rejected, line); blocked.insert(item)
-                case "paused": entries[seq] = (\.paused, line); blocked.insert(item)
-                default:
-                    entries[seq] = (\.failed, line)
-                    blocked.insert(item)
-                    // Nothing came back at all: the rest would fail alike; the next push sends them.
-                    if answer.status == nil { unreachable = "the upstream did not answer (\(answer.message ?? "no answer"))" }
-                }
+        func settle(_ seq: UInt64, _ item: String, _ answer: Answer) {
+            if answer.status != nil { answered = true }
+            let line = "\(seq) \(answer.request): \(answer.outcome)\(answer.status.map { " \($0)" } ?? "")\(answer.message.map { " — " + $0 } ?? "")"
+            switch answer.outcome {
+            case "confirmed": entries[seq] = (\.confirmed, line)
+            case "conflict": entries[seq] = (\.conflicts, line); blocked.insert(item)
+            case "rejected": entries[seq] = (\.rejected, line); blocked.insert(item)
+            case "paused": entries[seq] = (\.paused, line); blocked.insert(item)
+            default:
+                entries[seq] = (\.failed, line)
+                blocked.insert(item)
+                // Nothing came back at all: the rest would fail alike; the next push sends them.
+                if answer.status == nil { unreachable = "the upstream did not answer (\(answer.message ?? "no answer"))" }
             }
-            func itemOf(_ mutation: PendingMutation, _ state: LogState) -> String {
-                WriteState.itemID(mutation.source, mutation.resource, state.writes.itemKey(mutation))
-            }
-            // Passes over the waiting mutations in log order, until one finds none new (a
-            // mutation recorded during the push is sent by it too).
-            while true {
-                let waiting = durableState.writes.pending.filter {
-                    !handled.contains($0.seq) && $0.store == me && (source ?? $0.source) == $0.source && (resource ?? $0.resource) == $0.resource
-                }.map(\.seq)
-                guard !waiting.isEmpty else { break }
-                for seq in waiting {
-                    handled.insert(seq)
-                    guard let waited = durableState.writes.mutations[seq] else { continue }
-                    // The answer to the item's mutation in flight decides this one (and a
-                    // create's answer names the item's key).
-                    while inFlight.contains(itemOf(waited, durableState)) || inFlight.count >= (answered ? max(width, 1) : 1) {
-                        try await settle()
+        }
+        func itemOf(_ mutation: PendingMutation, _ state: LogState) -> String {
+            WriteState.itemID(mutation.source, mutation.resource, state.writes.itemKey(mutation))
+        }
+        // Passes over the waiting mutations in log order, until one finds none new (a
+        // mutation recorded during the push is sent by it too).
+        while true {
+            let waiting = durableState.writes.pending.filter {
+                !handled.contains($0.seq) && $0.store == me && (source ?? $0.source) == $0.source && (resource ?? $0.resource) == $0.resource
+            }.map(\.seq)
+            guard !waiting.isEmpty else { break }
+            var position = 0
+            while position < waiting.count {
+                // The next batch, from the state with every earlier answer folded.
+                let state = durableState
+                var batch: [WriteRequest] = []
+                var items = Set<String>()
+                var decided: [(mutation: PendingMutation, body: JSONValue)] = []
+                while position < waiting.count, batch.count < (answered ? Self.pushBatch : 1) {
+                    let seq = waiting[position]
+                    guard let next = state.writes.mutations[seq] else {
+                        handled.insert(seq)
+                        position += 1
+                        continue
                     }
-                    let state = durableState
-                    guard let next = state.writes.mutations[seq] else { continue }
                     let item = itemOf(next, state)
+                    // The answer to the item's mutation in this batch decides this one (and a
+                    // create's answer names the item's key): the next batch.
+                    if items.contains(item) { break }
+                    handled.insert(seq)
+                    position += 1
                     func hold(_ why: String) {
                         blocked.insert(item)
                         entries[next.seq] = (\.held, "\(next.seq) \(next.op.rawValue) \(next.resource) \(state.writes.itemKey(next)): held, \(why)")
@@ -122,12 +131,58 @@ extension Store {
                         hold("the item's create is not confirmed yet")
                         continue
                     }
-                    inFlight.insert(item)
-                    group.addTask { (next.seq, item, try await self.send(next, state: state, fetcher: fetcher)) }
+                    switch await prepare(next, item: item, state: state, fetcher: fetcher) {
+                    case .send(let request):
+                        batch.append(request)
+                        items.insert(item)
+                    case .decided(let answer, let body):
+                        decided.append((next, body))
+                        settle(seq, item, answer)
+                    }
                 }
-                while !inFlight.isEmpty { try await settle() }
+                guard !batch.isEmpty || !decided.isEmpty else { continue }
+                // Durable before any request of the batch leaves.
+                try await sendIntents(decided.map { (source: Source($0.mutation.source), label: WriteEvents.answered, body: $0.body) }
+                    + batch.map { (source: Source($0.mutation.source), label: WriteEvents.sending, body: $0.sending) }, checkpoint: false)
+                // `width` at once, in batch order; none more once the upstream did not answer.
+                var results: [(request: WriteRequest, answer: Answer, body: JSONValue)] = []
+                try await withThrowingTaskGroup(of: (WriteRequest, Answer, JSONValue).self) { group in
+                    var next = 0, inFlight = 0
+                    while next < batch.count || inFlight > 0 {
+                        if next < batch.count, inFlight < max(width, 1), unreachable == nil {
+                            let request = batch[next]
+                            next += 1
+                            inFlight += 1
+                            group.addTask {
+                                let (answer, body) = try await self.deliver(request, fetcher: fetcher)
+                                return (request, answer, body)
+                            }
+                            continue
+                        }
+                        guard let (request, answer, body) = try await group.next() else { break }
+                        inFlight -= 1
+                        results.append((request, answer, body))
+                        if answer.outcome == "failed", answer.status == nil {
+                            unreachable = "the upstream did not answer (\(answer.message ?? "no answer"))"
+                        }
+                        if next >= batch.count || unreachable != nil, inFlight == 0 { break }
+                    }
+                }
+                try await sendIntents(results.map { (source: Source($0.request.mutation.source), label: WriteEvents.answered, body: $0.body) },
+                                      checkpoint: false)
+                for (request, answer, _) in results { settle(request.mutation.seq, request.item, answer) }
+                // Recorded as sending but never sent (the upstream stopped answering): in
+                // doubt as after a crash, sent again with the same key by the next push.
+                let sent = Set(results.map(\.request.mutation.seq))
+                for request in batch where !sent.contains(request.mutation.seq) {
+                    blocked.insert(request.item)
+                    let mutation = request.mutation
+                    entries[mutation.seq] = (\.held, "\(mutation.seq) \(mutation.op.rawValue) \(mutation.resource) \(request.keyText): held, \(unreachable ?? "not sent")")
+                }
             }
         }
+        // A checkpoint the batches left due is saved by the next catch-up (or open), not
+        // here: the push is done once its answers are durable.
         var report = PushReport()
         for seq in entries.keys.sorted() {
             let (tally, line) = entries[seq]!
@@ -136,6 +191,9 @@ extension Store {
         }
         return report
     }
+
+    /// Mutations whose attempts (then answers) are committed together, at most.
+    static var pushBatch: Int { 1024 }
 
     /// Before a fetch of a manifest resource (read your writes): its pending changes made
     /// here are sent first, unless the store is offline or has no fetcher. Their answers are
@@ -154,14 +212,44 @@ extension Store {
         var message: String?
     }
 
-    /// Sends one mutation: records the attempt, sends, classifies and records the answer.
-    private func send(_ mutation: PendingMutation, state: LogState, fetcher: Fetcher) async throws -> Answer {
+    /// A mutation ready to be sent: its request, and its `write.sending` body.
+    private struct WriteRequest: Sendable {
+        let mutation: PendingMutation
+        /// `SOURCE/RESOURCE/KEY`, the item it changes.
+        let item: String
+        let keyText: String
+        let target: WriteTarget
+        let route: RestWrites.Route
+        let url: String
+        let path: String
+        let ifMatch: String?
+        let secretHeaders: [(String, String)]
+        /// The state it was prepared from.
+        let state: LogState
+        var request: String { "\(route.method) \(path)" }
+        var sending: JSONValue {
+            .object([
+                ("mutation", .number(mutation.seq)), ("attempt", .number(mutation.attempts + 1)), ("method", .string(route.method)),
+                ("path", .string(path)), ("idempotencyKey", .string(mutation.idempotencyKey)), ("ifMatch", .optional(ifMatch)),
+            ])
+        }
+    }
+
+    private enum Prepared {
+        case send(WriteRequest)
+        /// Answered without sending (no route any more, credentials that cannot be made):
+        /// the answer and its `write.answered` body.
+        case decided(Answer, JSONValue)
+    }
+
+    /// What sending `mutation` takes: its route, URL, credentials and `If-Match`.
+    private func prepare(_ mutation: PendingMutation, item itemID: String, state: LogState, fetcher: Fetcher) async -> Prepared {
         let source = Source(mutation.source)
         let keyText = state.writes.itemKey(mutation)
         guard let target = try? WriteTarget(state, source: mutation.source, resource: mutation.resource), let route = target.writes.routes[mutation.op] else {
             let message = "the manifest or plug-in in force declares no \(mutation.op.rawValue) for \(mutation.source) \(mutation.resource) any more"
-            try await record(mutation, outcome: "rejected", status: nil, message: message)
-            return Answer(request: "\(mutation.op.rawValue) \(mutation.resource)", outcome: "rejected", message: message)
+            return .decided(Answer(request: "\(mutation.op.rawValue) \(mutation.resource)", outcome: "rejected", message: message),
+                            Self.answered(mutation, outcome: "rejected", status: nil, message: message))
         }
         let values = keyText.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let path = RestWrites.path(route, key: Dictionary(zip(target.key, values), uniquingKeysWith: { a, _ in a }))
@@ -173,15 +261,13 @@ extension Store {
                                                        plugin: target.plugin, source: source)
         } catch {
             let message = error.description + "; nothing was sent"
-            try await record(mutation, outcome: "paused", status: nil, message: message)
-            return Answer(request: "\(route.method) \(path)", outcome: "paused", message: message)
+            return .decided(Answer(request: "\(route.method) \(path)", outcome: "paused", message: message),
+                            Self.answered(mutation, outcome: "paused", status: nil, message: message))
         }
         var url = fetcher.configuration.upstream.url(source: source, path: path, realBase: target.plugin.realBase)
         if !credentials.query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + credentials.query.map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
         }
-        let secretHeaders = credentials.headers.map { ($0.name, $0.value) }
-        let itemID = WriteState.itemID(mutation.source, mutation.resource, keyText)
         var ifMatch: String?
         if mutation.op != .create {
             if mutation.force {
@@ -193,21 +279,29 @@ extension Store {
                 ifMatch = state.status[ResourceKey(source: mutation.source, path: path)]?.etag
             }
         }
+        return .send(WriteRequest(mutation: mutation, item: itemID, keyText: keyText, target: target, route: route, url: url, path: path,
+                                  ifMatch: ifMatch, secretHeaders: credentials.headers.map { ($0.name, $0.value) }, state: state))
+    }
+
+    /// Sends one prepared mutation (its attempt already recorded) and classifies the
+    /// answer: the answer, and the `write.answered` body to record.
+    private func deliver(_ prepared: WriteRequest, fetcher: Fetcher) async throws -> (Answer, JSONValue) {
+        let (mutation, target, route, url, state) = (prepared.mutation, prepared.target, prepared.route, prepared.url, prepared.state)
+        let (keyText, secretHeaders, request) = (prepared.keyText, prepared.secretHeaders, prepared.request)
+        func record(_ outcome: String, status: Int?, message: String?, etag: String? = nil, item: JSONValue? = nil, key: String? = nil,
+                    current: JSONValue? = nil, currentETag: String? = nil, retryAfter: Int? = nil) -> JSONValue {
+            Self.answered(mutation, outcome: outcome, status: status, message: message, etag: etag, item: item, key: key, current: current,
+                          currentETag: currentETag, retryAfter: retryAfter)
+        }
         let body = mutation.op == .delete ? nil : Array(mutation.fields.canonicalText().utf8)
-        let request = "\(route.method) \(path)"
-        try await sendIntent(source: source, label: WriteEvents.sending, body: .object([
-            ("mutation", .number(mutation.seq)), ("attempt", .number(mutation.attempts + 1)), ("method", .string(route.method)),
-            ("path", .string(path)), ("idempotencyKey", .string(mutation.idempotencyKey)), ("ifMatch", .optional(ifMatch)),
-        ]))
         let response: (status: Int, headers: HTTPHeaders, body: [UInt8])
         do {
             response = try await exchange(fetcher, url: url, method: route.method, body: body, headers: [
                 ("Idempotency-Key", mutation.idempotencyKey),
-            ] + (ifMatch.map { [("If-Match", $0)] } ?? []) + secretHeaders)
+            ] + (prepared.ifMatch.map { [("If-Match", $0)] } ?? []) + secretHeaders)
         } catch {
             let message = Fetcher.describe(error).1
-            try await record(mutation, outcome: "failed", status: nil, message: message)
-            return Answer(request: request, outcome: "failed", message: message)
+            return (Answer(request: request, outcome: "failed", message: message), record("failed", status: nil, message: message))
         }
         let json = try? JSONValue.parse(bytes: response.body)
         let status = response.status
@@ -229,8 +323,8 @@ extension Store {
                     newKey = String(last)
                 }
             }
-            try await record(mutation, outcome: "confirmed", status: status, message: nil, etag: etag, item: item, key: newKey)
-            return Answer(request: request, outcome: "confirmed", status: status, message: newKey.map { "key \($0)" })
+            return (Answer(request: request, outcome: "confirmed", status: status, message: newKey.map { "key \($0)" }),
+                    record("confirmed", status: status, message: nil, etag: etag, item: item, key: newKey))
         case 412:
             // The server's version now, shown beside the user's change: asked for, else the
             // one the refusal carries.
@@ -242,35 +336,32 @@ extension Store {
             }
             if current == nil, case .object? = json?["current"] { current = json?["current"]; currentETag = etag }
             let message = Self.message(json, response.body, status: status)
-            try await record(mutation, outcome: "conflict", status: status, message: message, current: current, currentETag: currentETag)
-            return Answer(request: request, outcome: "conflict", status: status, message: message)
+            return (Answer(request: request, outcome: "conflict", status: status, message: message),
+                    record("conflict", status: status, message: message, current: current, currentETag: currentETag))
         case 401, 403:
             let message = Self.message(json, response.body, status: status) + " (fix the source's credentials, then push)"
-            try await record(mutation, outcome: "paused", status: status, message: message)
-            return Answer(request: request, outcome: "paused", status: status, message: message)
+            return (Answer(request: request, outcome: "paused", status: status, message: message), record("paused", status: status, message: message))
         case 408, 429, 500...:
             var message = Self.message(json, response.body, status: status)
             let after = response.headers.first(name: "Retry-After")
             if let after { message += " (Retry-After \(after))" }
-            try await record(mutation, outcome: "failed", status: status, message: message,
-                             retryAfter: after.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
-            return Answer(request: request, outcome: "failed", status: status, message: message)
+            return (Answer(request: request, outcome: "failed", status: status, message: message),
+                    record("failed", status: status, message: message, retryAfter: after.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }))
         default:
             let message = Self.message(json, response.body, status: status)
-            try await record(mutation, outcome: "rejected", status: status, message: message)
-            return Answer(request: request, outcome: "rejected", status: status, message: message)
+            return (Answer(request: request, outcome: "rejected", status: status, message: message), record("rejected", status: status, message: message))
         }
     }
 
-    /// The `write.answered` event.
-    private func record(_ mutation: PendingMutation, outcome: String, status: Int?, message: String?, etag: String? = nil,
-                        item: JSONValue? = nil, key: String? = nil, current: JSONValue? = nil, currentETag: String? = nil,
-                        retryAfter: Int? = nil) async throws {
-        try await sendIntent(source: Source(mutation.source), label: WriteEvents.answered, body: .object([
+    /// A `write.answered` event's body.
+    private static func answered(_ mutation: PendingMutation, outcome: String, status: Int?, message: String?, etag: String? = nil,
+                                 item: JSONValue? = nil, key: String? = nil, current: JSONValue? = nil, currentETag: String? = nil,
+                                 retryAfter: Int? = nil) -> JSONValue {
+        .object([
             ("mutation", .number(mutation.seq)), ("outcome", .string(outcome)), ("status", .optional(status)),
             ("message", .optional(message)), ("etag", .optional(etag)), ("item", item ?? .null), ("key", .optional(key)),
             ("current", current ?? .null), ("currentEtag", .optional(currentETag)), ("retryAfter", .optional(retryAfter)),
-        ]))
+        ])
     }
 
     /// The server's words: a JSON body's `error`, `message`, `detail` or `title`, else its text.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The optimistic view (issue 26): a resource's held items with the server's answers to
 /// writes and the pending mutations folded on top, a pure function of the state.
 ///
@@ -18,16 +20,60 @@ enum WriteOverlay {
     /// `positions`: where each key's items are in `items` (ascending), asked for only when
     /// something applies. `key`: the fields naming an item (a manifest's `primary_key`, a
     /// plug-in's `ResourceWrites.key`); `newestPage`: the seq of the newest held body of the
-    /// resource (`newestPageSeq`), asked for only when there are writes.
+    /// resource (`newestPageSeq`), asked for only when there are writes. `built`: what
+    /// `items` were built from (a manifest view's fingerprint); nil, none is kept.
+    ///
+    /// A view read again after new mutations is folded from the last one (`Kept`) when the
+    /// base, the answers and the mutations folded before are the same and each new one is
+    /// simple (see `simple`): the same steps on the same `Folding`, then only the items they
+    /// touched re-marked — the result equals the full fold (`WriteOverlayIncrementalTests`).
     static func items(_ items: [JSONValue], positions: () -> [[String]: [Int]], state: LogState, source: String, resource: String,
-                      key: [String], newestPage: () -> UInt64, confirmedOnly: Bool) -> [JSONValue]? {
+                      key: [String], newestPage: () -> UInt64, confirmedOnly: Bool, built: ItemsView.Fingerprint? = nil) -> [JSONValue]? {
         let writes = state.writes
         guard !writes.confirmed.isEmpty || !writes.mutations.isEmpty else { return nil }
         let prefix = source + "/" + resource + "/"
         let newestPage = newestPage()
         let answers = writes.confirmed.filter { $0.key.hasPrefix(prefix) && $0.value.seq > newestPage }.sorted { $0.value.seq < $1.value.seq }
+        let cacheKey = prefix + (confirmedOnly ? "confirmed" : "optimistic")
+        var kept = built == nil ? nil : Kept.take(cacheKey)
+        if let last = kept, !(last.built == built && last.answers.count == answers.count
+                              && zip(last.answers, answers).allSatisfy({ $0.0 == $1.key && $0.1 == $1.value })) { kept = nil }
+        // At once when the mutations are the ones folded (`WriteState.mutationsToken`), or
+        // those and one recorded since (`WriteState.added`): no pending mutation compared.
+        if var last = kept {
+            kept = nil  // `last` alone holds the items: changed in place
+            let token = writes.mutationsToken
+            if confirmedOnly || last.token == token {
+                last.token = token
+                Kept.keep(cacheKey, last)
+                return last.items
+            }
+            if let added = writes.added, added.before == last.token, let mutation = writes.mutations[added.seq] {
+                if mutation.source != source || mutation.resource != resource {
+                    last.token = token
+                    Kept.keep(cacheKey, last)
+                    return last.items
+                }
+                if mutation.state != .rejected, mutation.seq > last.mutations.last?.seq ?? 0,
+                   last.add([mutation][...], writes: writes, key: key) {
+                    last.token = token
+                    Kept.keep(cacheKey, last)
+                    return last.items
+                }
+            } else {
+                kept = last
+            }
+        }
         let mutations = confirmedOnly ? [] : writes.pending.filter { $0.source == source && $0.resource == resource && $0.state != .rejected }
         guard !answers.isEmpty || !mutations.isEmpty else { return nil }
+        if var last = kept, last.mutations.count <= mutations.count, last.mutations[...] == mutations[..<last.mutations.count] {
+            kept = nil
+            if last.mutations.count == mutations.count || last.add(mutations[last.mutations.count...], writes: writes, key: key) {
+                last.token = writes.mutationsToken
+                Kept.keep(cacheKey, last)
+                return last.items
+            }
+        }
         var list = Folding(base: items, key: key, positions: key.isEmpty ? [:] : positions())
         for (id, answer) in answers {
             let text = String(id.dropFirst(prefix.count))
@@ -41,33 +87,103 @@ enum WriteOverlay {
         }
         // Which mutations changed each item (by its key now), for its `pending` member.
         var marks: [String: [PendingMutation]] = [:]
-        for mutation in mutations {
-            let text = writes.itemKey(mutation)
-            switch mutation.op {
-            case .create:
-                var item = mutation.fields
-                if key.count == 1, item[key[0]] == nil { item = ItemsView.adding([(key[0], .string(text))], to: item) }
-                if let at = list.index(of: text) { list[at] = item } else { list.append(item) }
-            case .update:
-                guard let at = list.index(of: text) else { continue }
-                list[at] = ItemsView.adding(members(mutation.fields), to: list[at])
-            case .replace:
-                guard let at = list.index(of: text) else { continue }
-                let keyMembers = key.map { ($0, list[at][$0] ?? .null) }
-                list[at] = ItemsView.adding(members(mutation.fields), to: .object(keyMembers))
-            case .delete:
-                guard let at = list.index(of: text) else { continue }
-                list.remove(at: at)
-                marks[text] = nil
-                continue
-            }
-            marks[text, default: []].append(mutation)
-        }
+        for mutation in mutations { apply(mutation, to: &list, marks: &marks, writes: writes, key: key) }
+        var marked = list
         for (text, changed) in marks {
-            guard let at = list.index(of: text) else { continue }
-            list[at] = ItemsView.adding([("pending", pendingMember(changed))], to: list[at])
+            guard let at = marked.index(of: text) else { continue }
+            marked[at] = ItemsView.adding([("pending", pendingMember(changed))], to: marked[at])
         }
-        return list.items
+        let folded = Kept(built: built, answers: answers.map { ($0.key, $0.value) }, mutations: mutations, unmarked: list, marks: marks,
+                          items: marked.items, incremental: false, token: writes.mutationsToken)
+        Kept.keep(cacheKey, folded)
+        return folded.items
+    }
+
+    /// One pending mutation folded on `list`, noted in `marks` under its item's key.
+    private static func apply(_ mutation: PendingMutation, to list: inout Folding, marks: inout [String: [PendingMutation]],
+                              writes: WriteState, key: [String]) {
+        let text = writes.itemKey(mutation)
+        switch mutation.op {
+        case .create:
+            var item = mutation.fields
+            if key.count == 1, item[key[0]] == nil { item = ItemsView.adding([(key[0], .string(text))], to: item) }
+            if let at = list.index(of: text) { list[at] = item } else { list.append(item) }
+        case .update:
+            guard let at = list.index(of: text) else { return }
+            list[at] = ItemsView.adding(members(mutation.fields), to: list[at])
+        case .replace:
+            guard let at = list.index(of: text) else { return }
+            let keyMembers = key.map { ($0, list[at][$0] ?? .null) }
+            list[at] = ItemsView.adding(members(mutation.fields), to: .object(keyMembers))
+        case .delete:
+            guard let at = list.index(of: text) else { return }
+            list.remove(at: at)
+            marks[text] = nil
+            return
+        }
+        marks[text, default: []].append(mutation)
+    }
+
+    /// The last optimistic (or confirmed) items of each resource and what they were folded
+    /// from: the folding before the `pending` marks, the marks, and the items with them.
+    struct Kept: Sendable {
+        let built: ItemsView.Fingerprint
+        let answers: [(String, ConfirmedItem)]
+        private(set) var mutations: [PendingMutation]
+        private(set) var unmarked: Folding
+        private(set) var marks: [String: [PendingMutation]]
+        private(set) var items: [JSONValue]
+        /// Folded from the last view (`add`) rather than in full: for tests.
+        private(set) var incremental: Bool
+        /// The `WriteState.mutationsToken` of the mutations folded.
+        var token: UInt64
+
+        /// A mutation folded from the last view without a full fold: it changes only the item
+        /// its key names (found, or added at the end, for a create), and that item keeps its
+        /// key — so every other item stays where it was, as it was, marked as it was. A delete
+        /// (items move), a change of a key field, or a create whose fields give another key
+        /// than its own is folded in full.
+        static func simple(_ mutation: PendingMutation, key: [String]) -> Bool {
+            guard key.count == 1, case .object(let fields) = mutation.fields, !fields.contains(where: { $0.0 == key[0] }) else { return false }
+            return mutation.op != .delete
+        }
+
+        /// `added` folded on top, in place (the kept items too, when no view holds them any
+        /// more); false when one is not simple — then this is half done: fold in full.
+        mutating func add(_ added: ArraySlice<PendingMutation>, writes: WriteState, key: [String]) -> Bool {
+            guard added.allSatisfy({ Self.simple($0, key: key) }) else { return false }
+            var touched = Set<String>()
+            for mutation in added {
+                WriteOverlay.apply(mutation, to: &unmarked, marks: &marks, writes: writes, key: key)
+                touched.insert(writes.itemKey(mutation))
+            }
+            mutations += added
+            incremental = true
+            // Each touched item's place among the items shown (the removed ones left out), in
+            // order, so that created items are added at the end in the order they were made.
+            var places: [(shown: Int, at: Int, text: String)] = []
+            for text in touched {
+                guard let at = unmarked.index(of: text) else { continue }
+                places.append((unmarked.shown(at), at, text))
+            }
+            for (shown, at, text) in places.sorted(by: { $0.shown < $1.shown }) {
+                let item = marks[text].map { ItemsView.adding([("pending", WriteOverlay.pendingMember($0))], to: unmarked[at]) } ?? unmarked[at]
+                if shown < items.count { items[shown] = item } else if shown == items.count { items.append(item) } else { return false }
+            }
+            return items.count == unmarked.count
+        }
+
+        private static let cache = Mutex<[String: Kept]>([:])
+
+        /// Taken out, so that the items are changed in place when no view holds them any more.
+        static func take(_ key: String) -> Kept? { cache.withLock { $0.removeValue(forKey: key) } }
+
+        static func keep(_ key: String, _ kept: Kept) {
+            cache.withLock { cache in
+                if cache.count >= 256 { cache.removeAll() }
+                cache[key] = kept
+            }
+        }
     }
 
     /// The items being folded, changed where the writes say and copied once at the end: the
@@ -75,7 +191,7 @@ enum WriteOverlay {
     /// added after it), and each key's positions are kept as items change, are removed or
     /// added — so finding an item by key is what scanning the list for it was: the first
     /// item left that has that key.
-    struct Folding {
+    struct Folding: Sendable {
         let base: [JSONValue]
         let key: [String]
         /// Each key's positions in the base (ascending), as they were before any change.
@@ -140,6 +256,12 @@ enum WriteOverlay {
             changedPositions[values] = positions(values).filter { $0 != at }
         }
 
+        /// How many items are left.
+        var count: Int { base.count + added.count - removed.count }
+
+        /// Where the item at `at` is in `items` (the removed ones left out).
+        func shown(_ at: Int) -> Int { removed.isEmpty ? at : at - removed.count(where: { $0 < at }) }
+
         /// The items as they are now, in order.
         var items: [JSONValue] {
             var all = base
@@ -187,11 +309,6 @@ enum WriteOverlay {
     /// are newer than any: they were fetched after everything the log holds).
     static func newestPageSeq(_ state: LogState, source: String, resource: RestResource) -> UInt64 {
         guard let plugin = state.plugin(source) as? ManifestSource else { return 0 }
-        let kind = plugin.kind(of: resource)
-        var newest: UInt64 = 0
-        for (key, held) in state.documents where key.source == source && plugin.documentKind(ofPath: key.path) == kind {
-            newest = max(newest, held.seq == 0 ? .max : held.seq)
-        }
-        return newest
+        return HeldPages.of(state, plugin: plugin, source: source, resource: resource).newestSeq
     }
 }

@@ -3,13 +3,30 @@
 /// events: live, replayed, `--at` and replicas agree.
 package struct WriteState: Sendable, Equatable {
     /// Mutations neither confirmed nor discarded, by seq (their id).
-    package internal(set) var mutations: [UInt64: PendingMutation] = [:]
+    package internal(set) var mutations: [UInt64: PendingMutation] = [:] {
+        didSet {
+            mutationsToken = ChangeTokens.fresh()
+            added = nil
+        }
+    }
+    /// Fresh whenever `mutations` changes (never handed out twice in this process): two
+    /// states with the same token hold the same mutations. Not part of the value.
+    package private(set) var mutationsToken = ChangeTokens.fresh()
+    /// When the last change of `mutations` was a new one recorded (`write.mutation`): the
+    /// token before it and its seq — so the optimistic view folds it on the last view
+    /// (`WriteOverlay.Kept`) without comparing every pending mutation. Not part of the value.
+    package private(set) var added: (before: UInt64, seq: UInt64)?
     /// `SOURCE/RESOURCE/local:SEQ` → the key the server gave the item that create made.
     package internal(set) var serverKeys: [String: String] = [:]
     /// The server's answers, by `SOURCE/RESOURCE/KEY`: the item it holds now (nil: deleted).
     package internal(set) var confirmed: [String: ConfirmedItem] = [:]
 
     package init() {}
+
+    /// The mutations, keys and answers (the tokens are not part of the value).
+    package static func == (a: WriteState, b: WriteState) -> Bool {
+        a.mutations == b.mutations && a.serverKeys == b.serverKeys && a.confirmed == b.confirmed
+    }
 
     /// The waiting mutations in log order.
     package var pending: [PendingMutation] { mutations.keys.sorted().map { mutations[$0]! } }
@@ -33,6 +50,8 @@ package struct WriteState: Sendable, Equatable {
             let fields = body["fields"] ?? .object([])
             guard let op = body["op"]?.stringValue.flatMap(RestWrites.Operation.init(rawValue:)),
                   let resource = body["resource"]?.stringValue, case .object = fields else { return }
+            let before = state.mutationsToken, new = event.seq > 0 && state.mutations[event.seq] == nil
+            defer { if new { state.added = (before, event.seq) } }
             state.mutations[event.seq] = PendingMutation(
                 seq: event.seq, idempotencySeq: event.origin?.seq ?? event.seq, store: body["store"]?.stringValue ?? "",
                 source: event.source, resource: resource, op: op, key: body["key"]?.stringValue, fields: fields,

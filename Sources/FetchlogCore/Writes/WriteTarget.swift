@@ -1,7 +1,7 @@
 /// The resource a write goes to, as the store resolves it (issue 26): its writes are asked
 /// of the manifest defining the source first, then of the registered plug-in
 /// (`SourcePlugin.writes(for:)`) — one declaration, recorded and sent alike.
-struct WriteTarget {
+struct WriteTarget: Sendable {
     let source: String
     let resource: String
     let writes: ResourceWrites
