@@ -93,6 +93,8 @@ enum WriteOverlay {
             guard let at = marked.index(of: text) else { continue }
             marked[at] = ItemsView.adding([("pending", pendingMember(changed))], to: marked[at])
         }
+        // Kept only when known what the items were built from (a manifest view's fingerprint).
+        guard let built else { return marked.items }
         let folded = Kept(built: built, answers: answers.map { ($0.key, $0.value) }, mutations: mutations, unmarked: list, marks: marks,
                           items: marked.items, incremental: false, token: writes.mutationsToken)
         Kept.keep(cacheKey, folded)

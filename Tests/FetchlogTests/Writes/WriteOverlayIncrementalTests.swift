@@ -48,7 +48,7 @@ import Testing
                 default:
                     _ = try await store.fetchManifestResource(source: "catalog", resource: "drafts")
                 }
-            } catch let error as WriteError {
+            } catch is WriteError {
                 refused += 1  // an item the view no longer holds (deleted, its create rejected)
             }
             let state = store.snapshot.state
