@@ -55,15 +55,34 @@ def check(condition, message):
         raise Failed(message)
 
 
-def main():
-    url, expected_path, screenshot = sys.argv[1], sys.argv[2], sys.argv[3]
-    with open(expected_path) as f:
-        expected = json.load(f)
+def browser():
+    """Headless chromium at 1280x800, driven through Debian's chromedriver (never a downloaded one)."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,800"]:
         options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+def run_script(name, body):
+    """Runs `body` and exits 1 with what failed: a check's message, or a selenium error's
+    (an element that cannot be clicked, a browser that died) without chromedriver's stack
+    of addresses."""
+    try:
+        body()
+    except Failed as failure:
+        print(f"{name}: {failure}", file=sys.stderr)
+        sys.exit(1)
+    except Exception as error:
+        print(f"{name}: {type(error).__name__}: {str(error).split('Stacktrace:')[0].strip()}", file=sys.stderr)
+        sys.exit(1)
+
+
+def main():
+    url, expected_path, screenshot = sys.argv[1], sys.argv[2], sys.argv[3]
+    with open(expected_path) as f:
+        expected = json.load(f)
+    driver = browser()
     try:
         run(driver, url, expected, screenshot)
     finally:
@@ -255,13 +274,4 @@ def run(driver, url, expected, screenshot):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failed as failure:
-        print(f"page_test: {failure}", file=sys.stderr)
-        sys.exit(1)
-    except Exception as error:
-        # A selenium error (an element that cannot be clicked, a browser that died): its
-        # message, without chromedriver's stack of addresses.
-        print(f"page_test: {type(error).__name__}: {str(error).split('Stacktrace:')[0].strip()}", file=sys.stderr)
-        sys.exit(1)
+    run_script("page_test", main)

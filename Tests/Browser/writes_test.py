@@ -14,7 +14,7 @@ which the page must show without a reload. Exits 0 when every check holds, else 
 import json
 import sys
 
-from page_test import By, CHROMEDRIVER, CHROMIUM, Failed, Select, Service, attribute, check, timeline_seqs, wait_for, webdriver
+from page_test import By, Select, attribute, browser, check, run_script, timeline_seqs, wait_for
 
 
 def labels(driver):
@@ -59,11 +59,7 @@ def main():
     url, expected_path = sys.argv[1], sys.argv[2]
     with open(expected_path) as f:
         expected = json.load(f)
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,800"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver = browser()
     try:
         run(driver, url, expected)
     finally:
@@ -71,11 +67,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failed as failure:
-        print(f"writes_test: {failure}", file=sys.stderr)
-        sys.exit(1)
-    except Exception as error:
-        print(f"writes_test: {type(error).__name__}: {str(error).split('Stacktrace:')[0].strip()}", file=sys.stderr)
-        sys.exit(1)
+    run_script("writes_test", main)

@@ -230,15 +230,7 @@ final class BrowserScript: @unchecked Sendable {
     /// The next line on stdout ("" at its end).
     func readLine() async throws -> String {
         let reader = output.fileHandleForReading
-        return try await offPool {
-            var line = ""
-            while !line.hasSuffix("\n") {
-                let byte = reader.readData(ofLength: 1)
-                if byte.isEmpty { break }
-                line += String(decoding: byte, as: UTF8.self)
-            }
-            return line.trimmingCharacters(in: .newlines)
-        }
+        return try await offPool { ServeProcess.line(reader) }
     }
 
     func send(_ text: String) {
