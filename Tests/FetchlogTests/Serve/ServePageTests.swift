@@ -218,7 +218,7 @@ final class BrowserScript: @unchecked Sendable {
 
     init(script: String = ServePageTests.script, arguments: [String], log: String) throws {
         self.log = log
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script] + arguments
         process.standardInput = input
