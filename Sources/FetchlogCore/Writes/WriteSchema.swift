@@ -96,10 +96,14 @@ struct WriteSchema {
         let seen = Set(fields.map(\.name))
         let (replaced, removed, added) = (folding?.replaced ?? [:], folding?.removed ?? [], folding?.added ?? [])
         let count = members.count
-        // The base items not shown as they were, and how many of them held each name.
+        // The base items not shown as they were, and how many of them held each name — read
+        // only for a name so few items hold that those could be all of them.
         let dirty = removed.filter { $0 < count }.union(replaced.keys)
+        let few = members.fields.filter { $0.value.count <= dirty.count }
         var lost: [String: Int] = [:]
-        for at in dirty { for (name, _) in Members.names(of: members.items[at]) { lost[name, default: 0] += 1 } }
+        if !few.isEmpty {
+            for at in dirty { for (name, _) in Members.names(of: members.items[at]) where few[name] != nil { lost[name, default: 0] += 1 } }
+        }
         // Each name shown: where its first non-null value is (shown order is position order), and its kind.
         var first: [String: (at: Int, kind: Kind?)] = [:]
         for (name, field) in members.fields where field.count > lost[name, default: 0] {
@@ -108,10 +112,16 @@ struct WriteSchema {
         }
         let changed = replaced.keys.filter { !removed.contains($0) }.sorted().map { ($0, replaced[$0]!) }
             + added.indices.filter { !removed.contains(count + $0) }.map { (count + $0, added[$0]) }
+        // Member by member (a name twice in an item: its first non-null value still wins).
         for (at, item) in changed {
-            for (name, kind) in Members.names(of: item) {
-                let now = first[name] ?? (Int.max, nil)
-                if let kind, at < now.at { first[name] = (at, kind) } else if first[name] == nil { first[name] = now }
+            guard case .object(let fields) = item else { continue }
+            for (name, value) in fields where name != "pending" {
+                let kind = Self.kind(of: value)
+                if let now = first[name] {
+                    if let kind, at < now.at { first[name] = (at, kind) }
+                } else {
+                    first[name] = (kind == nil ? Int.max : at, kind)
+                }
             }
         }
         for name in first.keys.sorted() where !seen.contains(name) { fields.append((name, first[name]!.kind ?? .unknown)) }
