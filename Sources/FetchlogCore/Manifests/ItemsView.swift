@@ -152,6 +152,31 @@ public struct ItemsView: Sendable, Equatable {
         }
     }
 
+    /// Whether `a` and `b` are one array (the same storage), not merely equal: at once.
+    static func sameStorage(_ a: [JSONValue], _ b: [JSONValue]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count } }
+    }
+
+    /// What a write is checked against (issue 26) without reading every item: the schema
+    /// from the base items' `WriteSchema.Members` (kept per resource and fingerprint) and the
+    /// few items the writes changed, and whether an item with a key (fields joined by `/`) is
+    /// shown, through the key positions. Nil when these items are neither the cached view of
+    /// the pages alone nor the last fold kept (`WriteOverlay.Kept`): read them all then.
+    func writeChecking(columns: [(String, String)]) -> (schema: WriteSchema, holds: (String) -> Bool)? {
+        let (name, key, items) = (source + "/" + resource, restResource.primaryKey, self.items)
+        guard !key.isEmpty else { return nil }
+        if let base = Self.cache.view(name, fingerprint), Self.sameStorage(base.items, items) {
+            let members = WriteSchema.Members.of(name, fingerprint, items)
+            let keys = self.keys
+            return (WriteSchema(columns: columns, base: members), { text in
+                keys.positions { Self.keyPositions(items, key: key) }[text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)] != nil
+            })
+        }
+        guard let folding = WriteOverlay.Kept.folding(name + "/optimistic", built: fingerprint, items: items) else { return nil }
+        let members = WriteSchema.Members.of(name, fingerprint, folding.base)
+        return (WriteSchema(columns: columns, base: members, folding: folding), { folding.index(of: $0) != nil })
+    }
+
     /// A view's `keyPositions`, built once and shared by its copies.
     final class KeyPositionsBox: Sendable {
         private let built = Mutex<[[String]: [Int]]?>(nil)

@@ -81,19 +81,21 @@ extension Store {
         guard writes.routes[op] != nil else {
             throw WriteError("\(source) \(name) declares no \(op.rawValue): it declares \(writes.operations.map(\.rawValue).joined(separator: ", "))")
         }
-        let items = target.items(state)
+        // The schema and the lookup, read from the kept members and fold when they serve (a
+        // write at 100k items held no longer reads them all), else from the items.
+        let checking = target.checking(state)
         let primaryKey = target.key
         var itemKey: String?
         if op != .create {
             guard let key else { throw WriteError("\(op.rawValue) names an item: give its key (\(primaryKey.joined(separator: "/")))") }
             let resolved = state.writes.resolved(source, name, key)
-            guard target.item(key: resolved, in: items) != nil else {
+            guard checking.holds(resolved) else {
                 throw WriteError("no \(name) item with \(primaryKey.joined(separator: "/")) \(key) is held"
                     + (target.rest == nil ? ": fetch the resource that holds it first" : ": items \(source) \(name) lists them"))
             }
             itemKey = resolved
         }
-        let schema = WriteSchema(columns: target.columns, items: items)
+        let schema = checking.schema
         if op == .delete, !fields.isEmpty { throw WriteError("delete takes no fields") }
         if op != .delete, fields.isEmpty { throw WriteError("\(op.rawValue) takes one or more FIELD=VALUE") }
         var members: [(String, JSONValue)] = []

@@ -177,6 +177,16 @@ enum WriteOverlay {
 
         private static let cache = Mutex<[String: Kept]>([:])
 
+        /// The folding (before the `pending` marks) that `items` were made from, when they are
+        /// the items kept under `key` for `built` — the same storage: kept items are changed in
+        /// place only while nothing else holds them, and the caller holds `items`, so the same
+        /// storage means the same fold. Nil otherwise (folded afresh since, or not kept).
+        static func folding(_ key: String, built: ItemsView.Fingerprint, items: [JSONValue]) -> Folding? {
+            guard let kept = cache.withLock({ $0[key] }), kept.built == built, kept.items.count == items.count,
+                  ItemsView.sameStorage(kept.items, items) else { return nil }
+            return kept.unmarked
+        }
+
         /// Taken out, so that the items are changed in place when no view holds them any more.
         static func take(_ key: String) -> Kept? { cache.withLock { $0.removeValue(forKey: key) } }
 
@@ -200,9 +210,11 @@ enum WriteOverlay {
         let basePositions: [[String]: [Int]]
         /// Each changed key's positions now (ascending): a key's entry here replaces its base one.
         private var changedPositions: [[String]: [Int]] = [:]
-        private var replaced: [Int: JSONValue] = [:]
-        private var removed = Set<Int>()
-        private var added: [JSONValue] = []
+        /// The base items shown changed (by position), those removed (base or added), and the
+        /// items added after the base: what `WriteSchema` reads besides the base's `Members`.
+        private(set) var replaced: [Int: JSONValue] = [:]
+        private(set) var removed = Set<Int>()
+        private(set) var added: [JSONValue] = []
 
         init(base: [JSONValue], key: [String], positions: [[String]: [Int]]) {
             self.base = base

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A write refused before anything was recorded (bad input), or a pending mutation that a
 /// retry or discard does not find: what happened and what to do.
@@ -34,29 +35,13 @@ struct WriteSchema {
 
     /// `columns`: a manifest resource's declared `(name, type)`s (a plug-in's: none).
     init(columns: [(String, String)], items: [JSONValue]) {
-        for (name, type) in columns {
-            let kind: Kind = switch type {
-            case "bigint": .integer
-            case "double", "decimal", "wei": .number
-            case "bool": .boolean
-            case "json": .json
-            default: .string
-            }
-            fields.append((name, kind))
-        }
+        self.init(columns: columns)
         var seen = Set(fields.map(\.name))
         var unknown: [String: Int] = [:]
         for item in items {
             guard case .object(let members) = item else { continue }
             for (name, value) in members where name != "pending" {
-                let kind: Kind? = switch value {
-                case .string: .string
-                case .number: .number
-                case .bool: .boolean
-                case .object, .array: .json
-                case .null: nil
-                }
-                if let kind {
+                if let kind = Self.kind(of: value) {
                     if let at = unknown[name] {
                         fields[at].kind = kind
                         unknown[name] = nil
@@ -71,6 +56,130 @@ struct WriteSchema {
                     seen.insert(name)
                 }
             }
+        }
+    }
+
+    /// The declared fields alone.
+    private init(columns: [(String, String)]) {
+        for (name, type) in columns {
+            let kind: Kind = switch type {
+            case "bigint": .integer
+            case "double", "decimal", "wei": .number
+            case "bool": .boolean
+            case "json": .json
+            default: .string
+            }
+            fields.append((name, kind))
+        }
+    }
+
+    /// The kind a value says (null says none).
+    static func kind(of value: JSONValue) -> Kind? {
+        switch value {
+        case .string: .string
+        case .number: .number
+        case .bool: .boolean
+        case .object, .array: .json
+        case .null: nil
+        }
+    }
+
+    /// `init(columns:items:)` for the base items `members` were read from — with, when given,
+    /// `folding`'s changes on top (items replaced, removed, added) — equal to it read over
+    /// the folded items: a field is one some item shown holds (but `pending`); its kind is
+    /// the first non-null value's, in the order shown (unknown if none); a declared column
+    /// keeps its declared kind. The base items changed or removed are read again (to take
+    /// them out), the others are not. Fields past the columns come in name order (only
+    /// their set is seen: `known` sorts them).
+    init(columns: [(String, String)], base members: Members, folding: WriteOverlay.Folding? = nil) {
+        self.init(columns: columns)
+        let seen = Set(fields.map(\.name))
+        let (replaced, removed, added) = (folding?.replaced ?? [:], folding?.removed ?? [], folding?.added ?? [])
+        let count = members.count
+        // The base items not shown as they were, and how many of them held each name — read
+        // only for a name so few items hold that those could be all of them.
+        let dirty = removed.filter { $0 < count }.union(replaced.keys)
+        let few = members.fields.filter { $0.value.count <= dirty.count }
+        var lost: [String: Int] = [:]
+        if !few.isEmpty {
+            for at in dirty { for (name, _) in Members.names(of: members.items[at]) where few[name] != nil { lost[name, default: 0] += 1 } }
+        }
+        // Each name shown: where its first non-null value is (shown order is position order), and its kind.
+        var first: [String: (at: Int, kind: Kind?)] = [:]
+        for (name, field) in members.fields where field.count > lost[name, default: 0] {
+            let found = field.nonNull.first { !dirty.contains(Int($0.at)) }
+            first[name] = found.map { (Int($0.at), $0.kind) } ?? (Int.max, nil)
+        }
+        let changed = replaced.keys.filter { !removed.contains($0) }.sorted().map { ($0, replaced[$0]!) }
+            + added.indices.filter { !removed.contains(count + $0) }.map { (count + $0, added[$0]) }
+        // Member by member (a name twice in an item: its first non-null value still wins).
+        for (at, item) in changed {
+            guard case .object(let fields) = item else { continue }
+            for (name, value) in fields where name != "pending" {
+                let kind = Self.kind(of: value)
+                if let now = first[name] {
+                    if let kind, at < now.at { first[name] = (at, kind) }
+                } else {
+                    first[name] = (kind == nil ? Int.max : at, kind)
+                }
+            }
+        }
+        for name in first.keys.sorted() where !seen.contains(name) { fields.append((name, first[name]!.kind ?? .unknown)) }
+    }
+
+    /// What the schema reads of a list of items, read once: for each member name (but
+    /// `pending`), how many items hold it and, in order, the items whose first non-null value
+    /// of it says a kind, with the kind. Kept per resource while the fingerprint of what its
+    /// items were built from is the same (the items are a pure function of it), so a write
+    /// reads only the items the writes changed.
+    final class Members: Sendable {
+        struct Field: Sendable {
+            var count = 0
+            var nonNull: [(at: Int32, kind: Kind)] = []
+        }
+        let items: [JSONValue]
+        let fields: [String: Field]
+        var count: Int { items.count }
+
+        init(_ items: [JSONValue]) {
+            self.items = items
+            var fields: [String: Field] = [:]
+            for (at, item) in items.enumerated() {
+                for (name, kind) in Self.names(of: item) {
+                    fields[name, default: Field()].count += 1
+                    if let kind { fields[name]!.nonNull.append((Int32(at), kind)) }
+                }
+            }
+            self.fields = fields
+        }
+
+        /// An item's member names (but `pending`), each once, with its first non-null value's kind.
+        static func names(of item: JSONValue) -> [(String, Kind?)] {
+            guard case .object(let members) = item else { return [] }
+            var found: [(String, Kind?)] = []
+            for (name, value) in members where name != "pending" {
+                let kind = WriteSchema.kind(of: value)
+                if let at = found.firstIndex(where: { $0.0 == name }) {
+                    if found[at].1 == nil { found[at].1 = kind }
+                } else {
+                    found.append((name, kind))
+                }
+            }
+            return found
+        }
+
+        private static let kept = Mutex<[String: (fingerprint: ItemsView.Fingerprint, members: Members)]>([:])
+
+        /// The members of `items`, the items built from `fingerprint` for `key` (source/resource):
+        /// read again only when the fingerprint is another.
+        static func of(_ key: String, _ fingerprint: ItemsView.Fingerprint, _ items: [JSONValue]) -> Members {
+            if let hit = kept.withLock({ $0[key] }), hit.fingerprint == fingerprint, hit.members.count == items.count { return hit.members }
+            let members = Members(items)
+            kept.withLock { kept in
+                if kept.count >= 256 { kept.removeAll() }
+                kept[key] = (fingerprint, members)
+            }
+            return members
         }
     }
 

@@ -61,6 +61,22 @@ struct WriteTarget: Sendable {
                                   resource: resource, key: key, newestPage: { held.newest }, confirmedOnly: confirmedOnly) ?? held.items
     }
 
+    /// What a write is checked against: the schema of `items(state)` (`WriteSchema`) and
+    /// whether an item with a key (fields joined by `/`) is among them — for a manifest
+    /// resource without reading every item when the view's last fold and its base's members
+    /// are kept (`ItemsView.writeChecking`); the same answers either way.
+    func checking(_ state: LogState) -> (schema: WriteSchema, holds: (String) -> Bool) {
+        let items: [JSONValue]
+        if rest != nil {
+            let view = ItemsView(state: state, source: source, resource: resource)
+            if let view, key == view.restResource.primaryKey, let fast = view.writeChecking(columns: columns) { return fast }
+            items = view?.items ?? []
+        } else {
+            items = self.items(state)
+        }
+        return (WriteSchema(columns: columns, items: items), { item(key: $0, in: items) != nil })
+    }
+
     /// The item whose key (fields joined by `/`) is `text`, as `items` shows it.
     func item(_ state: LogState, key text: String, confirmedOnly: Bool = false) -> JSONValue? {
         item(key: text, in: items(state, confirmedOnly: confirmedOnly))
