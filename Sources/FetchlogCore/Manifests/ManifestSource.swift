@@ -59,17 +59,23 @@ package struct ManifestSource: SourcePlugin {
                 query[kv[0], default: []].append(kv.count > 1 ? kv[1] : "")
             }
         }
-        var best: (resource: RestResource, score: Int)?
+        // The most fixed params matched wins; between equals, the one missing fewest (a
+        // resource's own requests carry all its fixed params, so a page without `done=true`
+        // is not `done_notes`'s even when it is listed before `notes`); then the first.
+        var best: (resource: RestResource, score: Int, missing: Int)?
         for resource in manifest.resources {
             let own = resource.parent == nil && resource.requestPath == pathOnly
             guard own || resource.matches(path: pathOnly) else { continue }
             var score = own ? 1 << 20 : 0
+            var missing = 0
             var conflicts = false
             for (name, value) in resource.params where !value.contains("{") {
-                guard let given = query[Substring(name)] else { continue }
+                guard let given = query[Substring(name)] else { missing += 1; continue }
                 if given.contains(Substring(Resource.queryEscape(value))) { score += 1 } else { conflicts = true }
             }
-            if !conflicts, score > best?.score ?? -1 { best = (resource, score) }
+            guard !conflicts else { continue }
+            if let best, score < best.score || (score == best.score && missing >= best.missing) { continue }
+            best = (resource, score, missing)
         }
         return best?.resource
     }

@@ -73,4 +73,25 @@ import Testing
         #expect(later["/bulk?pages=1&size=5&page=1"] == "fresh 2026-11-22T09:00:00.000Z")
         await rig.stop()
     }
+
+    /// A resource with a fixed param listed before one on the same path without it: a page
+    /// asked without the param is the plain resource's. Before the fix the tie went to the
+    /// first listed: `plain` held nothing and `flagged` held the 12 items it never asked for.
+    @Test func aPageWithoutAResourcesFixedParamIsNotThatResources() async throws {
+        let manifest = #"""
+        {"name":"catalog","client":{"base_url":"https://catalog.example"},
+         "resources":[
+          {"name":"flagged","primary_key":"id","endpoint":{"path":"pages","params":{"v":2},"data_selector":"data",
+           "paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}}},
+          {"name":"plain","primary_key":"id","endpoint":{"path":"pages","data_selector":"data",
+           "paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}}}]}
+        """#
+        let rig = try await ManifestCLIRig.start("resource-identity-missing-param", manifest: manifest)
+        let fetch = try await rig.fetch(["plain"])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(await rig.upstream.asked == ["/catalog/pages?page=1", "/catalog/pages?page=2", "/catalog/pages?page=3"])
+        #expect(try await rig.ids("plain") == Array(1 ... 12))
+        #expect(try await rig.ids("flagged") == [])
+        await rig.stop()
+    }
 }
