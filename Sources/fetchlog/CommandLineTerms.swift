@@ -10,6 +10,7 @@ enum CommandLineTerms {
         .allowPrivateHosts: "--allow-private-hosts (FetchConfiguration.allowPrivateHosts)",
         .deadline: "--deadline",
         .minimumRate: "--min-rate",
+        .maxBody: "--max-body",
         .upstream: "--upstream",
         .pageCeiling: "--max-pages",
         .storeLocation: "--store",

@@ -16,7 +16,7 @@ enum GlobalOptions {
     /// The global options that take a value; each is declared by the commands that use it
     /// (StoreOptions, NetworkOptions, OutputOptions, SessionOptions).
     static let withValue: Set<String> = ["--store", "--upstream", "--connect-timeout", "--read-timeout", "--retries",
-                                         "--retry-after-cap", "--format", "--deadline", "--min-rate", "--redact-param"]
+                                         "--retry-after-cap", "--format", "--deadline", "--min-rate", "--max-body", "--redact-param"]
     /// The global options that are flags.
     static let flags: Set<String> = ["--offline", "--keep-going", "--allow-private-hosts"]
 

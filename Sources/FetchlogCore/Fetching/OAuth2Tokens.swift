@@ -1,6 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
 
 /// An OAuth 2.0 client-credentials token request, its secrets read: the form POSTed to
 /// `url` (`client_id`, `client_secret`, `grant_type` and the manifest's extra data), the
@@ -95,7 +93,7 @@ extension Fetcher {
         do {
             let clock = configuration.clock
             token = try await oauth2Tokens.token(for: request, now: clock.now()) { [self] in
-                try await askToken(request, url: url, shown: shown, checkAddress: plugin?.basesAreData == true && !isUpstreamURL(url))
+                try await askToken(request, url: url, shown: shown, checkAddress: plugin?.basesAreData == true && !gateway.isUpstream(url))
             }
         } catch let failure as TokenFailure {
             throw CredentialsError("\(request.origin): \(failure.message); the resource was not asked and nothing was recorded", sentNothing: false,
@@ -115,51 +113,28 @@ extension Fetcher {
         if let request = credentials.tokenRequest { await oauth2Tokens.forget(request) }
     }
 
-    private func isUpstreamURL(_ url: String) -> Bool {
-        guard let base = configuration.upstream.base else { return false }
-        return URLParts(url).origin == URLParts(base).origin
-    }
-
     /// One POST to the token endpoint: no redirect followed, no retry (a failure is reported
     /// at once, naming the endpoint), the answer's `access_token` and `expires_in`.
     private func askToken(_ request: OAuth2TokenRequest, url: String, shown: String, checkAddress: Bool) async throws -> OAuth2Tokens.Token {
-        let scheme = URLParts(url).scheme?.lowercased()
-        guard let scheme, AddressCheck.schemes.contains(scheme) else {
-            throw TokenFailure(message: "the token endpoint \(shown) is not an http or https URL")
-        }
-        if checkAddress, !configuration.allowPrivateHosts {
-            let host = URLParts(url).host
-            switch await AddressCheck.resolve(host) {
-            case .failure(let error):
-                throw TokenFailure(message: "could not resolve the token endpoint's host \(error.host): \(error.reason)")
-            case .success(let addresses):
-                for address in addresses {
-                    guard let kind = AddressCheck.privateKind(of: address.bytes) else { continue }
-                    throw TokenFailure(message: "refused: the token endpoint \(shown) leads to \(host), \(kind) (\(address.text)), and a manifest's URLs "
-                        + "may reach public addresses only. Pass \(FrontEndTerm.allowPrivateHosts) to allow it")
-                }
-            }
-        }
-        var http = HTTPClientRequest(url: url)
-        http.method = .POST
-        http.headers.add(name: "User-Agent", value: configuration.userAgent)
-        http.headers.add(name: "Accept", value: "application/json")
-        http.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        http.body = .bytes(ByteBuffer(string: request.body))
-        let response: HTTPClientResponse
-        let body: ByteBuffer
-        do {
-            let deadline = NIODeadline.now() + .nanoseconds(configuration.deadline.nanoseconds)
-            response = try await client.execute(http, deadline: deadline)
-            body = try await response.body.collect(upTo: 1 << 20)
-        } catch {
-            let (failureClass, message) = Self.describe(error)
+        // Through the gateway, as every request: the address policy (for an endpoint a
+        // manifest names), the deadline and minimum rate, the body limit. No redirect is
+        // followed: the form carries the client secret, which goes only where it was written.
+        let answer = await gateway.send(HTTPGateway.Request(
+            url: url, method: "POST", body: Array(request.body.utf8),
+            headers: [Header("Content-Type", "application/x-www-form-urlencoded")],
+            addressRule: checkAddress ? .manifestBase : nil, redirects: .none))
+        let status: UInt16, body: [UInt8]
+        switch answer {
+        case .response(let code, _, let bytes):
+            (status, body) = (code, bytes)
+        case .refused(let failureClass, let message, _, _):
+            throw TokenFailure(message: "the token endpoint \(shown): \(message)", failureClass: failureClass)
+        case .failure(let failureClass, let message, _, _, _):
             throw TokenFailure(message: "the token endpoint \(shown) could not be asked: \(message)", failureClass: failureClass)
         }
-        let status = response.status.code
         // Shown with -v (one line per token), never recorded: the endpoint and its status, not the form or the answer.
         configuration.logger.info("token request", metadata: ["url": "\(shown)", "status": "\(status)", "for": "\(request.origin)"])
-        let json = try? JSONValue.parse(bytes: Array(buffer: body))
+        let json = try? JSONValue.parse(bytes: body)
         guard (200 ..< 300).contains(status) else {
             // RFC 6749's error fields say what is wrong (`invalid_client`); they hold no secret.
             let said = [json?["error"]?.stringValue, json?["error_description"]?.stringValue].compactMap { $0 }.joined(separator: ": ")

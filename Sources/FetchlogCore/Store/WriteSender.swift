@@ -1,7 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// What one `push()` did, mutation by mutation.
 public struct PushReport: Sendable, Equatable {
@@ -294,18 +291,22 @@ extension Store {
                           currentETag: currentETag, retryAfter: retryAfter)
         }
         let body = mutation.op == .delete ? nil : Array(mutation.fields.canonicalText().utf8)
-        let response: (status: Int, headers: HTTPHeaders, body: [UInt8])
-        do {
-            response = try await exchange(fetcher, url: url, method: route.method, body: body, headers: [
-                ("Idempotency-Key", mutation.idempotencyKey),
-            ] + (prepared.ifMatch.map { [("If-Match", $0)] } ?? []) + secretHeaders)
-        } catch {
-            let message = Fetcher.describe(error).1
+        let response: (status: Int, headers: [Header], body: [UInt8])
+        switch await exchange(fetcher, url: url, method: route.method, body: body, headers: [
+            ("Idempotency-Key", mutation.idempotencyKey),
+        ] + (prepared.ifMatch.map { [("If-Match", $0)] } ?? []) + secretHeaders, target: target) {
+        case .answered(let status, let headers, let body):
+            response = (status, headers, body)
+        case .failed(let message):
             return (Answer(request: request, outcome: "failed", message: message), record("failed", status: nil, message: message))
+        case .refused(let message):
+            // Refused before it left (a manifest's base on a non-public address): the change
+            // waits, paused, until the user allows it; the next push sends it.
+            return (Answer(request: request, outcome: "paused", message: message), record("paused", status: nil, message: message))
         }
         let json = try? JSONValue.parse(bytes: response.body)
         let status = response.status
-        let etag = response.headers.first(name: "ETag")
+        let etag = Self.header("ETag", in: response.headers)
         switch status {
         case 200 ..< 300:
             var item = json.flatMap { RestWrites.item(in: $0, route) }
@@ -319,7 +320,7 @@ extension Store {
             if mutation.op == .create {
                 if let item, !target.key.isEmpty, ItemsView.hasKey(item, target.key) {
                     newKey = target.key.map { ItemsView.text(item[$0]) }.joined(separator: "/")
-                } else if let location = response.headers.first(name: "Location"), let last = location.split(separator: "/").last {
+                } else if let location = Self.header("Location", in: response.headers), let last = location.split(separator: "/").last {
                     newKey = String(last)
                 }
             }
@@ -329,10 +330,11 @@ extension Store {
             // The server's version now, shown beside the user's change: asked for, else the
             // one the refusal carries.
             var current: JSONValue?, currentETag: String?
-            if let fetched = try? await exchange(fetcher, url: url, method: "GET", body: nil, headers: secretHeaders), fetched.status == 200,
-               let parsed = try? JSONValue.parse(bytes: fetched.body) {
+            if case .answered(200, let headers, let body) = await exchange(fetcher, url: url, method: "GET", body: nil, headers: secretHeaders,
+                                                                             target: target),
+               let parsed = try? JSONValue.parse(bytes: body) {
                 current = RestWrites.item(in: parsed, route) ?? (parsed.memberNames.isEmpty ? nil : parsed)
-                currentETag = fetched.headers.first(name: "ETag")
+                currentETag = Self.header("ETag", in: headers)
             }
             if current == nil, case .object? = json?["current"] { current = json?["current"]; currentETag = etag }
             let message = Self.message(json, response.body, status: status)
@@ -343,10 +345,12 @@ extension Store {
             return (Answer(request: request, outcome: "paused", status: status, message: message), record("paused", status: status, message: message))
         case 408, 429, 500...:
             var message = Self.message(json, response.body, status: status)
-            let after = response.headers.first(name: "Retry-After")
+            let after = Self.header("Retry-After", in: response.headers)
             if let after { message += " (Retry-After \(after))" }
+            // Seconds or an HTTP date, read as the fetcher reads it (the gateway's one rule).
+            let wait = after.flatMap { fetcher.gateway.retryAfter($0) }.map { Int(($0.seconds).rounded(.up)) }
             return (Answer(request: request, outcome: "failed", status: status, message: message),
-                    record("failed", status: status, message: message, retryAfter: after.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }))
+                    record("failed", status: status, message: message, retryAfter: wait))
         default:
             let message = Self.message(json, response.body, status: status)
             return (Answer(request: request, outcome: "rejected", status: status, message: message), record("rejected", status: status, message: message))
@@ -364,6 +368,11 @@ extension Store {
         ])
     }
 
+    /// A response header's value, by name in any case.
+    private static func header(_ name: String, in headers: [Header]) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
     /// The server's words: a JSON body's `error`, `message`, `detail` or `title`, else its text.
     static func message(_ json: JSONValue?, _ body: [UInt8], status: Int) -> String {
         for name in ["error", "message", "detail", "title"] {
@@ -373,24 +382,36 @@ extension Store {
         return text.isEmpty ? "HTTP \(status)" : text
     }
 
-    /// One request and its whole answer.
-    private func exchange(_ fetcher: Fetcher, url: String, method: String, body: [UInt8]?,
-                          headers: [(String, String)]) async throws -> (status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        var request = HTTPClientRequest(url: url)
-        request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "User-Agent", value: fetcher.configuration.userAgent)
-        request.headers.add(name: "Accept", value: "application/json")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
+    /// One request and its whole answer, through the gateway (the address policy for a
+    /// manifest's base, redirects, the deadline and minimum rate over the whole answer, the
+    /// body limit). Not sent, or no whole answer: a failure with its reason, never a status.
+    private func exchange(_ fetcher: Fetcher, url: String, method: String, body: [UInt8]?, headers: [(String, String)],
+                          target: WriteTarget) async -> Exchange {
+        let gateway = fetcher.gateway
+        var sending = headers.map { Header($0.0, $0.1) }
+        if body != nil { sending.append(Header("Content-Type", "application/json")) }
+        let answer = await gateway.send(HTTPGateway.Request(
+            url: url, method: method, body: body, headers: sending,
+            addressRule: gateway.firstHopRule(url: url, asset: false, basesAreData: target.plugin.basesAreData),
+            keptHeaders: ["location"], redirects: method == "GET" ? .follow : .keepingTheMethod))
+        switch answer {
+        case .response(let status, let headers, let body):
+            return .answered(status: Int(status), headers: headers, body: body)
+        case .failure(_, let message, let status, _, _):
+            // A status with a failure: the answer began and did not end whole (cut off at the
+            // deadline, the minimum rate or the body limit). What the server did is unknown.
+            return .failed(status.map { "HTTP \($0), " + message } ?? message)
+        case .refused(_, let message, _, _):
+            return .refused(message)
         }
-        let response = try await fetcher.client.execute(request, deadline: .now() + .nanoseconds(fetcher.configuration.deadline.nanoseconds))
-        var bytes: [UInt8] = []
-        for try await chunk in response.body {
-            bytes.append(contentsOf: chunk.readableBytesView)
-            if bytes.count > 16 << 20 { break }
-        }
-        return (Int(response.status.code), response.headers, bytes)
+    }
+
+    /// How one exchange ended.
+    private enum Exchange {
+        case answered(status: Int, headers: [Header], body: [UInt8])
+        /// Sent, and no whole answer came: the mutation stays pending (in doubt for the server).
+        case failed(String)
+        /// Not sent by Fetchlog's own rules (the address policy, a scheme): the user must act.
+        case refused(String)
     }
 }

@@ -15,6 +15,8 @@ package enum FrontEndTerm: CaseIterable, Sendable, CustomStringConvertible {
     case deadline
     /// The slowest body accepted.
     case minimumRate
+    /// The largest answer accepted.
+    case maxBody
     /// Where every request goes instead of the real bases.
     case upstream
     /// The most pages a manifest list is fetched to.
@@ -39,6 +41,7 @@ package enum FrontEndTerm: CaseIterable, Sendable, CustomStringConvertible {
         case .allowPrivateHosts: "FetchConfiguration.allowPrivateHosts"
         case .deadline: "FetchConfiguration.deadline"
         case .minimumRate: "FetchConfiguration.minimumRate"
+        case .maxBody: "FetchConfiguration.maxBodyBytes"
         case .upstream: "FetchConfiguration.upstream"
         case .pageCeiling: "pageCeiling"
         case .storeLocation, .storeLocationOrEnvironment: "Store.open(at:)"

@@ -240,6 +240,9 @@ struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("min-rate"),
             help: ArgumentHelp("Slowest body accepted, in bytes per second over the last 10 s; 0 turns the check off.", valueName: "bytes-per-s"))
     var minRate: Int = 1024
+    @Option(name: .customLong("max-body"),
+            help: ArgumentHelp("Largest answer accepted, in bytes (every request: fetches, assets, pushes, token requests); a larger one is a failure.", valueName: "bytes"))
+    var maxBody: Int = 256 << 20
     @Flag(help: "Let URLs named by bodies (images), manifests' base URLs and redirects reach loopback, link-local and private addresses.")
     var allowPrivateHosts = false
     @Option(name: .customLong("redact-param"),
@@ -254,6 +257,7 @@ struct NetworkOptions: ParsableArguments {
         if retries < 0 { throw ValidationError("--retries takes 0 or more, not \(retries)") }
         if !(deadline > 0) { throw ValidationError("--deadline takes a number of seconds above 0, not \(deadline)") }
         if minRate < 0 { throw ValidationError("--min-rate takes 0 (no minimum) or more bytes per second, not \(minRate)") }
+        if maxBody < 1 { throw ValidationError("--max-body takes a number of bytes above 0, not \(maxBody)") }
         for name in redactParams where name.isEmpty || name.contains("=") || name.contains("&") {
             throw ValidationError("--redact-param takes a query parameter name such as api_key, not '\(name)'")
         }
@@ -281,6 +285,7 @@ struct NetworkOptions: ParsableArguments {
         configuration.offline = offline
         configuration.deadline = .milliseconds(Int64(deadline * 1000))
         configuration.minimumRate.bytesPerSecond = minRate
+        configuration.maxBodyBytes = maxBody
         configuration.allowPrivateHosts = allowPrivateHosts
         configuration.redaction.queryParameters.formUnion(redactParams.map { $0.lowercased() })
         configuration.clock = try cliClock()

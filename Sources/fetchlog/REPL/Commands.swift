@@ -83,7 +83,7 @@ enum Commands {
         // The shell fetches with the settings it was started with; these are the command
         // line's, and silently ignoring them would fetch other than asked.
         let startOnly = ["--store", "--upstream", "--offline", "--retries", "--connect-timeout", "--read-timeout", "--retry-after-cap",
-                         "--deadline", "--min-rate", "--allow-private-hosts", "--redact-param"]
+                         "--deadline", "--min-rate", "--max-body", "--allow-private-hosts", "--redact-param"]
         if let given = args.first(where: { arg in startOnly.contains { arg == $0 || arg.hasPrefix($0 + "=") } }) {
             let option = given.split(separator: "=").first.map(String.init) ?? given
             throw CommandError.usage("\(option) is set when the shell starts (fetchlog \(option) … repl); this shell fetches with its own settings")

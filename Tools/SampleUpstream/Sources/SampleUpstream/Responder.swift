@@ -101,10 +101,13 @@ struct UpstreamResponder: HTTPResponder {
         // The catalog's OAuth 2.0 token endpoint (`CatalogAuthRoutes.token`) takes a form POST.
         if method == .post, path == "/catalog/oauth/token" {
             let form = try await request.body.collect(upTo: 1 << 16)
-            let response: Response = switch CatalogAuthRoutes.token(form: parseQuery(String(buffer: form))) {
-            case .ok(let body, _, _, _): jsonResponse(200, body)
-            case .error(let status, let body): jsonResponse(status, body)
+            let (status, body): (Int, Data) = switch CatalogAuthRoutes.token(form: parseQuery(String(buffer: form))) {
+            case .ok(let body, _, _, _): (200, body)
+            case .error(let status, let body): (status, body)
             }
+            var response = jsonResponse(status, body)
+            // A token endpoint that drips its answer (slowDrip): the client's deadline ends it.
+            if case .slowDrip = decision.failure { response.body = faultyBody(body, decision.failure, channel: context.channel) }
             await record(response.status.code, decision.summary)
             return response
         }
@@ -137,7 +140,13 @@ struct UpstreamResponder: HTTPResponder {
             var fields = HTTPFields()
             for (name, value) in answer.headers { fields[.init(name)!] = value }
             await record(answer.status, decision.summary)
-            return Response(status: .init(code: answer.status), headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+            // Applied; an answer that drips (slowDrip) tests the client's deadline on a write.
+            let answerBody: ResponseBody = if case .slowDrip = decision.failure {
+                faultyBody(answer.body, decision.failure, channel: context.channel)
+            } else {
+                .init(byteBuffer: ByteBuffer(bytes: answer.body))
+            }
+            return Response(status: .init(code: answer.status), headers: fields, body: answerBody)
         }
         // The catalog takes POSTs too (its search routes check the method themselves).
         guard method == .get || method == .head || (method == .post && source == "catalog") else {
