@@ -17,7 +17,7 @@ struct FetchlogCommand: AsyncParsableCommand {
         discussion: """
         Global options go before the command and every command accepts them, applying those \
         it uses: --store DIR, --format MODE, --upstream BASE, --offline, --connect-timeout, \
-        --read-timeout, --retries, --retry-after-cap, --deadline, --min-rate, --max-body, --redact-param, \
+        --read-timeout, --retries, --retry-after-cap, --deadline, --min-rate, --max-body BYTES, --redact-param, \
         --allow-private-hosts, --keep-going (`fetchlog --store DIR log stats`, \
         `fetchlog --offline --format json query shows`). After the command, only its own \
         options are accepted (fetchlog COMMAND --help lists them).
