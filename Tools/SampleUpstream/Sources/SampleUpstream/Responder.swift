@@ -42,9 +42,9 @@ struct UpstreamResponder: HTTPResponder {
             let name = field.name.canonicalName
             headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
         }
-        func record(_ status: Int, _ fault: String?) async {
+        func record(_ status: Int, _ fault: String?, form: String? = nil) async {
             await state.record(method: method.rawValue, path: fullPath, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault,
-                               headers: headers)
+                               headers: headers, form: form)
         }
 
         await state.receive(fullPath)
@@ -105,7 +105,7 @@ struct UpstreamResponder: HTTPResponder {
             case .ok(let body, _, _, _): jsonResponse(200, body)
             case .error(let status, let body): jsonResponse(status, body)
             }
-            await record(response.status.code, decision.summary)
+            await record(response.status.code, decision.summary, form: String(buffer: form))
             return response
         }
 
