@@ -25,6 +25,13 @@ extension ManifestSource {
         return credentials
     }
 
+    /// `client.headers` and `client.auth`, with `env:` secrets read now; every secret's
+    /// header or parameter is recorded as `***`.
+    package func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials {
+        try Self.credentials(headers: manifest.headers.map { ($0.0, $0.1, "client.headers.\($0.0)") },
+                             auth: manifest.auth.map { ($0, "client.auth") }, environment: environment)
+    }
+
     /// What a fetch of each resource would say about its secrets in `environment`, one line
     /// per distinct message: a variable that is not set (`source add` tells it at once, so a
     /// shorthand's secret is named when the manifest is given, not at the first fetch).
@@ -42,7 +49,8 @@ extension ManifestSource {
 
     /// Headers and an auth, with `env:` secrets read now; every secret's header or
     /// parameter is recorded as `***`. An `oauth2_client_credentials` auth is a token request
-    /// the fetcher makes (`OAuth2Tokens`).
+    /// the fetcher makes (`OAuth2Tokens`). Every field is read by `SecretValue.resolve`, the
+    /// one resolver, at its key path: an unset variable is named there and nothing is sent.
     static func credentials(headers: [(name: String, value: SecretValue, path: String)], auth: (RestAuth, String)?,
                             environment: [String: String]) throws(CredentialsError) -> Credentials {
         var credentials = Credentials()
@@ -51,11 +59,14 @@ extension ManifestSource {
             if value.isSecret { credentials.secretHeaders.insert(name.lowercased()) }
         }
         guard let (auth, path) = auth else { return credentials }
+        /// The auth's field `key`: its key path is `path.key`.
+        func read(_ value: SecretValue, _ key: String) throws(CredentialsError) -> String { try value.resolve(environment, at: path + "." + key) }
         switch auth {
         case .bearer(let token):
-            credentials.headers.append(Header("Authorization", "Bearer " + (try token.resolve(environment, at: path + ".token"))))
+            credentials.headers.append(Header("Authorization", "Bearer " + (try read(token, "token"))))
+            credentials.secretHeaders.insert("authorization")
         case .apiKey(let name, let key, let location):
-            let value = try key.resolve(environment, at: path + ".api_key")
+            let value = try read(key, "api_key")
             switch location {
             case .query:
                 credentials.query.append((name, value))
@@ -74,18 +85,21 @@ extension ManifestSource {
                 credentials.secretHeaders.insert("cookie")
             }
         case .httpBasic(let user, let password):
-            let pair = (try user.resolve(environment, at: path + ".username")) + ":" + (try password.resolve(environment, at: path + ".password"))
+            // The credentials name every header they fill as secret, though `Authorization` is
+            // masked by its name as well: what is recorded does not hang on one rule alone.
+            let pair = (try read(user, "username")) + ":" + (try read(password, "password"))
             credentials.headers.append(Header("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
+            credentials.secretHeaders.insert("authorization")
         case .oauth2ClientCredentials(let client):
-            var form = [("client_id", try client.clientID.resolve(environment, at: path + ".client_id")),
-                        ("client_secret", try client.clientSecret.resolve(environment, at: path + ".client_secret")),
+            var form = [("client_id", try read(client.clientID, "client_id")),
+                        ("client_secret", try read(client.clientSecret, "client_secret")),
                         ("grant_type", "client_credentials")]
             // `access_token_request_data` over the defaults, as dlt's dict merge puts it.
             for (key, value) in client.requestData {
-                let text = try value.resolve(environment, at: path + ".access_token_request_data." + key)
+                let text = try read(value, "access_token_request_data." + key)
                 if let at = form.firstIndex(where: { $0.0 == key }) { form[at].1 = text } else { form.append((key, text)) }
             }
-            credentials.tokenRequest = OAuth2TokenRequest(url: try client.accessTokenURL.resolve(environment, at: path + ".access_token_url"),
+            credentials.tokenRequest = OAuth2TokenRequest(url: try read(client.accessTokenURL, "access_token_url"),
                                                           form: form, defaultExpiration: client.defaultExpiration, origin: path)
         }
         return credentials

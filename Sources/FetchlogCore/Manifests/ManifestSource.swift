@@ -293,15 +293,6 @@ package struct ManifestPage: SourceDocument, Equatable {
     }
 }
 
-extension ManifestSource {
-    /// `client.headers` and `client.auth`, with `env:` secrets read now; every secret's
-    /// header or parameter is recorded as `***`.
-    package func credentials(environment: [String: String]) throws(CredentialsError) -> Credentials {
-        try Self.credentials(headers: manifest.headers.map { ($0.0, $0.1, "client.headers.\($0.0)") },
-                             auth: manifest.auth.map { ($0, "client.auth") }, environment: environment)
-    }
-}
-
 /// Hands out page identities.
 enum PageIdentity {
     private static let last = Mutex<UInt64>(0)

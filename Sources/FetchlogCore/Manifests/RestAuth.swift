@@ -1,41 +1,11 @@
 import Foundation
 
-/// A value in a manifest that may be a secret: `env:NAME` is read from the environment at
-/// fetch time and never written anywhere; anything else is the value itself.
-package enum SecretValue: Sendable, Equatable {
-    case literal(String)
-    case environment(String)
-    /// A value an auth shorthand leaves out (`"auth": "bearer"`): read, as dlt reads it, from
-    /// the first of these variables that is set (dlt's names for the source's credentials,
-    /// most specific first).
-    case firstOf([String])
-
-    init(_ text: String) { self = text.hasPrefix("env:") ? .environment(String(text.dropFirst(4))) : .literal(text) }
-
-    var isSecret: Bool { if case .literal = self { false } else { true } }
-
-    func resolve(_ environment: [String: String], at path: String) throws(CredentialsError) -> String {
-        switch self {
-        case .literal(let value): return value
-        case .environment(let name):
-            guard let value = environment[name], !value.isEmpty else {
-                throw CredentialsError("\(path) reads the environment variable \(name), which is not set: set it and fetch again")
-            }
-            return value
-        case .firstOf(let names):
-            for name in names { if let value = environment[name], !value.isEmpty { return value } }
-            let key = path.split(separator: ".").last.map(String.init) ?? path
-            throw CredentialsError("\(path) is not written in the manifest, so it is read as dlt reads it, from \(names[0]) "
-                + "(or \(names.dropFirst().joined(separator: ", "))), and none of them is set: set one, "
-                + "or write \"\(key)\": \"env:NAME\" in the manifest and set NAME, and fetch again")
-        }
-    }
-}
-
 /// `client.auth` or an endpoint's `auth`, as dlt spells it: an object with a `type`
 /// (`bearer` when absent, as dlt allows), or a shorthand naming the type alone
-/// (`"auth": "bearer"`). Every secret must be `env:NAME` (a literal one would be stored in
-/// the log with the manifest); what a shorthand or an object leaves out is read at fetch
+/// (`"auth": "bearer"`). Every field but `type`, `name`, `location` and
+/// `default_token_expiration` may be `env:NAME`, read at fetch time; every secret must be (a
+/// literal one would be stored in the log with the manifest) — a `username` or an
+/// `access_token_url` may be written in clear. What a shorthand or an object leaves out is read at fetch
 /// time from dlt's own environment variables for the source's credentials
 /// (`SOURCES__REST_API__<SOURCE>__CREDENTIALS__TOKEN`, then without the source, then
 /// `SOURCES__CREDENTIALS__…`, then `CREDENTIALS__…`).
@@ -67,25 +37,16 @@ package enum RestAuth: Sendable, Equatable {
         // dlt reads an auth object without a type as bearer.
         let type = try reader.optionalString("type") ?? "bearer"
         let section = source.uppercased().replacingOccurrences(of: "-", with: "_")
-        /// A value the manifest may hold in clear (`name`, `username`, a URL), or dlt's variables.
-        func plain(_ key: String) throws(ManifestError) -> SecretValue {
-            if let text = try reader.optionalString(key) { return .literal(text) }
-            return Self.dltVariables(key, section: section)
-        }
-        /// A secret: `env:NAME`, or dlt's variables when absent.
-        func secret(_ key: String) throws(ManifestError) -> SecretValue {
+        /// A field that may hold a secret, read as every such field is (`SecretValue.read`:
+        /// `env:NAME`, or a literal where `clear` allows one); left out, dlt's variables for it.
+        func field(_ key: String, clear: SecretValue.Clear) throws(ManifestError) -> SecretValue {
             guard let text = try reader.optionalString(key) else { return Self.dltVariables(key, section: section) }
-            let value = SecretValue(text)
-            guard case .environment(let variable) = value else {
-                throw ManifestError(path: reader.path + "." + key, message: "write \"env:NAME\" and set NAME in the environment: a literal secret would be stored in the log with the manifest")
-            }
-            try ManifestSecrets.checkVariable(variable, path: reader.path + "." + key)
-            return value
+            return try SecretValue.read(text, at: reader.path + "." + key, clear: clear)
         }
         switch type {
         case "bearer":
             try reader.allow(["type", "token"])
-            self = .bearer(token: try secret("token"))
+            self = .bearer(token: try field("token", clear: .refused))
         case "api_key":
             try reader.allow(["type", "name", "api_key", "location"])
             let location = try reader.optionalString("location") ?? "header"
@@ -96,14 +57,25 @@ package enum RestAuth: Sendable, Equatable {
             case "cookie": parsed = .cookie
             default: throw ManifestError(path: reader.path + ".location", message: "\"\(location)\" is not one of header, query, param, cookie")
             }
-            self = .apiKey(name: try reader.optionalString("name") ?? "Authorization", key: try secret("api_key"), location: parsed)
+            let name = try reader.optionalString("name") ?? "Authorization"
+            // The name is sent as written, as a header's, parameter's or cookie's name: an
+            // `env:` here would go out as its text, so it is refused rather than read.
+            guard !name.hasPrefix("env:") else {
+                throw ManifestError(path: reader.path + ".name", message: "\"\(name)\" is the name the key is sent under, which is sent as written: "
+                    + "write the header's or parameter's name here, and \"api_key\": \"env:NAME\" for the key")
+            }
+            guard !name.isEmpty else {
+                throw ManifestError(path: reader.path + ".name", message: "is empty: write the name of the header, parameter or cookie the key is sent in")
+            }
+            self = .apiKey(name: name, key: try field("api_key", clear: .refused), location: parsed)
         case "http_basic":
             try reader.allow(["type", "username", "password"])
-            self = .httpBasic(username: try plain("username"), password: try secret("password"))
+            // A user name alone is no secret: it may be written in clear, and `env:` in it is read.
+            self = .httpBasic(username: try field("username", clear: .allowed), password: try field("password", clear: .refused))
         case "oauth2_client_credentials":
             try reader.allow(["type", "access_token_url", "client_id", "client_secret", "access_token_request_data", "default_token_expiration"],
                              unsupported: ["access_token", "session"])
-            let url = try plain("access_token_url")
+            let url = try field("access_token_url", clear: .allowed)
             if case .literal(let text) = url {
                 guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
                     throw ManifestError(path: reader.path + ".access_token_url", message: "\"\(text)\" is not an http(s) URL: write the token endpoint's whole address")
@@ -129,7 +101,7 @@ package enum RestAuth: Sendable, Equatable {
                 throw ManifestError(path: reader.path + ".default_token_expiration", message: "must be at least 1 (seconds)")
             }
             self = .oauth2ClientCredentials(OAuth2ClientCredentials(
-                accessTokenURL: url, clientID: try secret("client_id"), clientSecret: try secret("client_secret"),
+                accessTokenURL: url, clientID: try field("client_id", clear: .refused), clientSecret: try field("client_secret", clear: .refused),
                 requestData: data, defaultExpiration: expiration))
         default:
             throw ManifestError(path: reader.path + ".type", message: "\"\(type)\" is not one of \(Self.types.joined(separator: ", "))")

@@ -11,7 +11,8 @@ import FetchlogShell
         let h = try await FetchHarness.start()
         let reports = try await h.store.fetchTVMazeShows(pages: .all)
         let events = try h.events()
-        #expect(events.map(\.kind) == [.fetched, .fetched, .fetched, .fetched, .endOfList])
+        #expect(events.map(\.kind) == [.fetched, .fetched, .fetched, .fetched, .endOfList],
+                "failures: \(events.compactMap { $0.failure.map { "\($0.failureClass.name): \($0.message)" } })")
         #expect(events.map { $0.response?.status } == [200, 200, 200, 200, 404])
         #expect(events.map(\.label) == (0 ... 4).map { "/shows?page=\($0)" })
         #expect(events[0].request?.url == h.base + "/tvmaze/shows?page=0")

@@ -18,9 +18,12 @@ public struct RequestRecord: Sendable, Equatable, Codable {
     /// checks to see that credentials or validators were (or were not) sent. nil in records
     /// decoded from a log written before this field existed.
     public var headers: [String: String]?
+    /// The form a token request POSTed (`/catalog/oauth/token`), as sent: what a test
+    /// checks to see which client id and secret were read. nil for every other request.
+    public var form: String?
 
     public init(index: Int, method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?, date: Date,
-                headers: [String: String]? = nil) {
+                headers: [String: String]? = nil, form: String? = nil) {
         self.index = index
         self.method = method
         self.path = path
@@ -30,6 +33,7 @@ public struct RequestRecord: Sendable, Equatable, Codable {
         self.fault = fault
         self.date = date
         self.headers = headers
+        self.form = form
     }
 }
 
@@ -38,10 +42,10 @@ struct RequestLog: Sendable {
     private var nextIndex = 0
 
     mutating func append(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?,
-                         headers: [String: String]? = nil) -> RequestRecord {
+                         headers: [String: String]? = nil, form: String? = nil) -> RequestRecord {
         let record = RequestRecord(
             index: nextIndex, method: method, path: path, status: status,
-            ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault, date: Date(), headers: headers)
+            ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault, date: Date(), headers: headers, form: form)
         nextIndex += 1
         records.append(record)
         return record

@@ -42,9 +42,9 @@ struct UpstreamResponder: HTTPResponder {
             let name = field.name.canonicalName
             headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
         }
-        func record(_ status: Int, _ fault: String?) async {
+        func record(_ status: Int, _ fault: String?, form: String? = nil) async {
             await state.record(method: method.rawValue, path: fullPath, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault,
-                               headers: headers)
+                               headers: headers, form: form)
         }
 
         await state.receive(fullPath)
@@ -108,7 +108,7 @@ struct UpstreamResponder: HTTPResponder {
             var response = jsonResponse(status, body)
             // A token endpoint that drips its answer (slowDrip): the client's deadline ends it.
             if case .slowDrip = decision.failure { response.body = faultyBody(body, decision.failure, channel: context.channel) }
-            await record(response.status.code, decision.summary)
+            await record(response.status.code, decision.summary, form: String(buffer: form))
             return response
         }
 

@@ -57,9 +57,9 @@ actor UpstreamState {
     }
 
     func record(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?,
-                headers: [String: String]? = nil) {
+                headers: [String: String]? = nil, form: String? = nil) {
         let r = log.append(method: method, path: path, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault,
-                           headers: headers)
+                           headers: headers, form: form)
         if echoToStderr {
             let line = "#\(r.index) \(r.method) \(r.path) -> \(r.status == 0 ? "no answer" : String(r.status))" + (r.fault.map { " [fault: \($0)]" } ?? "") + "\n"
             FileHandle.standardError.write(Data(line.utf8))
