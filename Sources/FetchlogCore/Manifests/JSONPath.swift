@@ -128,6 +128,8 @@ package struct JSONPath: Sendable, Hashable, CustomStringConvertible {
                 switch c {
                 case ".":
                     at += 1
+                    // `.[…]`: jsonpath-ng's spelling of a bracket step (`data.[*].total`).
+                    if peek == "[" { continue }
                     if peek == "." {
                         at += 1
                         steps.append(.descendants)

@@ -182,6 +182,8 @@ extension Store {
                     label = resource.label(extra: [(param, String(pageValue))])
                 case .offset(let step, _, let offsetParam, let limitParam, _, let maximum, let stopAfterEmpty):
                     if stopAfterEmpty && page.items.isEmpty { break }
+                    // A limit of 0 never moves the offset: the next page would be this one.
+                    if step == 0 { break }
                     pageValue += step
                     if let total = page.total, pageValue >= total { break }
                     if let maximum, pageValue >= maximum { break }

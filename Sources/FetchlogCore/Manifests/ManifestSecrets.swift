@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a manifest may not hold in clear. A manifest is stored in the log (`source.defined`)
 /// and merges into other stores with it, so a literal secret in it would be in every copy
 /// of the log — where the same value sent at fetch time is recorded as `***`. Secrets are
@@ -13,12 +15,27 @@ enum ManifestSecrets {
     /// An `endpoint.params` or `access_token_request_data` value given as text, a number or a
     /// boolean: `env:NAME`, or a literal unless the parameter's name is one whose value is
     /// masked (`api_key`, `token`…).
-    static func parameter(_ name: String, _ text: String, path: String) throws(ManifestError) -> SecretValue {
-        // A value that is one placeholder (`{resources.issues.key}`) is a parent item's
-        // field, data rather than a secret the manifest holds.
+    ///
+    /// A parameter named like a secret is still data — sent as written, never refused —
+    /// when its value is no secret: a parent's field (`{resources.issues.key}`), a value left
+    /// to fill in (empty, or `FILL_ME_IN` as dlt-init-openapi writes a required parameter),
+    /// or when it fills a placeholder of the path (`/custom-attributes/{key}`): a path is
+    /// recorded in every event's label, so it is the resource's address, not a credential.
+    /// `fillsPath`: the resource's path has `{name}`.
+    static func parameter(_ name: String, _ text: String, path: String, fillsPath: Bool = false) throws(ManifestError) -> SecretValue {
+        if fillsPath, text.hasPrefix("env:") {
+            throw ManifestError(path: path, message: "fills {\(name)} in the endpoint's path, and a path is recorded in every event of the "
+                + "resource (its label), so it is not read from the environment: write the value itself (a path is an address, not a secret)")
+        }
         let placeholder = text.hasPrefix("{") && text.hasSuffix("}") && RestResource.placeholders(in: text).count == 1
-        let byName = Redaction.isSecretParameter(name) && !placeholder
+        let byName = Redaction.isSecretParameter(name) && !placeholder && !fillsPath && !isUnfilled(text)
         return try SecretValue.read(text, at: path, clear: byName ? .refusedByName(what: "the parameter \(name)") : .allowed)
+    }
+
+    /// A value nobody has filled in yet: no secret, whatever the parameter's name.
+    static func isUnfilled(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty || trimmed.uppercased() == "FILL_ME_IN"
     }
 
     /// `client.base_url` without userinfo: `https://user:password@host` would keep the

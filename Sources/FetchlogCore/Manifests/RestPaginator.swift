@@ -60,7 +60,9 @@ package enum RestPaginator: Sendable, Equatable {
                              unsupported: ["offset_body_path", "limit_body_path", "has_more_path"])
             let totalPath = reader.json["total_path"].map { $0.isNull ? nil : $0.stringValue } ?? "total"
             let limit = try reader.int("limit")
-            guard limit > 0 else { throw ManifestError(path: path + ".limit", message: "must be at least 1") }
+            // `limit: 0` is dlt's too (a config generated from an API's defaults): one page,
+            // since an offset that never moves would ask the same page again.
+            guard limit >= 0 else { throw ManifestError(path: path + ".limit", message: "must be 0 or more") }
             self = .offset(limit: limit, offset: try reader.optionalInt("offset") ?? 0,
                            offsetParam: try reader.optionalString("offset_param") ?? "offset",
                            limitParam: try reader.optionalString("limit_param") ?? "limit", totalPath: try jsonPath("total_path", totalPath),

@@ -96,10 +96,10 @@ public struct RestResource: Sendable, Equatable {
         try reader.allow(["name", "endpoint", "primary_key", "include_from_parent", "fetchlog"] + Self.hints + Self.hintsWithoutEffect,
                          unsupported: ["processing_steps"],
                          unsupportedNote: "is dlt's (Python callables), which a JSON manifest cannot hold: Fetchlog does not support it")
-        name = try reader.string("name")
-        guard name.range(of: #"^[A-Za-z0-9_-]{1,64}$"#, options: .regularExpression) != nil else {
-            throw ManifestError(path: reader.path + ".name", message: "\"\(name)\" is not a resource name: letters, digits, - and _")
-        }
+        let given = try reader.string("name")
+        // An empty name is what dlt names the resource's generator: `paginate_resource`.
+        name = given.isEmpty ? Self.dltUnnamed : given
+        try Self.checkName(name, path: reader.path + ".name", what: "a resource name")
         var endpointJSON = reader.json["endpoint"] ?? .object([])
         if case .string(let path) = endpointJSON { endpointJSON = .object([("path", .string(path))]) }
         let endpoint = try ManifestReader(endpointJSON, path: reader.path + ".endpoint")
@@ -131,10 +131,10 @@ public struct RestResource: Sendable, Equatable {
                 // A secret by its name must be `env:NAME` (`ManifestSecrets`).
                 switch value {
                 case .string(let text):
-                    let parsed = try ManifestSecrets.parameter(key, text, path: given.path + "." + key)
+                    let parsed = try ManifestSecrets.parameter(key, text, path: given.path + "." + key, fillsPath: path.contains("{\(key)}"))
                     if case .environment = parsed { secretParams.append((key, parsed)) } else { params.append((key, text)) }
                 case .number(let text):
-                    _ = try ManifestSecrets.parameter(key, text, path: given.path + "." + key)
+                    _ = try ManifestSecrets.parameter(key, text, path: given.path + "." + key, fillsPath: path.contains("{\(key)}"))
                     params.append((key, text))
                 case .bool(let flag):
                     _ = try ManifestSecrets.parameter(key, flag ? "true" : "false", path: given.path + "." + key)
@@ -302,6 +302,24 @@ public struct RestResource: Sendable, Equatable {
             }
         }
         try ManifestLabelLimit.check(self, endpointPath: endpoint.path)
+    }
+
+    /// What dlt names a resource whose `name` is empty (its generator function's name).
+    static let dltUnnamed = "paginate_resource"
+
+    /// The longest resource or table name: dlt sets none (a destination shortens its
+    /// identifiers); names generated from OpenAPI operation ids run past 100 characters.
+    /// A name is part of a view's name (`items/SOURCE/NAME`) and of command lines.
+    static let maxNameLength = 255
+
+    /// A resource's `name` or `table_name`: letters, digits, - and _, at most `maxNameLength`.
+    static func checkName(_ name: String, path: String, what: String) throws(ManifestError) {
+        guard name.range(of: #"^[A-Za-z0-9_-]+$"#, options: .regularExpression) != nil else {
+            throw ManifestError(path: path, message: "\"\(name)\" is not \(what): letters, digits, - and _")
+        }
+        guard name.count <= maxNameLength else {
+            throw ManifestError(path: path, message: "is not \(what): \(name.count) characters, and at most \(maxNameLength) are taken")
+        }
     }
 
     /// The `{…}` placeholders of a path or parameter value, as written inside the braces.
@@ -507,10 +525,9 @@ extension RestResource {
         }
         selected = try reader.optionalBool("selected") ?? true
         parallelized = try reader.optionalBool("parallelized") ?? false
-        if let table = try reader.optionalString("table_name") {
-            guard table.range(of: #"^[A-Za-z0-9_-]{1,64}$"#, options: .regularExpression) != nil else {
-                throw ManifestError(path: reader.path + ".table_name", message: "\"\(table)\" is not a view name Fetchlog takes: letters, digits, - and _")
-            }
+        // An empty `table_name` is none, as in dlt (the table is the resource's name).
+        if let table = try reader.optionalString("table_name"), !table.isEmpty {
+            try RestResource.checkName(table, path: reader.path + ".table_name", what: "a view name Fetchlog takes")
             tableName = table
         }
         if let columns = try reader.optional("columns") {
