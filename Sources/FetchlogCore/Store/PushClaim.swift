@@ -64,8 +64,7 @@ package final class PushClaim: Sendable {
                              waiting: (@Sendable (Holder) -> Void)? = nil) async throws -> PushClaim {
         let canonical = realpath(directory, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? directory
         // Told once, of the first holder waited for (in this process, else the file's).
-        var waitedFor = try await Turns.take(canonical, holder)
-        if let busy = waitedFor { waiting?(busy) }
+        var waitedFor = try await Turns.take(canonical, holder, waiting: waiting)
         let fd: Int32
         do {
             let (locked, other) = try await lockFile(canonical, tellingAbout: waitedFor == nil ? waiting : nil)
@@ -222,8 +221,9 @@ package final class PushClaim: Sendable {
         }
         static let stores = Mutex<(next: UInt64, byKey: [String: Line])>((0, [:]))
 
-        /// Takes the turn on `key`: at once (nil) or after waiting for the holder returned.
-        static func take(_ key: String, _ holder: Holder) async throws -> Holder? {
+        /// Takes the turn on `key`: at once (nil) or after waiting for the holder returned
+        /// (`waiting` is told of it before the wait).
+        static func take(_ key: String, _ holder: Holder, waiting: (@Sendable (Holder) -> Void)?) async throws -> Holder? {
             let (id, busy) = stores.withLock { stores -> (UInt64, Holder?) in
                 stores.next += 1
                 if let current = stores.byKey[key]?.holder { return (stores.next, current) }
@@ -231,6 +231,7 @@ package final class PushClaim: Sendable {
                 return (stores.next, nil)
             }
             guard let busy else { return nil }
+            waiting?(busy)
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                     let now: Result<Void, any Error>? = stores.withLock { stores in

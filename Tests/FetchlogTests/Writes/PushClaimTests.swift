@@ -10,12 +10,15 @@ import Testing
     /// Reads `handle` line by line until a line holds `text` (or the stream ends): the lines read.
     static func lines(_ handle: FileHandle, until text: String) async throws -> [String] {
         try await offPool {
-            var lines: [String] = []
+            // Bytes until a newline, decoded whole (a character may take several bytes: `…`).
+            var lines: [String] = [], bytes: [UInt8] = []
             while true {
-                let line = ServeProcess.line(handle)
-                if line.isEmpty { return lines }
-                lines.append(line)
-                if line.contains(text) { return lines }
+                let byte = handle.readData(ofLength: 1)
+                if byte.isEmpty { return lines }
+                if byte.first != UInt8(ascii: "\n") { bytes.append(contentsOf: byte); continue }
+                lines.append(String(decoding: bytes, as: UTF8.self))
+                bytes = []
+                if lines.last!.contains(text) { return lines }
             }
         }
     }
