@@ -18,6 +18,10 @@ import Testing
         var random = JSONTapeTests.SplitMix(state: seed)
         let upstream = try await CatalogUpstream.start()
         await upstream.server.setHonoursIdempotencyKey(false)
+        // Every notes request waits 50 ms before it is answered: a push lasts as long as a
+        // process takes to start, so the three overlap (without the claim, two sent the same
+        // mutation in nearly every trial).
+        await upstream.server.setFaults(try FaultSpec.parse("latency=50ms@catalog/notes"))
         let dir = TemporaryDirectory("writes-race")
         let path = dir.sub("store")
         // The test's own store over the same directory: it defines the manifest, fetches, and
@@ -34,12 +38,12 @@ import Testing
             let held = (await upstream.server.notes).keys.sorted()
             var mutations: [PendingMutation] = []
             var changedNotes: [Int] = []
-            for index in 0 ..< Int.random(in: 1 ... 3, using: &random) {
+            for index in 0 ..< Int.random(in: 1 ... 4, using: &random) {
                 mutations.append(try await store.write(.create, source: "catalog", resource: "notes", fields: [
                     ("title", .string("trial \(trial) note \(index)")), ("priority", .number(Int.random(in: 1 ... 5, using: &random))),
                 ]))
             }
-            for _ in 0 ..< Int.random(in: 1 ... 3, using: &random) {
+            for _ in 0 ..< Int.random(in: 1 ... 4, using: &random) {
                 let note = held.randomElement(using: &random)!
                 changedNotes.append(note)
                 mutations.append(try await store.write(.update, source: "catalog", resource: "notes", key: String(note),

@@ -47,10 +47,11 @@ import Testing
         #expect(process.isRunning)
         #expect(await upstream.server.appliedWrites.isEmpty)
         #expect(await upstream.asked.filter { $0.hasPrefix("/catalog/notes/") }.isEmpty)
+        // Released, the waiting push takes it (and says so to `pending` while it holds it).
         claim.release()
-        #expect(PushClaim.holder(path) == nil)
         try await offPool { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
+        #expect(PushClaim.holder(path) == nil)
         let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(printed == """
             waited for another push (pid \(getpid()), push started \(Timestamp(milliseconds: 1_800_000_000_000).iso8601)) to finish first
