@@ -17,6 +17,9 @@ public struct PushReport: Sendable, Equatable {
     public internal(set) var held: [UInt64] = []
     /// One line a mutation: its id, what was sent and what came back.
     public internal(set) var lines: [String] = []
+    /// The push that held the store's claim when this one began and that it waited for
+    /// (`pid N, push started TIME`); nil when none did. One pusher at a time per store.
+    public internal(set) var waitedFor: String?
 }
 
 /// Sending, exactly once (issue 26): in log order per item, each request carrying
@@ -52,9 +55,20 @@ extension Store {
     /// answer (which may name its key, or hold it). The first batch is one mutation alone,
     /// until the upstream has answered once: an unreachable upstream fails one mutation and
     /// holds the others.
-    package func push(source: String?, resource: String?, automatic: Bool, width: Int = 1) async throws -> PushReport {
+    ///
+    /// One pusher at a time per store (`PushClaim`): a push waits for one running (here or
+    /// in another process; `waiting` is told whom it waits for), then catches up with the
+    /// log, so what that one answered is not sent again, and what it left `sending` without
+    /// an answer is in doubt (its sender is gone): sent again with the same key.
+    package func push(source: String?, resource: String?, automatic: Bool, width: Int = 1,
+                      waiting: (@Sendable (PushClaim.Holder) -> Void)? = nil) async throws -> PushReport {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         guard !fetcher.configuration.offline else { throw WriteError("the network is forbidden (offline): nothing was sent") }
+        let claim = try await PushClaim.take(log.path, as: PushClaim.Holder(
+            pid: getpid(), started: fetcher.configuration.clock.now(),
+            doing: (automatic ? "automatic push" : "push") + (source.map { " of \($0)" + (resource.map { " \($0)" } ?? "") } ?? "")),
+            waiting: waiting)
+        defer { claim.release() }
         try await catchUp()
         let me = log.metadata.storeID
         // Each mutation's report entries, by its id: the report lists them in log order
@@ -181,6 +195,7 @@ extension Store {
         // A checkpoint the batches left due is saved by the next catch-up (or open), not
         // here: the push is done once its answers are durable.
         var report = PushReport()
+        report.waitedFor = claim.waitedFor?.description
         for seq in entries.keys.sorted() {
             let (tally, line) = entries[seq]!
             report[keyPath: tally].append(seq)

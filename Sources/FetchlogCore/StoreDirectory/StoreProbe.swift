@@ -11,8 +11,8 @@ enum StoreProbe {
     }
 
     /// `rewrite.tmp`: what a `log compact --rewrite` that did not finish leaves (a copy not
-    /// yet swapped in); opening the store removes it.
-    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName]
+    /// yet swapped in); opening the store removes it. `push.lock`: the push claim (`PushClaim`).
+    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName, PushClaim.fileName]
 
     static func check(_ path: String) throws -> Verdict {
         let fm = FileManager.default

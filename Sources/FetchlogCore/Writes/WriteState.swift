@@ -63,6 +63,8 @@ package struct WriteState: Sendable, Equatable {
         case WriteEvents.sending:
             mutation.attempts += 1
             mutation.state = .sending
+            mutation.sentSeq = event.seq
+            mutation.sentAt = event.recordedAt
         case WriteEvents.answered:
             let outcome = body["outcome"]?.stringValue ?? "failed"
             // A failure is sent again by automatic sending only after the server's
@@ -198,6 +200,10 @@ package struct PendingMutation: Sendable, Equatable {
     /// Failures in a row, and when automatic sending may send it again (ms since the epoch).
     package internal(set) var failures = 0
     package internal(set) var notBefore: Int64?
+    /// The last `write.sending`'s seq and time: while `sending`, when the request whose
+    /// answer is not recorded left (`pending` names it; in doubt once its sender is gone).
+    package internal(set) var sentSeq: UInt64?
+    package internal(set) var sentAt: Timestamp?
 
     /// A created item's key until the server names one.
     package var localKey: String { "local:\(seq)" }
@@ -226,6 +232,7 @@ package struct PendingMutation: Sendable, Equatable {
             ("lastStatus", .optional(lastStatus)), ("lastMessage", .optional(lastMessage)), ("current", current ?? .null),
             ("currentEtag", .optional(currentETag)), ("force", .bool(force)), ("round", .number(round)),
             ("failures", .number(failures)), ("notBefore", notBefore.map { .number($0) } ?? .null),
+            ("sentSeq", sentSeq.map { .number($0) } ?? .null), ("sentAt", sentAt.map { .number($0.milliseconds) } ?? .null),
         ])
     }
 
@@ -248,5 +255,8 @@ package struct PendingMutation: Sendable, Equatable {
         self.round = round
         failures = json["failures"]?.intValue ?? 0
         if case .number(let text)? = json["notBefore"] { notBefore = Int64(text) }
+        // Absent from a checkpoint saved before issue 33: unknown.
+        sentSeq = u64("sentSeq")
+        if case .number(let text)? = json["sentAt"], let millis = Int64(text) { sentAt = Timestamp(milliseconds: millis) }
     }
 }

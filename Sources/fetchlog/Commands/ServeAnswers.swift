@@ -37,7 +37,7 @@ extension ServeAnswers {
                     throw refusal(error)
                 }
             },
-            pending: { state in json(PendingListCommand.answer(state)) },
+            pending: { state in json(PendingListCommand.answer(state, claim: PushClaim.holder(store.log.path))) },
             write: { action in
                 do {
                     return json(try await writeOutput(action, store))

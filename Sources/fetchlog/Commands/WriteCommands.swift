@@ -213,17 +213,22 @@ struct PendingListCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        Self.answer(try await context.liveState())
+        Self.answer(try await context.liveState(), claim: PushClaim.holder(context.maintenance.log.path))
     }
 
-    /// The list as of `state` (`GET /api/pending` answers it too).
-    static func answer(_ state: LogState) -> Output {
+    /// The list as of `state` (`GET /api/pending` answers it too). `claim`: who holds the
+    /// store's push claim now (`PushClaim.holder`), nil when nobody does. A `sending`
+    /// mutation is being sent when the claim is held, and in doubt when it is free (its
+    /// sender is gone: killed, or stopped before an answer came).
+    static func answer(_ state: LogState, claim: PushClaim.Holder?) -> Output {
         let pending = state.writes.pending
-        var rows: [[String]] = [], records: [JSONValue] = []
+        var rows: [[String]] = [], records: [JSONValue] = [], notes: [String] = []
         for mutation in pending {
             let key = state.writes.itemKey(mutation)
             let answer = mutation.lastStatus.map { "\($0)" + (mutation.lastMessage.map { " " + $0 } ?? "") } ?? mutation.lastMessage ?? "-"
-            rows.append([String(mutation.seq), mutation.op.rawValue, mutation.source + " " + mutation.resource, key, mutation.state.rawValue,
+            let (shown, note) = Self.sending(mutation, claim: claim)
+            if let note { notes.append("\(mutation.seq): \(note)") }
+            rows.append([String(mutation.seq), mutation.op.rawValue, mutation.source + " " + mutation.resource, key, shown,
                          String(mutation.attempts), answer])
             records.append(.object([
                 ("id", .number(mutation.seq)), ("op", .string(mutation.op.rawValue)), ("source", .string(mutation.source)),
@@ -231,10 +236,26 @@ struct PendingListCommand: SharedCommand {
                 ("state", .string(mutation.state.rawValue)), ("attempts", .number(mutation.attempts)),
                 ("lastStatus", mutation.lastStatus.map { .number($0) } ?? .null), ("lastMessage", mutation.lastMessage.map(JSONValue.string) ?? .null),
                 ("server", mutation.current ?? .null), ("idempotencyKey", .string(mutation.idempotencyKey)),
+                ("inDoubt", .bool(mutation.state == .sending && claim == nil)),
+                ("sender", mutation.state == .sending ? claim.map { .object([("pid", .number($0.pid)), ("doing", .string($0.doing)),
+                                                                            ("started", .string($0.started.iso8601))]) } ?? .null : .null),
+                ("note", note.map(JSONValue.string) ?? .null),
             ]))
         }
+        let footer = pending.isEmpty ? "nothing is pending" : "\(pending.count) pending · push sends them"
         return .table(columns: ["id", "op", "resource", "key", "state", "attempts", "last answer"], rows: rows, records: records,
-                      footer: pending.isEmpty ? "nothing is pending" : "\(pending.count) pending · push sends them")
+                      footer: ([footer] + notes).joined(separator: "\n"))
+    }
+
+    /// A `sending` mutation's state cell and note: being sent by the claim's holder, or in
+    /// doubt (the claim is free: whoever recorded the attempt is gone without an answer).
+    static func sending(_ mutation: PendingMutation, claim: PushClaim.Holder?) -> (state: String, note: String?) {
+        guard mutation.state == .sending else { return (mutation.state.rawValue, nil) }
+        let sent = "sent at seq \(mutation.sentSeq.map(String.init) ?? "?")" + (mutation.sentAt.map { " (\($0.iso8601))" } ?? "")
+        if let claim {
+            return ("sending", "being sent now by pid \(claim.pid) (\(claim.doing) started \(claim.started.iso8601)): \(sent), its answer not back yet")
+        }
+        return ("in doubt", "in doubt: \(sent), no answer recorded; its sender is gone; the next push sends it again with the same Idempotency-Key \(mutation.idempotencyKey)")
     }
 }
 
@@ -304,7 +325,12 @@ struct PushCommand: SharedCommand {
             if configuration.offline { throw CommandError.failed("--offline forbids the network: nothing was sent (pending lists what waits)") }
             let store = try await openStore(context.maintenance, clock: configuration.clock, fetching: configuration)
             do {
-                report = try await reportingWriteErrors { try await store.push() }
+                // Another push holds the store's claim: said at once, on stderr, before the wait.
+                report = try await reportingWriteErrors {
+                    try await store.push(source: nil, resource: nil, automatic: false, waiting: { holder in
+                        printError("push: another push (\(holder)) is sending this store's writes; waiting for it to finish…")
+                    })
+                }
                 await store.close()
             } catch {
                 await store.close()
@@ -319,10 +345,12 @@ struct PushCommand: SharedCommand {
         let counts = [("confirmed", report.confirmed), ("conflict", report.conflicts), ("rejected", report.rejected), ("paused", report.paused),
                       ("failed", report.failed), ("held", report.held)].filter { !$0.1.isEmpty }
         let summary = counts.isEmpty ? "nothing to send" : counts.map { "\($0.1.count) \($0.0)" }.joined(separator: ", ")
-        let text = (report.lines + [summary]).joined(separator: "\n")
+        // One pusher at a time per store: a push that waited for another says so first.
+        let waited = report.waitedFor.map { ["waited for another push (\($0)) to finish first"] } ?? []
+        let text = (waited + report.lines + [summary]).joined(separator: "\n")
         return .message(text, json: .object(
             [("confirmed", report.confirmed), ("conflicts", report.conflicts), ("rejected", report.rejected), ("paused", report.paused),
              ("failed", report.failed), ("held", report.held)].map { ($0.0, .array($0.1.map { .number($0) })) }
-            + [("lines", .array(report.lines.map(JSONValue.string)))]))
+            + [("lines", .array(report.lines.map(JSONValue.string))), ("waitedFor", report.waitedFor.map(JSONValue.string) ?? .null)]))
     }
 }

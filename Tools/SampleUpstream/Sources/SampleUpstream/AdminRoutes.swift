@@ -16,6 +16,9 @@ import NIOCore
 ///   GET    /_admin/version   the active data versions
 ///   GET    /_admin/writes    the writes the notes routes applied, in order (AppliedWrite JSON)
 ///   DELETE /_admin/notes     restores the starting notes and forgets every write and key
+///   GET    /_admin/writes/per-note  writes applied per note id ({"4": 1, …})
+///   POST   /_admin/notes/idempotency  {"honour": false}: ignore Idempotency-Key (as most real
+///                            APIs do) until {"honour": true}; kept across DELETE /_admin/notes
 enum AdminRoutes {
     static func respond(to request: Request, context: UpstreamContext, state: UpstreamState) async -> Response {
         guard isLoopback(context.channel.remoteAddress) else {
@@ -51,6 +54,13 @@ enum AdminRoutes {
                 return encodable(await state.versions)
             case (.get, "/_admin/writes"):
                 return encodable(await state.notes.applied)
+            case (.get, "/_admin/writes/per-note"):
+                return encodable(Dictionary(uniqueKeysWithValues: await state.notes.appliedPerNote.map { (String($0.key), $0.value) }))
+            case (.post, "/_admin/notes/idempotency"):
+                let body = try await request.body.collect(upTo: 1 << 16)
+                let change = try JSONDecoder().decode(IdempotencyChange.self, from: Data(buffer: body))
+                await state.setHonoursIdempotencyKey(change.honour)
+                return encodable(["honour": change.honour])
             case (.delete, "/_admin/notes"):
                 await state.resetNotes()
                 return encodable([AppliedWrite]())
@@ -60,6 +70,10 @@ enum AdminRoutes {
         } catch {
             return jsonResponse(400, JSONBody.encode(["error": "bad admin request", "detail": String(describing: error)]))
         }
+    }
+
+    struct IdempotencyChange: Decodable {
+        var honour: Bool
     }
 
     struct VersionChange: Decodable {

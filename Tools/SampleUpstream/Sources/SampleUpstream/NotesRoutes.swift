@@ -90,6 +90,9 @@ struct NotesBook: Sendable {
     /// Answers stored by `Idempotency-Key`, with the request they answered (method, path, body).
     var answered: [String: (request: String, answer: NoteAnswer)] = [:]
     var applied: [AppliedWrite] = []
+    /// Writes applied per note (by id: a create counts for the note it made), the same
+    /// writes as `applied`: a note changed twice by one mutation shows 2.
+    var appliedPerNote: [Int: Int] = [:]
 
     static let initial: [Int: Note] = [
         1: Note(id: 1, title: "buy milk", done: false, priority: 2),
@@ -97,8 +100,11 @@ struct NotesBook: Sendable {
         3: Note(id: 3, title: "write the report", done: false, priority: 4),
     ]
 
-    mutating func apply(_ write: NoteWrite) -> NoteAnswer {
-        let key = write.headers["idempotency-key"]
+    /// `honouringKeys` false: the server ignores `Idempotency-Key`, as most real APIs do
+    /// (issue 33): a repeated key is applied again; only the header is noted in `applied`.
+    mutating func apply(_ write: NoteWrite, honouringKeys: Bool = true) -> NoteAnswer {
+        let sent = write.headers["idempotency-key"]
+        let key = honouringKeys ? sent : nil
         let fingerprint = write.method + " " + write.rest + " " + String(decoding: write.body, as: UTF8.self)
         if let key, let stored = answered[key] {
             guard stored.request == fingerprint else {
@@ -112,7 +118,9 @@ struct NotesBook: Sendable {
         // Server errors are not stored (the draft: a retry may succeed); every other answer is.
         if let key, answer.status < 500 { answered[key] = (fingerprint, answer) }
         if (200 ..< 300).contains(answer.status) {
-            applied.append(AppliedWrite(method: write.method, path: write.fullPath, key: key, status: answer.status))
+            applied.append(AppliedWrite(method: write.method, path: write.fullPath, key: sent, status: answer.status))
+            let id = NotesRoutes.noteID(write.rest) ?? (nextID - 1)
+            appliedPerNote[id, default: 0] += 1
         }
         return answer
     }

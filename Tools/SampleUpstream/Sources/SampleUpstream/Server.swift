@@ -127,6 +127,16 @@ public actor SampleUpstream {
     /// Restores the three notes the server starts with and forgets every write and key.
     public func resetNotes() async { await state.resetNotes() }
 
+    /// Writes applied per note, by id (a create counts for the note it made): 1 for each
+    /// note a mutation wrote once.
+    public var appliedPerNote: [Int: Int] {
+        get async { await state.notes.appliedPerNote }
+    }
+
+    /// False: the notes ignore `Idempotency-Key`, as most real APIs do, and apply a repeated
+    /// request again (what racing pushes must never send). True, the default, again.
+    public func setHonoursIdempotencyKey(_ honours: Bool) async { await state.setHonoursIdempotencyKey(honours) }
+
     public var versions: DataVersions {
         get async { await state.versions }
     }

@@ -22,8 +22,11 @@ actor UpstreamState {
 
     /// The writable notes (`NotesRoutes`) and the writes applied to them.
     private(set) var notes = NotesBook()
-    func applyNoteWrite(_ write: NoteWrite) -> NoteAnswer { notes.apply(write) }
+    func applyNoteWrite(_ write: NoteWrite) -> NoteAnswer { notes.apply(write, honouringKeys: honoursIdempotencyKey) }
     func resetNotes() { notes = NotesBook() }
+    /// False: the notes ignore `Idempotency-Key` (kept across `resetNotes`; true at start).
+    private(set) var honoursIdempotencyKey = true
+    func setHonoursIdempotencyKey(_ honours: Bool) { honoursIdempotencyKey = honours }
 
     var faults: [Fault] { plan.faults }
     func setFaults(_ faults: [Fault]) { plan.set(faults) }

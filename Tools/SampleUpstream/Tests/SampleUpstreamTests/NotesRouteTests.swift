@@ -97,6 +97,31 @@ import Testing
         }
     }
 
+    /// Switched to ignore `Idempotency-Key` (as most real APIs do, issue 33): a repeated
+    /// request is applied again, and the per-note count shows it.
+    @Test func aServerIgnoringIdempotencyKeysAppliesARepeatedRequestAgain() async throws {
+        try await withServer { h in
+            await h.server.setHonoursIdempotencyKey(false)
+            let key = [("Idempotency-Key", "store-a:21")]
+            for _ in 0 ..< 2 {
+                let changed = try await h.send(.PATCH, "/catalog/notes/3", body: #"{"priority":1}"#, headers: Self.json + key)
+                #expect(changed.status == 200)
+                #expect(changed.header("Idempotent-Replayed") == nil)
+            }
+            let created = try await h.send(.POST, "/catalog/notes", body: #"{"title":"water the plants"}"#, headers: Self.json + key)
+            #expect(created.status == 201)
+            #expect(await h.server.appliedWrites.map { "\($0.method) \($0.path) \($0.key ?? "-")" }
+                        == ["PATCH /catalog/notes/3 store-a:21", "PATCH /catalog/notes/3 store-a:21", "POST /catalog/notes store-a:21"])
+            #expect(await h.server.appliedPerNote == [3: 2, 4: 1])
+            #expect(await h.server.notes[3] == #"{"id":3,"title":"write the report","done":false,"priority":1,"version":3}"#)
+            // Kept across a reset, until switched back: then the key is honoured again.
+            await h.server.resetNotes()
+            await h.server.setHonoursIdempotencyKey(true)
+            for _ in 0 ..< 2 { _ = try await h.send(.PATCH, "/catalog/notes/3", body: #"{"priority":1}"#, headers: Self.json + key) }
+            #expect(await h.server.appliedPerNote == [3: 1])
+        }
+    }
+
     @Test func aRepeatedIdempotencyKeyGetsTheStoredAnswerAndAppliesNothing() async throws {
         try await withServer { h in
             let key = [("Idempotency-Key", "store-a:17")]
