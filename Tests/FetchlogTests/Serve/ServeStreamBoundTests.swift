@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import FetchlogCore
+@testable import FetchlogServe
+
+/// Issue 33: `/api/stream` clients that never read. Each is held to
+/// `StreamOutbox.maxUnreadBytes` (256 KiB) unread, then dropped with `event: dropped` (why,
+/// and the Last-Event-ID that resumes it); the server's memory stays under the bound the
+/// README states for them (clients × 256 KiB), where before each client's queue grew with
+/// every event.
+@Suite(.serialized) struct ServeStreamBoundTests {
+    static let clients = 200
+    static let steps = 20
+    static let eventsPerStep = 100
+
+    /// `steps` exports of a log of `steps × eventsPerStep` events, the k-th holding the
+    /// first k × eventsPerStep: importing them in turn appends one step at a time. Each
+    /// event's `/api/log` row is about 1 KiB (a 400-character label and url), so each idle
+    /// client is sent about 2 MB in all.
+    static func growingExports(_ dir: TemporaryDirectory) async throws -> [String] {
+        try await offPool {
+            let source = try EventLog.open(at: dir.sub("source"))
+            let padding = String(repeating: "p", count: 400)
+            let events = (0 ..< steps * eventsPerStep).map { i in
+                Event(recordedAt: fixedTime, kind: .fetched, source: "tvmaze", label: "/shows/\(i)/\(padding)",
+                      request: Event.Request(url: "http://127.0.0.1:1/tvmaze/shows/\(i)/\(padding)"), response: Event.Response(status: 200, headers: []),
+                      body: Array("[]".utf8))
+            }
+            _ = try source.appendBlocking(contentsOf: events)
+            var lines: [String] = []
+            _ = try source.exportNDJSON { lines.append($0) }
+            source.close()
+            return try (1 ... steps).map { k in
+                let path = dir.sub("step-\(k).ndjson")
+                try lines.prefix(k * eventsPerStep).joined().write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+        }
+    }
+
+    /// The serve process's resident memory, from /proc: `VmRSS` now, or `VmHWM` its peak.
+    static func memory(_ pid: Int32, _ field: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field + ":") })
+        let kilobytes = try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
+        return kilobytes << 10
+    }
+
+    @Test func idleClientsAreDroppedWithTheReasonAndTheServerStaysUnderTheBound() async throws {
+        let dir = try await ServeAPITests.sampleStore("serve-idle-clients")
+        let exports = try await Self.growingExports(dir)
+        let server = try await ServeProcess(store: dir.path)
+        let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
+        let pid = server.process.processIdentifier
+
+        // One client that reads: the condition each step waits on (its batch was handed
+        // to every subscriber), and a client that keeps up must never be dropped.
+        let reader = try await SSEReader(server)
+        #expect(try await reader.next() == .comment("subscribed after seq 13"))
+        // 200 that never read past their subscription, each with a 4 KiB receive buffer:
+        // what they are not sent waits in the server, which is what is bounded.
+        let subscribed = Array(": subscribed after seq 13\n\n".utf8)
+        let idle: [RawHTTPConnection] = try await offPool {
+            try (0 ..< Self.clients).map { _ in
+                let connection = try RawHTTPConnection(port: port, receiveBuffer: 4096)
+                try connection.send("GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+                connection.read { RawHTTPConnection.find(subscribed, in: $0, from: 0) != nil }
+                return connection
+            }
+        }
+        let before = try Self.memory(pid, "VmRSS")
+
+        // 2,000 events, 100 a snapshot: each import waits until the reading client has
+        // the step's last event.
+        var received: [UInt64] = []
+        for (k, export) in exports.enumerated() {
+            let imported = try await runFetchlog(["--store", dir.path, "log", "import", export])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let last = UInt64(13 + (k + 1) * Self.eventsPerStep)
+            while received.last != last {
+                switch try #require(try await reader.next()) {
+                case .appended(let seq): received.append(seq)
+                case .view: break
+                case let other: Issue.record("the reading client got \(other)")
+                }
+            }
+        }
+        let last = UInt64(13 + Self.steps * Self.eventsPerStep)
+        #expect(received == Array(14 ... last))
+
+        // Each idle client: what it was sent, read now to its end. Every event in order up
+        // to the one the drop names, then the drop, then the end of the stream.
+        let reason = { (seq: UInt64) in
+            "this client fell behind: 262144 bytes were waiting unread, the most a client is held; reconnect with Last-Event-ID: \(seq) to resume after the last event sent"
+        }
+        let outcomes: [(ids: [UInt64], last: String, ended: Bool)] = try await offPool {
+            idle.map { connection in
+                // The last chunk (size 0) ends it: nothing is sent after it.
+                let bytes = connection.read { $0.suffix(7).elementsEqual("\r\n0\r\n\r\n".utf8) }
+                guard let (body, ended) = RawHTTPConnection.dechunk(bytes) else { return ([], "broken chunks", false) }
+                let messages = String(decoding: body, as: UTF8.self).components(separatedBy: "\n\n").filter { !$0.isEmpty }
+                let ids = messages.compactMap { message -> UInt64? in
+                    guard case .appended(let seq) = SSEReader.parse(message) else { return nil }
+                    return seq
+                }
+                return (ids, messages.last ?? "", ended)
+            }
+        }
+        var resumeAfter: UInt64 = 0
+        for (index, outcome) in outcomes.enumerated() {
+            let lastSent = outcome.ids.last ?? 13
+            #expect(outcome.ids == Array(14 ..< lastSent + 1), "client \(index)")
+            #expect(lastSent < last, "client \(index) was sent everything: it was never dropped")
+            let data = JSONValue.object([("reason", .string(reason(lastSent))), ("lastEventId", .number(lastSent))]).canonicalText()
+            #expect(outcome.last == "event: dropped\ndata: \(data)", "client \(index)")
+            #expect(outcome.ended, "client \(index)")
+            resumeAfter = lastSent
+        }
+        // The peak while the clients lagged, over the resident size with them subscribed.
+        let growth = try Self.memory(pid, "VmHWM") - before
+        let bound = Self.clients * 256 << 10
+        #expect(growth < bound, "the server grew \(growth >> 20) MiB with \(Self.clients) idle clients; the bound is \(bound >> 20) MiB")
+        print("serve with \(Self.clients) idle stream clients: \(before >> 20) MiB before, peak \((before + growth) >> 20) MiB (growth \(growth >> 10) KiB)")
+
+        // A dropped client resumes with the Last-Event-ID the drop named: nothing missed.
+        let resumed = try await server.streamIDs(after: resumeAfter, until: last)
+        #expect(resumed == Array(resumeAfter + 1 ... last))
+        _ = idle
+        try await server.stop()
+    }
+}
