@@ -40,6 +40,9 @@ struct APIRoute: Sendable {
     var lastTakesRest = false
     /// The members of a JSON request body: name, type, required, description.
     var body: [(String, String, Bool, String)]? = nil
+    /// Bounds of body members the responder or the command refuses outside (400), by name:
+    /// more schema keywords (`minLength`, `pattern`).
+    var bodyBounds: [String: [(String, JSONValue)]] = [:]
     /// A body that is an item's fields (any members, one JSON object), described thus.
     var fieldsBody: String? = nil
     /// What a 200 answers, and as what.
@@ -106,8 +109,12 @@ struct APIRoute: Sendable {
                  errors: [400]),
         APIRoute(handler: .fetch, method: .post, path: "/api/fetch",
                  summary: "Fetch through the store, as `fetch SOURCE RESOURCE [VALUE]… [--pages P] --format json`; needs the action token.",
-                 body: [("source", "string", true, "The source (fetch's SOURCE)."), ("resource", "string", false, "What to fetch (fetch's second word: census, shows, a manifest resource …)."),
+                 body: [("source", "string", true, "The source (fetch's SOURCE)."), ("resource", "string", true, "What to fetch (fetch's second word: census, shows, a manifest resource …)."),
                         ("values", "array", false, "Further words: an id, a text or an href."), ("pages", "string", false, "N, A-B or all.")],
+                 // An empty source is refused before the command runs; `--pages` reads
+                 // N, A-B (A ≤ B) or all, each number a whole number from 0.
+                 bodyBounds: ["source": [("minLength", .number(1))],
+                              "pages": [("pattern", .string("^(all|[0-9]{1,9}(-[0-9]{1,9})?)$"))]],
                  answer: "Every attempt as a record, as `fetch --format json` prints them; Fetchlog-Exit is the status the command ends with (1: nothing usable came back, Fetchlog-Notice says why).",
                  isAction: true, errors: [400, 404, 413, 415]),
         APIRoute(handler: .pending, method: .get, path: "/api/pending", summary: "The changes waiting to be sent, as `pending --format json`.",

@@ -40,6 +40,7 @@ enum OpenAPIDocument {
                     let properties = body.map { member -> (String, JSONValue) in
                         var schema: [(String, JSONValue)] = [("type", .string(member.1)), ("description", .string(member.3))]
                         if member.1 == "array" { schema.append(("items", .object([("type", .string("string"))]))) }
+                        schema += route.bodyBounds[member.0] ?? []
                         return (member.0, .object(schema))
                     }
                     let schema = JSONValue.object([("type", .string("object")), ("additionalProperties", .bool(false)),
