@@ -35,6 +35,13 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// A larger receive buffer for reading what waited (a window up to 64 KiB, the scale
+    /// fixed at connect), so reading it takes fewer calls.
+    func widenReceiveBuffer() {
+        var size: Int32 = 1 << 20
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         var offset = 0
