@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """`fetchlog serve`'s resident memory with stream clients that never read (issue 33).
 
-    Tools/serve-idle-clients.py FETCHLOG [--clients 200] [--seconds 60] [--fetchers 4] [--rcvbuf 4096]
+    swift build && Tools/serve-idle-clients.py .build/debug/fetchlog [--clients 200] [--seconds 60] [--rcvbuf 4096] [--slice 200]
 
-Makes a store holding the bundled sample log, starts the sample upstream
-(`FETCHLOG upstream serve`) and `FETCHLOG serve` on it, opens CLIENTS connections to
-/api/stream that read nothing after `: subscribed` (each socket's receive buffer set to
-RCVBUF bytes before it connects, so what they are not sent waits in the server, not in
-this machine's kernel), then for SECONDS runs FETCHERS loops of
-`fetch tvmaze shows --pages all` against the upstream (each run five events: four pages
-revalidated and the end of the list). Prints the serve process's VmRSS before, each 10 s,
-its peak (VmHWM), after the clients close, and the events appended.
+Makes a store holding the bundled sample log, starts `FETCHLOG serve` on it, opens CLIENTS
+connections to /api/stream that read nothing after `: subscribed` (each socket's receive
+buffer set to RCVBUF bytes before it connects: this machine's kernel on the client side
+holds little; the server's send buffer on loopback still takes about 2 MB), then for
+SECONDS imports SLICE events at a time (`log import`, one process after the other) from an
+export of events whose `/api/log` rows are about 2 KiB (`fetchlog-bench --padded-log`,
+built beside FETCHLOG). Prints the serve process's VmRSS before, every 10 s, its peak
+(VmHWM), 3 s after the clients closed, and the events appended.
 """
 import argparse
 import json
@@ -43,15 +43,26 @@ def main():
     parser.add_argument("fetchlog")
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--fetchers", type=int, default=4)
+    parser.add_argument("--slice", type=int, default=200)
+    parser.add_argument("--events", type=int, default=40000)
     parser.add_argument("--rcvbuf", type=int, default=4096)
     args = parser.parse_args()
 
-    store = os.path.join(tempfile.mkdtemp(prefix="serve-idle-"), "store")
+    work = tempfile.mkdtemp(prefix="serve-idle-")
+    store = os.path.join(work, "store")
     subprocess.run([args.fetchlog, "--store", store, "log", "import",
                     os.path.join(ROOT, "Sources/fetchlog/Resources/sample-log.ndjson")], check=True, capture_output=True)
-    upstream = subprocess.Popen([args.fetchlog, "upstream", "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    upstream_base = upstream.stdout.readline().strip()
+    export = os.path.join(work, "padded.ndjson")
+    subprocess.run([os.path.join(os.path.dirname(args.fetchlog), "fetchlog-bench"), "--padded-log", str(args.events), export], check=True)
+    with open(export) as f:
+        lines = f.readlines()
+    slices = []
+    for k, start in enumerate(range(0, len(lines), args.slice)):
+        path = os.path.join(work, f"slice-{k}.ndjson")
+        with open(path, "w") as f:
+            f.writelines(lines[start:start + args.slice])
+        slices.append(path)
+    del lines
     serve = subprocess.Popen([args.fetchlog, "--store", store, "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     base = serve.stdout.readline().strip()
     port = int(base.rsplit(":", 1)[1])
@@ -72,12 +83,13 @@ def main():
 
     stop = threading.Event()
 
-    def fetcher():
-        while not stop.is_set():
-            subprocess.run([args.fetchlog, "--store", store, "--upstream", upstream_base, "fetch", "tvmaze", "shows", "--pages", "all"],
-                           capture_output=True)
+    def importer():
+        for path in slices:
+            if stop.is_set():
+                return
+            subprocess.run([args.fetchlog, "--store", store, "log", "import", path], capture_output=True)
 
-    threads = [threading.Thread(target=fetcher) for _ in range(args.fetchers)]
+    threads = [threading.Thread(target=importer)]
     for t in threads:
         t.start()
     start = time.monotonic()
@@ -100,13 +112,12 @@ def main():
     json.load(urllib.request.urlopen(base + "/api/status"))
     after = memory(serve.pid, "VmRSS")
     stats = subprocess.run([args.fetchlog, "--store", store, "--format", "json", "log", "tail", "-n", "1"], capture_output=True, text=True).stdout
-    print(json.dumps({"clients": args.clients, "seconds": args.seconds, "fetchers": args.fetchers, "rcvbuf": args.rcvbuf,
+    last_seq = json.loads(stats)[0]["seq"] if stats.strip() else 0
+    print(json.dumps({"clients": args.clients, "seconds": args.seconds, "slice": args.slice, "rcvbuf": args.rcvbuf,
                       "rssBefore": mib(before), "rssAtEnd": mib(during), "peak": mib(peak), "rssAfterClose": mib(after),
-                      "lastEvent": stats.strip()[:200]}, indent=1))
+                      "eventsAppended": last_seq - 13}, indent=1))
     serve.terminate()
-    upstream.terminate()
     serve.wait()
-    upstream.wait()
     del first, last
 
 
