@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import FetchlogCore
 
-/// Issue 33: schemathesis (4.x, `pip install 'schemathesis==4.*'`) generates requests from
+/// Issue 33: schemathesis (4.x, `pip install 'schemathesis==4.*'`; written with 4.32.5) generates requests from
 /// `/api/openapi.json` and checks each answer against it, against a real `serve` on
 /// loopback: every check, derandomized (the same cases each run), at most 25 examples
 /// per operation (about 650 requests, a few seconds). Any request the document allows that the server refuses, any refusal it
