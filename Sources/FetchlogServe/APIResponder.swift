@@ -49,7 +49,8 @@ struct APIResponder: HTTPResponder {
         // Before anything is read: a page elsewhere that made its own name resolve to this
         // machine reaches us with its own Host (DNS rebinding).
         let authority = request.head.authority ?? Self.header("host", of: request)
-        guard configuration.acceptsHost(authority) else {
+        let host = try Self.host(authority, of: request)
+        guard configuration.acceptsHost(host) else {
             throw APIError(status: .forbidden, message: "Host \(authority.map { "'\($0.prefix(80))'" } ?? "(none)") is not this server's: on a loopback bind only \(configuration.hostNames) are answered")
         }
         // The request target as sent: Hummingbird's parsed `uri` reads an unparseable one
@@ -127,6 +128,20 @@ struct APIResponder: HTTPResponder {
             return try await write(.discard(id: try Self.mutationID(parameters[0])))
         case .openAPI:
             return Self.json(OpenAPIDocument.document)
+        }
+    }
+
+    /// The request's Host, parsed; a malformed one (or two Host headers) is refused 400 on
+    /// any bind: whichever name a check would read out of it, the request is not well formed.
+    static func host(_ authority: String?, of request: Request) throws -> HostHeader? {
+        guard let authority else { return nil }
+        // The first Host became the authority; another left among the headers is a second.
+        guard request.head.authority == nil || header("host", of: request) == nil else {
+            throw APIError.badRequest("Host is given twice: send one Host header")
+        }
+        switch HostHeader.parse(authority) {
+        case .success(let host): return host
+        case .failure(let refusal): throw APIError.badRequest("Host '\(authority.prefix(80))' is malformed: \(refusal.reason)")
         }
     }
 

@@ -14,6 +14,20 @@ struct APIRoute: Sendable {
         let type: String
         let required: Bool
         let description: String
+        /// The bounds the responder enforces (anything outside is refused 400), stated so
+        /// that a client (or a fuzzer) generated from the document knows them.
+        var minimum: UInt64? = nil
+        var maximum: UInt64? = nil
+
+        /// A seq: a whole number the responder reads as a UInt64 (`seq`, `from`, `at` …).
+        func seq(from lowest: UInt64) -> Parameter { bounded(lowest, UInt64.max) }
+
+        func bounded(_ lowest: UInt64, _ highest: UInt64) -> Parameter {
+            var parameter = self
+            parameter.minimum = lowest
+            parameter.maximum = highest
+            return parameter
+        }
     }
 
     let handler: Handler
@@ -26,6 +40,9 @@ struct APIRoute: Sendable {
     var lastTakesRest = false
     /// The members of a JSON request body: name, type, required, description.
     var body: [(String, String, Bool, String)]? = nil
+    /// Bounds of body members the responder or the command refuses outside (400), by name:
+    /// more schema keywords (`minLength`, `pattern`).
+    var bodyBounds: [String: [(String, JSONValue)]] = [:]
     /// A body that is an item's fields (any members, one JSON object), described thus.
     var fieldsBody: String? = nil
     /// What a 200 answers, and as what.
@@ -47,7 +64,7 @@ struct APIRoute: Sendable {
     static let itemParameters = [pathParameter("source", "string", "A source defined by a manifest."),
                                  pathParameter("resource", "string", "One of its resources, with writes declared.")]
     static let keyParameter = pathParameter("key", "string", "The item's primary key (or a created item's local:ID).")
-    static let mutationParameter = pathParameter("id", "integer", "The mutation's id (GET /api/pending lists them).")
+    static let mutationParameter = pathParameter("id", "integer", "The mutation's id (GET /api/pending lists them).").seq(from: 1)
     static let mutationAnswer = "The mutation as `item … --format json` prints it (mutation, op, source, resource, key, state, fields, note): recorded at once, then sent; state pending while the upstream does not answer. A refusal records nothing: the CLI's message, exit 1."
 
     static let all: [APIRoute] = [
@@ -61,7 +78,7 @@ struct APIRoute: Sendable {
                  answer: "An array of view names."),
         APIRoute(handler: .view, method: .get, path: "/api/views/{name}", summary: "A view as `export NAME [--at SEQ] --format json`, byte for byte.",
                  parameters: [pathParameter("name", "string", "The view (it may hold slashes: show/1, items/SOURCE/RESOURCE)."),
-                              queryParameter("at", "integer", "The state as of this seq (time travel); 0 is the empty store."),
+                              queryParameter("at", "integer", "The state as of this seq (time travel); 0 is the empty store.").seq(from: 0),
                               Parameter(name: "If-None-Match", location: .header, type: "string", required: false,
                                         description: "An ETag this view was answered with: 304 while it is unchanged.")],
                  lastTakesRest: true,
@@ -72,26 +89,32 @@ struct APIRoute: Sendable {
                  parameters: [pathParameter("source", "string", "A source defined by a manifest."), pathParameter("resource", "string", "One of its resources."),
                               queryParameter("q", "string", "Text searched (case-insensitive, partial) in the search fields."),
                               queryParameter("where", "string", "FIELD=VALUE (whole, case-insensitive; any element of a list) or FIELD=MIN..MAX; repeatable."),
-                              queryParameter("limit", "integer", "Items a page, 1 to 1000 (20)."), queryParameter("page", "integer", "The page, from 1 (1).")],
+                              queryParameter("limit", "integer", "Items a page, 1 to 1000 (20).").bounded(1, UInt64(APIResponder.maxLimit)),
+                              queryParameter("page", "integer", "The page, from 1 (1).").bounded(1, UInt64(Int.max))],
                  answer: "An array of items.", errors: [400, 404]),
         APIRoute(handler: .log, method: .get, path: "/api/log", summary: "Event headers, as `log tail --format json` shows them.",
-                 parameters: [queryParameter("from", "integer", "The first seq (1)."), queryParameter("limit", "integer", "At most this many, 1 to 1000 (100).")],
+                 parameters: [queryParameter("from", "integer", "The first seq (1).").seq(from: 1),
+                              queryParameter("limit", "integer", "At most this many, 1 to 1000 (100).").bounded(1, UInt64(APIResponder.maxLimit))],
                  answer: "An array of event headers (bodies by /api/events/SEQ).", errors: [400]),
         APIRoute(handler: .event, method: .get, path: "/api/events/{seq}", summary: "One event, as `log show SEQ --format json`.",
-                 parameters: [pathParameter("seq", "integer", "The event's seq, from 1.")], answer: "The event with its body.", errors: [400, 404]),
+                 parameters: [pathParameter("seq", "integer", "The event's seq, from 1.").seq(from: 1)], answer: "The event with its body.", errors: [400, 404]),
         APIRoute(handler: .diff, method: .get, path: "/api/diff", summary: "What changed in a view between two seqs, as the shell's `diff FROM TO VIEW --format json`.",
-                 parameters: [queryParameter("view", "string", "The view.", required: true), queryParameter("from", "integer", "The earlier seq (0 is the empty store).", required: true),
-                              queryParameter("to", "integer", "The later seq.", required: true)],
+                 parameters: [queryParameter("view", "string", "The view.", required: true), queryParameter("from", "integer", "The earlier seq (0 is the empty store).", required: true).seq(from: 0),
+                              queryParameter("to", "integer", "The later seq.", required: true).seq(from: 0)],
                  answer: "An array of changes (change, path, before, after); [] when none.", errors: [400, 404, 410]),
         APIRoute(handler: .stream, method: .get, path: "/api/stream", summary: "Server-Sent Events: one per appended event (id: SEQ).",
                  parameters: [Parameter(name: "Last-Event-ID", location: .header, type: "integer", required: false,
-                                        description: "Resume after this seq: every later event is sent first.")],
+                                        description: "Resume after this seq: every later event is sent first.").seq(from: 0)],
                  answer: "text/event-stream of `appended` events whose data is the header /api/log shows.", contentType: "text/event-stream",
                  errors: [400]),
         APIRoute(handler: .fetch, method: .post, path: "/api/fetch",
                  summary: "Fetch through the store, as `fetch SOURCE RESOURCE [VALUE]… [--pages P] --format json`; needs the action token.",
-                 body: [("source", "string", true, "The source (fetch's SOURCE)."), ("resource", "string", false, "What to fetch (fetch's second word: census, shows, a manifest resource …)."),
+                 body: [("source", "string", true, "The source (fetch's SOURCE)."), ("resource", "string", true, "What to fetch (fetch's second word: census, shows, a manifest resource …)."),
                         ("values", "array", false, "Further words: an id, a text or an href."), ("pages", "string", false, "N, A-B or all.")],
+                 // An empty source is refused before the command runs; `--pages` reads
+                 // N, A-B (A ≤ B) or all, each number a whole number from 0.
+                 bodyBounds: ["source": [("minLength", .number(1))],
+                              "pages": [("pattern", .string("^(all|[0-9]{1,9}(-[0-9]{1,9})?)$"))]],
                  answer: "Every attempt as a record, as `fetch --format json` prints them; Fetchlog-Exit is the status the command ends with (1: nothing usable came back, Fetchlog-Notice says why).",
                  isAction: true, errors: [400, 404, 413, 415]),
         APIRoute(handler: .pending, method: .get, path: "/api/pending", summary: "The changes waiting to be sent, as `pending --format json`.",

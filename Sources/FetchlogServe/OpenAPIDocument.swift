@@ -5,7 +5,7 @@ import FetchlogCore
 enum OpenAPIDocument {
     static let errorMeanings: [Int: String] = [
         304: "Not modified: the If-None-Match ETag is the view's.",
-        400: "A parameter or body the CLI would refuse as a usage error (exit 64); a write the CLI refuses, nothing recorded (exit 1).",
+        400: "A parameter or body the CLI would refuse as a usage error (exit 64), a query not in percent-encoding, a malformed Host (exit 64); a write the CLI refuses, nothing recorded (exit 1).",
         401: "The token is missing or wrong (exit 64).",
         403: "Host is not this server's (loopback binds), or a POST's Origin is another site's (exit 64).",
         404: "No such route, view, source, resource, page or seq (exit 1).",
@@ -33,13 +33,14 @@ enum OpenAPIDocument {
                     operation.append(("parameters", .array(route.parameters.map { parameter in
                         .object([("name", .string(parameter.name)), ("in", .string(parameter.location.rawValue)),
                                  ("required", .bool(parameter.required)), ("description", .string(parameter.description)),
-                                 ("schema", .object([("type", .string(parameter.type))]))])
+                                 ("schema", schema(of: parameter))])
                     })))
                 }
                 if let body = route.body {
                     let properties = body.map { member -> (String, JSONValue) in
                         var schema: [(String, JSONValue)] = [("type", .string(member.1)), ("description", .string(member.3))]
                         if member.1 == "array" { schema.append(("items", .object([("type", .string("string"))]))) }
+                        schema += route.bodyBounds[member.0] ?? []
                         return (member.0, .object(schema))
                     }
                     let schema = JSONValue.object([("type", .string("object")), ("additionalProperties", .bool(false)),
@@ -54,8 +55,11 @@ enum OpenAPIDocument {
                 }
                 var responses: [(String, JSONValue)] = [("200", .object([("description", .string(route.answer)),
                                                                          ("content", .object([(route.contentType, .object([]))]))]))]
-                var codes = Set(route.errors + [401, 403, 405, 414])
-                if route.isAction { codes.insert(400) }
+                // Every route reads the query and the Host (400), the token (401), whose
+                // Host it is (403), the method (405) and the query's length (414); a path
+                // with parameters can name what is not there, or another route's path (404).
+                var codes = Set(route.errors + [400, 401, 403, 405, 414])
+                if route.parameters.contains(where: { $0.location == .path }) { codes.insert(404) }
                 responses += codes.sorted().map(errorResponse)
                 operation.append(("responses", .object(responses)))
                 if route.isAction { operation.append(("security", .array([.object([("bearer", .array([]))])]))) }
@@ -81,6 +85,14 @@ enum OpenAPIDocument {
             ])),
         ])
     }()
+
+    /// A parameter's schema: its type, and the bounds the responder enforces.
+    static func schema(of parameter: APIRoute.Parameter) -> JSONValue {
+        var schema: [(String, JSONValue)] = [("type", .string(parameter.type))]
+        if let minimum = parameter.minimum { schema.append(("minimum", .number(minimum))) }
+        if let maximum = parameter.maximum { schema.append(("maximum", .number(maximum))) }
+        return .object(schema)
+    }
 
     /// `getViewsName`, `postFetch`, … (unique: one per method and path).
     static func operationID(_ route: APIRoute) -> String {

@@ -43,23 +43,16 @@ package struct ServeConfiguration: Sendable {
         return names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
-    /// True when a request's `Host` names this server: with a loopback bind, only the bound
-    /// address or a loopback name (localhost, 127.0.0.1, ::1), any port. A page on another
-    /// site whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name,
-    /// and is refused. Any other bind is guarded by its token instead (its names are not known).
-    package func acceptsHost(_ authority: String?) -> Bool {
-        guard Self.isLoopback(host) else { return true }
-        guard let authority, !authority.isEmpty else { return false }
-        let name: String
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return false }
-            name = String(authority[authority.index(after: authority.startIndex)..<close])
-        } else {
-            name = String(authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        }
-        let plain = name.lowercased()
-        let bound = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return plain == bound.lowercased() || ["localhost", "127.0.0.1", "::1"].contains(plain)
+    /// True when a request's `Host` (parsed: `HostHeader`) names this server: with a
+    /// loopback bind, only the bound address or a loopback name (localhost, 127.0.0.1, ::1),
+    /// any port. A page on another site whose name was made to resolve to 127.0.0.1 (DNS
+    /// rebinding) sends its own name, and is refused. Any other bind is guarded by its token
+    /// instead (its names are not known).
+    package func acceptsHost(_ host: HostHeader?) -> Bool {
+        guard Self.isLoopback(self.host) else { return true }
+        guard let host else { return false }
+        let bound = self.host.hasPrefix("[") && self.host.hasSuffix("]") ? String(self.host.dropFirst().dropLast()) : self.host
+        return host.name == bound.lowercased() || ["localhost", "127.0.0.1", "::1"].contains(host.name)
     }
 
     /// True for the addresses only this machine can reach.

@@ -1,5 +1,6 @@
 import FetchlogCore
 import Foundation
+import NIOCore
 import Synchronization
 
 /// The work of `/api/stream` done once per snapshot for every subscriber, not once per
@@ -9,13 +10,19 @@ import Synchronization
 /// stops, and nothing is computed.
 package final class StreamHub: Sendable {
     /// What one snapshot brought: the events after `from` up to `upTo` as SSE messages
-    /// (`appended`, empty when none), then its `view` messages (`views`).
+    /// (`appended`, empty when none), then its `view` messages (`views`). Buffers made once
+    /// and shared by every client's queue (a `ByteBuffer` copies only when written to).
     struct Batch: Sendable {
         let from: UInt64
         let upTo: UInt64
-        let appended: String
-        let views: String
+        let appended: ByteBuffer
+        let views: ByteBuffer
     }
+
+    /// Batches waiting for one subscriber's task, at most: it takes each at once unless it
+    /// is rendering a reconnect's catch-up for a client that reads slowly; a subscriber with
+    /// this many waiting is finished, and its client dropped as one that fell behind.
+    static let maxWaitingBatches = 64
 
     private struct Subscribers {
         var continuations: [UUID: AsyncStream<Batch>.Continuation] = [:]
@@ -34,7 +41,7 @@ package final class StreamHub: Sendable {
     /// after `subscribe` returns is announced.
     func subscribe(_ content: ServeContent, views: ViewCache) -> (UUID, AsyncStream<Batch>) {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<Batch>.makeStream()
+        let (stream, continuation) = AsyncStream<Batch>.makeStream(bufferingPolicy: .bufferingOldest(Self.maxWaitingBatches))
         subscribers.withLock { s in
             s.continuations[id] = continuation
             if s.follower == nil {
@@ -71,11 +78,14 @@ package final class StreamHub: Sendable {
                     viewText += "event: view\ndata: \(data.canonicalText())\n\n"
                 }
                 guard upTo > sent || !viewText.isEmpty else { continue }
-                let batch = Batch(from: sent, upTo: upTo, appended: appended, views: viewText)
+                let batch = Batch(from: sent, upTo: upTo, appended: ByteBuffer(string: appended), views: ByteBuffer(string: viewText))
                 sent = upTo
                 subscribers.withLock { s in
                     guard s.generation == generation else { return }
-                    for continuation in s.continuations.values { continuation.yield(batch) }
+                    for continuation in s.continuations.values {
+                        // Full: the stream ends, which its task reads as having fallen behind.
+                        if case .dropped = continuation.yield(batch) { continuation.finish() }
+                    }
                 }
             }
         }

@@ -64,6 +64,10 @@ if CommandLine.arguments.contains("--year") {
     runYearBenchmark(quick: quick)
     exit(0)
 }
+if let at = CommandLine.arguments.firstIndex(of: "--padded-log"), CommandLine.arguments.count > at + 2, let count = Int(CommandLine.arguments[at + 1]) {
+    try writePaddedLogExport(count: count, to: CommandLine.arguments[at + 2])
+    exit(0)
+}
 if CommandLine.arguments.contains("--serve") {
     await runServeBenchmark(quick: quick)
     removeBenchTemporaries()

@@ -4,6 +4,12 @@
 /// string constants, so the compiler embeds them). It reads only the API it is served
 /// with, passing on the `?token=` it was opened with, and names no other origin.
 ///
+/// It holds the action token (`<meta name="fetchlog-action-token">`, put in place of the
+/// placeholder by `ServeConfiguration.page`): what stderr tells whoever started the server,
+/// and what an action from this page sends as `Authorization: Bearer`. Only same-origin
+/// script can read the page (no CORS header is ever sent), and on a loopback bind a
+/// rebound name's Host is refused before the page is.
+///
 /// Stable ids and `data-` attributes (`#timeline tr[data-seq]`, `#event-count[data-count]`,
 /// `#view-rows[data-count][data-at]`, `#event-body`, `#diff-summary`…) are what the browser
 /// test (Tests/Browser/page_test.py) reads: rename them there too.
@@ -11,6 +17,7 @@ enum Page {
     static let html = """
     <!doctype html>
     <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="fetchlog-action-token" content="\(ServeConfiguration.actionTokenPlaceholder)">
     <title>fetchlog</title>
     <style>
     \(PageStyle.css)

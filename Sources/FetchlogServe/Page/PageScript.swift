@@ -5,6 +5,8 @@ enum PageScript {
     static let js = #"""
     "use strict";
     const token = new URLSearchParams(location.search).get("token");
+    // What an action (POST, PATCH, PUT, DELETE) sends as Authorization: Bearer; the server put it in the page.
+    const actionToken = document.querySelector('meta[name="fetchlog-action-token"]').content;
     const $ = (id) => document.getElementById(id);
     // Every API call carries the token the page was opened with (a browser cannot add a header to EventSource).
     function withToken(path) {

@@ -33,6 +33,10 @@ extension ServeAnswers {
                 } catch let error as CommandError where error.status == ExitStatus.failure && error.output != nil {
                     // The fetch ran and its events are in the log: the report, and why it failed.
                     return FetchAnswer(text: error.output.map(json) ?? "[]\n", exit: error.status, message: error.message)
+                } catch let error as CommandError where error.status == 64 && namesNothingThere(words, store) {
+                    // A source, or a source's resource, that is not there, answered as
+                    // GET /api/items answers one (404), with the command's message and exit status.
+                    throw APIError(code: 404, message: error.message, exit: error.status)
                 } catch {
                     throw refusal(error)
                 }
@@ -73,6 +77,20 @@ extension ServeAnswers {
         }
     }
 
+    /// True when a fetch's first word (after `--`, `APIResponder.fetchWords`) is no source
+    /// a plug-in or a manifest defines, or its second none of that source's resources
+    /// (`fetch`'s list for a built-in source, the manifest's for a defined one). `asset`
+    /// takes a URL, not a resource.
+    static func namesNothingThere(_ words: [String], _ store: Store) -> Bool {
+        guard let dash = words.firstIndex(of: "--"), dash + 1 < words.count, words[dash + 1] != "asset" else { return false }
+        let source = words[dash + 1]
+        guard let plugin = store.snapshot.state.plugin(source) else { return true }
+        guard dash + 2 < words.count else { return false }
+        let what = words[dash + 2]
+        if let manifest = (plugin as? ManifestSource)?.manifest { return manifest.resource(what) == nil }
+        return FetchCommand.whats[source].map { !$0.contains(what) } ?? false
+    }
+
     /// The status a refused write is answered with.
     static func writeRefusalCode(_ action: WriteAction, _ store: Store) -> Int {
         let waiting = store.snapshot.state.writes.mutations
@@ -84,7 +102,11 @@ extension ServeAnswers {
             return waiting[id] == nil ? 404 : 400
         case .push:
             return 409
-        default:
+        case let .add(source, resource, _), let .set(source, resource, _, _, _), let .delete(source, resource, _):
+            // A path naming no source, or no resource of it that declares writes, names no
+            // write target (404, as GET /api/items answers a resource that is not there); a
+            // write the resource refuses is the request's mistake (400).
+            guard let plugin = store.snapshot.state.plugin(source), plugin.writes(for: resource) != nil else { return 404 }
             return 400
         }
     }

@@ -181,8 +181,8 @@ import Testing
             (.POST, "/api/fetch", [], #"{"source":"brastlewark"}"#, 401), (.POST, "/api/fetch", [act[0]], "{}", 415),
             (.POST, "/api/fetch", act, "{", 400), (.POST, "/api/fetch", act, "[]", 400), (.POST, "/api/fetch", act, "{}", 400),
             (.POST, "/api/fetch", act, #"{"source":1}"#, 400), (.POST, "/api/fetch", act, #"{"source":"brastlewark","x":1}"#, 400),
-            (.POST, "/api/fetch", act, #"{"source":"nope","resource":"x"}"#, 400), (.POST, "/api/fetch", act, #"{"source":"brastlewark","values":[1]}"#, 400),
-            (.POST, "/api/fetch", act, #"{"source":"--help"}"#, 400), (.POST, "/api/fetch", act, String(repeating: " ", count: 70_000), 413),
+            (.POST, "/api/fetch", act, #"{"source":"nope","resource":"x"}"#, 404), (.POST, "/api/fetch", act, #"{"source":"brastlewark","values":[1]}"#, 400),
+            (.POST, "/api/fetch", act, #"{"source":"--help"}"#, 404), (.POST, "/api/fetch", act, String(repeating: " ", count: 70_000), 413),
             (.POST, "/api/fetch", act + [("Origin", "null")], #"{"source":"brastlewark"}"#, 403),
             // Wrong methods on the new routes, another site's Host.
             (.GET, "/api/fetch", [], nil, 405), (.DELETE, "/api/diff", [], nil, 405), (.POST, "/api/openapi.json", [], nil, 405),

@@ -57,10 +57,11 @@ import Testing
         // The API sees it at once.
         #expect(try JSONValue.parse(try await server.get("/api/log?from=14").body).arrayValue?.count == 1)
 
-        // A fetch the command refuses: its usage error, its status.
+        // A fetch the command refuses: its usage error, its status; a source that is not
+        // there is 404 (as GET /api/items answers it: the OpenAPI document says so).
         let unknown = try await server.get("/api/fetch", method: .POST, headers: [json, ("Authorization", "Bearer \(token)")],
                                            body: #"{"source":"brastlewrak","resource":"census"}"#)
-        #expect(unknown.status == 400)
+        #expect(unknown.status == 404)
         let error = try JSONValue.parse(unknown.body)
         #expect(error["exit"] == .number(64))
         #expect(error["error"]?.stringValue?.hasPrefix("unknown source 'brastlewrak' (did you mean 'brastlewark'?)") == true, "\(unknown.body)")

@@ -137,6 +137,13 @@ import Testing
         #expect(missing.status == 400)
         #expect(missing.body == ServeQueryTests.errorBody(deleted))
         #expect(missing.body.hasPrefix(#"{"error":"no notes item with id 99 is held: items catalog notes lists them"#), "\(missing.body)")
+        // A source, or a manifest's resource, that is not there: 404, the command's words.
+        let noSource = try await server.get("/api/items/nope/notes", method: .POST, headers: [Self.json, token], body: #"{"title":"x"}"#)
+        #expect(noSource.status == 404)
+        #expect(try JSONValue.parse(noSource.body)["error"]?.stringValue?.hasPrefix("no source 'nope' is defined by a manifest or a plug-in") == true, "\(noSource.body)")
+        let noResource = try await server.get("/api/items/catalog/nope/1", method: .DELETE, headers: [token])
+        #expect(noResource.status == 404)
+        #expect(try JSONValue.parse(noResource.body)["error"]?.stringValue?.hasPrefix("catalog has no resource 'nope'") == true, "\(noResource.body)")
         // Bodies that are not an item's fields.
         let notObject = try await server.get("/api/items/catalog/notes", method: .POST, headers: [Self.json, token], body: "[1]")
         #expect(notObject.status == 400)
