@@ -1,4 +1,5 @@
-import FetchlogCore
+@testable import FetchlogCore
+import FetchlogSources
 import Foundation
 import SampleUpstream
 import Testing
@@ -186,5 +187,39 @@ import Testing
         // The resource itself was never asked after the token failures.
         #expect(await upstream.server.requestLog.filter { $0.path == "/catalog/guarded" }.count == 1)
         await upstream.stop()
+    }
+
+    // MARK: Assets, and a fetch over the limit
+
+    /// An asset (an image a body names) is under the deadline and the body limit as data is:
+    /// over the limit, a `truncated` failure naming it; a dripping one, a `timeout` at the
+    /// deadline. And a data fetch over the limit is the same failure, never a `fetched`.
+    @Test func assetsAndFetchesAreUnderTheDeadlineAndTheBodyLimit() async throws {
+        let h = try await FetchHarness.start(retries: 0)
+        let asset = "https://" + FetchSafetyTests.asset
+        let limit = "body larger than the 100-byte limit; cut off (raise FetchConfiguration.maxBodyBytes if the upstream's answers are that large)"
+        func store(maxBodyBytes: Int = 256 << 20, deadline: Duration = .seconds(60)) throws -> (Store, Fetcher) {
+            var configuration = FetchHarness.fetchConfiguration(base: h.base, retries: 0)
+            configuration.maxBodyBytes = maxBodyBytes
+            configuration.deadline = deadline
+            let fetcher = Fetcher(sources: .seed, configuration: configuration)
+            return (try Store(log: h.log, sources: .seed, fetcher: fetcher), fetcher)
+        }
+        let (small, smallFetcher) = try store(maxBodyBytes: 100)
+        #expect(try await small.fetch(.asset(asset)).outcome == .failed(.truncated, limit))
+        #expect(try await small.fetch(.tvmazeShowsPage(0)).outcome == .failed(.truncated, limit))
+        await smallFetcher.shutdown()
+
+        await h.upstream.setFaults([Fault(match: "/assets", kind: .slowDrip(milliseconds: 200))])
+        let (slow, slowFetcher) = try store(deadline: .seconds(2))
+        let dripped = try await slow.fetch(.asset(asset)).outcome
+        guard case .failed(.timeout, let message) = dripped else {
+            Issue.record("expected a timeout, got \(dripped)")
+            return
+        }
+        #expect(message.hasPrefix("the attempt ran past its deadline of 2 s (headers and body) after "), "\(message)")
+        await slowFetcher.shutdown()
+        #expect(try h.events().map(\.kind) == [.fetchFailed, .fetchFailed, .fetchFailed])
+        await h.stop()
     }
 }
