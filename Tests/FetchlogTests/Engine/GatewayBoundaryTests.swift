@@ -13,23 +13,9 @@ import Testing
     static let gateway = "Sources/FetchlogCore/Fetching/HTTPGateway.swift"
 
     /// `file:line: text` of every Swift line under `folder` whose code (comments aside)
-    /// names AsyncHTTPClient or its client, outside `excusing`.
+    /// names AsyncHTTPClient or its client, outside `excusing` (the store layer test's scan).
     static func offendingLines(under folder: String, excusing: [String] = [gateway]) throws -> [String] {
-        let root = Repo.root + "/" + folder
-        guard let files = FileManager.default.enumerator(atPath: root) else { return ["\(folder): not found"] }
-        var hits: [String] = []
-        for case let file as String in files where file.hasSuffix(".swift") {
-            let relative = folder + "/" + file
-            if excusing.contains(relative) { continue }
-            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line)
-                if pattern.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil {
-                    hits.append("\(relative):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
-        return hits.sorted()
+        try StoreLayerBoundaryTests.offendingLines(under: folder, excusing: excusing, pattern: pattern)
     }
 
     @Test func onlyTheGatewayNamesTheHTTPClient() throws {

@@ -17,8 +17,9 @@ import Testing
     static let awaiting: [String: String] = [:]
 
     /// `file:line: text` of every Swift line under `folder` (relative to the repository)
-    /// whose code — comments aside — names `EventLog` or `Fetcher`, outside `excusing`.
-    static func offendingLines(under folder: String, excusing: [String] = storeLayer) throws -> [String] {
+    /// whose code — comments aside — matches `pattern` (by default: names `EventLog` or
+    /// `Fetcher`), outside the files and folders `excusing` starts.
+    static func offendingLines(under folder: String, excusing: [String] = storeLayer, pattern: NSRegularExpression = pattern) throws -> [String] {
         let root = Repo.root + "/" + folder
         guard let files = FileManager.default.enumerator(atPath: root) else { return ["\(folder): not found"] }
         var hits: [String] = []

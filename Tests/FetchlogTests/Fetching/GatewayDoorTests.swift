@@ -22,13 +22,14 @@ import Testing
 
     /// A store over the catalog at `base` (no upstream), with the policy's settings.
     static func open(_ dir: TemporaryDirectory, base: String, allowPrivateHosts: Bool, deadline: Duration = .seconds(60),
-                     maxBodyBytes: Int = 256 << 20) async throws -> Store {
+                     maxBodyBytes: Int = 256 << 20, environment: [String: String] = [:]) async throws -> Store {
         var configuration = Store.Configuration()
         configuration.fetching.upstream = .real
         configuration.fetching.retry.retries = 0
         configuration.fetching.allowPrivateHosts = allowPrivateHosts
         configuration.fetching.deadline = deadline
         configuration.fetching.maxBodyBytes = maxBodyBytes
+        configuration.fetching.environment = environment
         return try await Store.open(at: URL(filePath: dir.sub("store")), sources: SourceRegistry([]), configuration: configuration)
     }
 
@@ -138,14 +139,8 @@ import Testing
 
     static func openGuarded(_ dir: TemporaryDirectory, upstream: CatalogUpstream, allowPrivateHosts: Bool, deadline: Duration = .seconds(60),
                             maxBodyBytes: Int = 256 << 20) async throws -> Store {
-        var configuration = Store.Configuration()
-        configuration.fetching.upstream = .real
-        configuration.fetching.retry.retries = 0
-        configuration.fetching.allowPrivateHosts = allowPrivateHosts
-        configuration.fetching.deadline = deadline
-        configuration.fetching.maxBodyBytes = maxBodyBytes
-        configuration.fetching.environment = ManifestAuthTests.client
-        let store = try await Store.open(at: URL(filePath: dir.sub("store")), sources: SourceRegistry([]), configuration: configuration)
+        let store = try await open(dir, base: upstream.base, allowPrivateHosts: allowPrivateHosts, deadline: deadline, maxBodyBytes: maxBodyBytes,
+                                   environment: ManifestAuthTests.client)
         try await store.define(try RestManifest(json: try JSONValue.parse(oauthManifest(base: upstream.base))))
         return store
     }
