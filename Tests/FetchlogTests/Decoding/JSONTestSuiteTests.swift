@@ -3,7 +3,7 @@ import Testing
 @testable import FetchlogCore
 
 /// nst/JSONTestSuite's `test_parsing` (Tests/FetchlogTests/Data/JSONTestSuite, see its
-/// README) through both of Fetchlog's JSON readers (issue 34, item 9): `JSONValue.parse`
+/// README) through both of Fetchlog's JSON readers (issue 34, item 10): `JSONValue.parse`
 /// (the tree) and the DTO decoder (`DocumentDecoder.decodeJSON` handing a `JSONCursor`).
 /// Every `y_` file is accepted, every `n_` file refused, nothing crashes (a crash ends the
 /// test process); what each reader does with an `i_` file is printed, not asserted.
