@@ -151,8 +151,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            // Golden outputs are read from the source tree by path, not bundled.
-            exclude: ["REPL/Golden", "Behaviour/Golden", "SixthSource/books.schema.json", "Manifests/DltConfigs", "Manifests/JSONPathCTS"]
+            // Golden outputs and other projects' test data (Data/, the JSONPath suite) are read from the source tree by path, not bundled.
+            exclude: ["REPL/Golden", "Behaviour/Golden", "SixthSource/books.schema.json", "Manifests/DltConfigs", "Manifests/JSONPathCTS", "Data"]
         ),
         .testTarget(
             name: "SampleUpstreamTests",

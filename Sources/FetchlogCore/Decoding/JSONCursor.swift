@@ -83,7 +83,8 @@ public struct JSONCursor {
     // MARK: Navigation
 
     /// The value of member `key` (the last, if repeated: as Python's `json` reads it, and
-    /// `JSONValue.parse`), or nil when absent.
+    /// `JSONValue.parse`), or nil when absent. Names match by their UTF-8 bytes, as in
+    /// `JSONValue` (`hasSameUTF8`): never by canonical equivalence.
     private func member(_ key: String) throws(DecodeError) -> JSONCursor? {
         let object = entry
         guard object.kind == .object else { throw mismatch("an object") }

@@ -433,30 +433,33 @@ extension JSONTape {
     }
 
     /// An object's members with each repeated name once, where it first stood, holding its
-    /// last value: what Python's `json` (and so dlt) makes of `{"id":1,"id":2}`.
+    /// last value: what Python's `json` (and so dlt) makes of `{"id":1,"id":2}`, and the
+    /// member `JSONCursor` finds. A name is repeated when its UTF-8 bytes are: "é" (U+00E9)
+    /// and "e\u{301}" are two members, as they are to Python and to `JSONCursor`
+    /// (`String ==` and `Set<String>` would merge them by canonical equivalence).
     static func lastValueWins(_ members: [(String, JSONValue)]) -> [(String, JSONValue)] {
         guard members.count > 1 else { return members }
         var repeated = false
         if members.count <= 12 {
             // Small objects (nearly all): comparing names costs less than hashing them.
             search: for i in 1 ..< members.count {
-                for j in 0 ..< i where members[j].0 == members[i].0 {
+                for j in 0 ..< i where members[j].0.hasSameUTF8(as: members[i].0) {
                     repeated = true
                     break search
                 }
             }
         } else {
-            var seen = Set<String>(minimumCapacity: members.count)
-            repeated = members.contains { !seen.insert($0.0).inserted }
+            var seen = Set<UTF8Key>(minimumCapacity: members.count)
+            repeated = members.contains { !seen.insert(UTF8Key(text: $0.0)).inserted }
         }
         guard repeated else { return members }
         var kept: [(String, JSONValue)] = []
-        var position: [String: Int] = [:]
+        var position: [UTF8Key: Int] = [:]
         for (name, value) in members {
-            if let at = position[name] {
+            if let at = position[UTF8Key(text: name)] {
                 kept[at].1 = value
             } else {
-                position[name] = kept.count
+                position[UTF8Key(text: name)] = kept.count
                 kept.append((name, value))
             }
         }

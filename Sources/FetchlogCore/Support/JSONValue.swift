@@ -19,22 +19,25 @@ public indirect enum JSONValue: Sendable, Equatable {
     public static func number<I: BinaryInteger>(_ value: I) -> JSONValue { .number(String(value)) }
 
     /// Equal when of the same case with equal contents; object members compared in order.
+    /// Names and strings are equal when their UTF-8 bytes are (`hasSameUTF8`), never by
+    /// canonical equivalence: equal values have the same canonical text.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): true
         case let (.bool(x), .bool(y)): x == y
         case let (.number(x), .number(y)): x == y
-        case let (.string(x), .string(y)): x == y
+        case let (.string(x), .string(y)): x.hasSameUTF8(as: y)
         case let (.array(x), .array(y)): x == y
-        case let (.object(x), .object(y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.object(x), .object(y)): x.count == y.count && zip(x, y).allSatisfy { $0.0.hasSameUTF8(as: $1.0) && $0.1 == $1.1 }
         default: false
         }
     }
 
     /// An object's member `key` (the first, if repeated); nil for a missing member or a non-object.
+    /// Names match by their UTF-8 bytes, as `JSONCursor` matches them: "é" (U+00E9) never finds "e\u{301}".
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.0 == key }?.1
+        return members.first { $0.0.hasSameUTF8(as: key) }?.1
     }
 
     /// The string, for a string; else nil.

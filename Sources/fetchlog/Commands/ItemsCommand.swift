@@ -3,14 +3,19 @@ import FetchlogCore
 import FetchlogShell
 import Foundation
 
-/// `items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N]` and
+/// `items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N] [--all]` and
 /// `item SOURCE RESOURCE KEY`: the generic view of a source defined by a manifest, in every
 /// output mode, on the command line and in the shell.
+///
+/// A page is 20 items unless `--limit` says otherwise; `--all` answers every item found.
+/// Tables say which page it is in their footer; json, ndjson and csv keep stdout for rows
+/// alone, so when the rows are not every item found a warning on stderr says which they are
+/// (issue 34, item 8: `--format json` answered 20 of 63 and said nothing of the other 43).
 struct ItemsCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "items",
         abstract: "The items of a manifest resource: TEXT searched (case-insensitive, partial) in its search fields, --where FIELD=VALUE (whole, case-insensitive; any element of a list) or FIELD=MIN..MAX.")
-    static let usage = "items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N]"
+    static let usage = "items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N] [--all]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The source (defined by a manifest).") var source: String
@@ -18,8 +23,10 @@ struct ItemsCommand: SharedCommand {
     @Argument(help: "Text searched in every field.") var text: [String] = []
     @Option(name: .customLong("where"), help: ArgumentHelp("FIELD=VALUE (whole, case-insensitive, any element of a list) or FIELD=MIN..MAX (numbers); repeatable.", valueName: "field=value"))
     var conditions: [String] = []
-    @Option(help: "Items a page.") var limit: Int = 20
-    @Option(help: "The page, from 1.") var page: Int = 1
+    // Optional, so that --all with either is refused rather than one silently ignored.
+    @Option(help: "Items a page (20).") var limit: Int?
+    @Option(help: "The page, from 1 (1).") var page: Int?
+    @Flag(help: "Every item found, on one page (without --limit and --page).") var all = false
     @Flag(help: "The server's truth alone: changes waiting to be sent (item add/set/delete) left out.") var confirmed = false // issue 26
 
     func run() async throws { try await runOnCommandLine() }
@@ -47,14 +54,40 @@ struct ItemsCommand: SharedCommand {
     }
 
     func output(_ context: CommandContext) async throws -> Output? {
-        guard limit >= 1, page >= 1 else { throw CommandError.usage("--limit and --page take 1 or more") }
-        return try Self.answer(try await context.liveState(), source: source, resource: resource, text: text.joined(separator: " "),
-                               conditions: conditions, limit: limit, page: page, confirmedOnly: confirmed)
+        if all, limit != nil || page != nil { throw CommandError.usage("--all answers every item: give it without --limit and --page") }
+        let limit = all ? nil : self.limit ?? Shell.pageSize, page = self.page ?? 1
+        guard (limit ?? 1) >= 1, page >= 1 else { throw CommandError.usage("--limit and --page take 1 or more") }
+        let state = try await context.liveState()
+        let (answer, found, shown) = try Self.paged(state, source: source, resource: resource, text: text.joined(separator: " "),
+                                                    conditions: conditions, limit: limit, page: page, confirmedOnly: confirmed)
+        // json, ndjson and csv print no footer: stdout holds rows alone, so what the rows
+        // leave out is said on stderr (a table's footer already says it on stdout).
+        let mode = try outputOptions.mode() ?? context.session?.renderer.mode ?? .table
+        if mode.isMachine, let warning = Self.partWarning(found: found, shown: shown, page: page, limit: limit) {
+            if let session = context.session { session.notify("warning: " + warning) } else { printError("warning: " + warning) }
+        }
+        return answer
     }
 
-    /// The answer from `state`: the command's, and `GET /api/items/SOURCE/RESOURCE`'s.
+    /// What the rows of a page are when they are not every item found, with how to get the
+    /// rest: "items 1–20 of 63; --all for every item, --page 2 for the next"; nil when they are all.
+    static func partWarning(found: Int, shown: Int, page: Int, limit: Int?) -> String? {
+        guard let limit, shown < found else { return nil }
+        let first = (page - 1) * limit + 1, last = first + shown - 1
+        return "items \(first)–\(last) of \(found); --all for every item" + (last < found ? ", --page \(page + 1) for the next" : "")
+    }
+
+    /// The answer from `state`: the command's, and `GET /api/items/SOURCE/RESOURCE`'s. A nil
+    /// `limit` answers every item found, on one page.
     static func answer(_ state: LogState, source: String, resource: String, text: String, conditions: [String],
-                       limit: Int, page: Int, confirmedOnly: Bool = false) throws -> Output {
+                       limit: Int?, page: Int, confirmedOnly: Bool = false) throws -> Output {
+        try paged(state, source: source, resource: resource, text: text, conditions: conditions, limit: limit, page: page,
+                  confirmedOnly: confirmedOnly).output
+    }
+
+    /// The answer, with how many items were found and how many of them it holds.
+    static func paged(_ state: LogState, source: String, resource: String, text: String, conditions: [String],
+                      limit: Int?, page: Int, confirmedOnly: Bool) throws -> (output: Output, found: Int, shown: Int) {
         let view = try Self.view(state, source, resource, confirmedOnly: confirmedOnly)
         var parsed: [ItemsView.Condition] = []
         for condition in conditions {
@@ -64,7 +97,7 @@ struct ItemsCommand: SharedCommand {
             parsed.append(one)
         }
         let found = view.positions(text: text, conditions: parsed)
-        let (positions, pages) = try Shell.page(found, page, size: limit, noun: "items")
+        let (positions, pages) = try Shell.page(found, page, size: limit ?? max(1, found.count), noun: "items")
         let slice = positions.map { view.items[$0] }
         // Columns: the first item's members that are not lists or objects, at most six.
         var columns: [String] = []
@@ -75,8 +108,9 @@ struct ItemsCommand: SharedCommand {
         // Issue 26: an item changed by a write not yet confirmed shows its state last.
         if !columns.isEmpty, slice.contains(where: { $0["pending"] != nil }) { columns.append("pending") }
         let rows = slice.map { item in columns.map { $0 == "pending" ? Self.text(item["pending"]?["state"]) : Self.text(item[$0]) } }
-        return .table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
-                      records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
+        let output = Output.table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
+                                  records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
+        return (output, found.count, slice.count)
     }
 }
 

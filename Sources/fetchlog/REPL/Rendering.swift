@@ -30,13 +30,13 @@ struct Renderer {
         case .message(let text, let json):
             switch mode {
             case .json, .ndjson: return json.canonicalText() + "\n"
-            case .csv: return csv(record: json)
+            case .csv: return CSVWriter.object(json)
             case .table, .line: return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
             }
         case .record(let pairs, let json):
             switch mode {
             case .json, .ndjson: return json.canonicalText() + "\n"
-            case .csv: return csvLine(pairs.map(\.0)) + csvLine(pairs.map(\.1))
+            case .csv: return CSVWriter.table(pairs.map(\.0), [pairs.map(\.1)])
             case .table, .line:
                 let labelWidth = pairs.map { $0.0.count }.max() ?? 0
                 return pairs.map { Format.padRight($0.0, labelWidth) + "  " + $0.1 }.joined(separator: "\n") + "\n"
@@ -45,7 +45,7 @@ struct Renderer {
             switch mode {
             case .json: return JSONValue.array(records).canonicalText() + "\n"
             case .ndjson: return records.map { $0.canonicalText() + "\n" }.joined()
-            case .csv: return csvLine(columns) + rows.map(csvLine).joined()
+            case .csv: return CSVWriter.table(columns, rows)
             case .line:
                 let labelWidth = columns.map(\.count).max() ?? 0
                 let body = rows.map { row in
@@ -84,24 +84,6 @@ struct Renderer {
         out += line(widths.map { String(repeating: "─", count: $0) }) + "\n"
         for row in rows { out += line(row) + "\n" }
         return out
-    }
-
-    /// One CSV line (RFC 4180: quoted when a cell holds a comma, a quote or a line break).
-    func csvLine(_ cells: [String]) -> String {
-        cells.map { cell in
-            cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell
-        }.joined(separator: ",") + "\r\n"
-    }
-
-    /// A JSON object as a one-row CSV (nested values as canonical JSON text).
-    func csv(record json: JSONValue) -> String {
-        guard case .object(let members) = json else { return csvLine(["value"]) + csvLine([json.canonicalText()]) }
-        let cells = members.map { member -> String in
-            if case .string(let s) = member.1 { return s }
-            return member.1.canonicalText()
-        }
-        return csvLine(members.map(\.0)) + csvLine(cells)
     }
 }
 
