@@ -51,7 +51,7 @@ import Testing
             await upstream.stop()
             return
         }
-        let log = try EventLog.open(at: directory.path)
+        let log = try EventLog.open(at: directory.sub("store"))
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)
         let fetcher = Fetcher(sources: sources, configuration: FetchHarness.patientConfiguration(base: upstream.base))
         let store = try Store(log: log, sources: sources, fetcher: fetcher)
@@ -107,7 +107,7 @@ import Testing
         #expect((read["away"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == Self.everyPage)
         let dltAsked = await upstream.asked
         #expect(dltAsked == ["/catalog/links/away", "/catalog/links/away?page=2", "/catalog/links/away?page=3"])
-        let log = try EventLog.open(at: directory.path)
+        let log = try EventLog.open(at: directory.sub("store"))
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.environment = ["LINK_TOKEN": "t0ken"]
@@ -142,7 +142,7 @@ import Testing
         #expect((read["issues"]?.arrayValue ?? []).compactMap { $0["id"]?.intValue } == Self.everyPage)
         let dltAsked = await upstream.asked
         #expect(dltAsked == ["/catalog/repos/acme/widgets/issues", "/catalog/repositories/42/issues?page=2", "/catalog/repositories/42/issues?page=3"])
-        let log = try EventLog.open(at: directory.path)
+        let log = try EventLog.open(at: directory.sub("store"))
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)
         var configuration = FetchHarness.patientConfiguration(base: upstream.base)
         configuration.upstream = .real

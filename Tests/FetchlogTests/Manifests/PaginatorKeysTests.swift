@@ -56,7 +56,7 @@ import Testing
                              "GET /catalog/gappy?page=1", "GET /catalog/gappy?page=2",
                              "GET /catalog/gappy?page=1", "GET /catalog/gappy?page=2", "GET /catalog/gappy?page=3",
                              "GET /catalog/single", "GET /catalog/pages", "GET /catalog/entity", "GET /catalog/bare"], "\(dltAsked)")
-        let log = try EventLog.open(at: directory.path)
+        let log = try EventLog.open(at: directory.sub("store"))
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)
         let fetcher = Fetcher(sources: sources, configuration: FetchHarness.patientConfiguration(base: upstream.base))
         let store = try Store(log: log, sources: sources, fetcher: fetcher)
