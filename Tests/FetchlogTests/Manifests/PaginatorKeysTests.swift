@@ -11,18 +11,19 @@ import Testing
     static let paged: [(name: String, endpoint: String)] = [
         // The page number in a POST's JSON body, ended by `has_more` (no total).
         ("pages_in_body", #""path":"body-pages","method":"POST","data_selector":"data","paginator":{"type":"page_number","base_page":1,"page_body_path":"paging.page","total_path":null,"has_more_path":"has_more","stop_after_empty_page":false}"#),
-        // The page number in the query, ended by `has_more` alone.
-        ("pages_has_more", #""path":"body-pages","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":null,"has_more_path":"has_more","stop_after_empty_page":false}"#),
+        // The page number in the query, ended by `has_more` alone. (A fixed param tells its
+        // requests from another resource's on the same path: a resource is known by its requests.)
+        ("pages_has_more", #""path":"body-pages","params":{"view":"get"},"data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":null,"has_more_path":"has_more","stop_after_empty_page":false}"#),
         // Offset and limit in a POST's JSON body, ended by `more` (a string, as dlt's str2bool reads it).
         ("offsets_in_body", #""path":"body-offsets","method":"POST","data_selector":"items","paginator":{"type":"offset","limit":5,"offset_body_path":"range.offset","limit_body_path":"range.limit","total_path":null,"has_more_path":"more"}"#),
         // The offset in the body, the limit in the query.
         ("offsets_mixed", #""path":"body-offsets","method":"POST","data_selector":"items","paginator":{"type":"offset","limit":4,"offset_body_path":"range.offset","total_path":null,"has_more_path":"more","stop_after_empty_page":false}"#),
         // Offsets in the query, ended by `more`.
-        ("offsets_has_more", #""path":"body-offsets","data_selector":"items","paginator":{"type":"offset","limit":5,"total_path":null,"has_more_path":"more"}"#),
+        ("offsets_has_more", #""path":"body-offsets","params":{"view":"get"},"data_selector":"items","paginator":{"type":"offset","limit":5,"total_path":null,"has_more_path":"more"}"#),
         // An empty second page ends the list (the default)…
         ("gappy_stops", #""path":"gappy","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages"}"#),
         // … or not, and the total ends it.
-        ("gappy_goes_on", #""path":"gappy","data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages","stop_after_empty_page":false}"#),
+        ("gappy_goes_on", #""path":"gappy","params":{"view":"all"},"data_selector":"data","paginator":{"type":"page_number","base_page":1,"total_path":"total_pages","stop_after_empty_page":false}"#),
     ]
 
     /// `"$"`: the whole document, a list's items or an object as one item (even one that
@@ -49,12 +50,13 @@ import Testing
         }
         let dltAsked = await upstream.server.requestLog.filter { $0.path.hasPrefix("/catalog/") }.map { "\($0.method) \($0.path)" }
         #expect(dltAsked == ["POST /catalog/body-pages", "POST /catalog/body-pages", "POST /catalog/body-pages",
-                             "GET /catalog/body-pages?page=1", "GET /catalog/body-pages?page=2", "GET /catalog/body-pages?page=3",
+                             "GET /catalog/body-pages?view=get&page=1", "GET /catalog/body-pages?view=get&page=2", "GET /catalog/body-pages?view=get&page=3",
                              "POST /catalog/body-offsets", "POST /catalog/body-offsets", "POST /catalog/body-offsets",
                              "POST /catalog/body-offsets?limit=4", "POST /catalog/body-offsets?limit=4", "POST /catalog/body-offsets?limit=4",
-                             "GET /catalog/body-offsets?offset=0&limit=5", "GET /catalog/body-offsets?offset=5&limit=5", "GET /catalog/body-offsets?offset=10&limit=5",
+                             "GET /catalog/body-offsets?view=get&offset=0&limit=5", "GET /catalog/body-offsets?view=get&offset=5&limit=5",
+                             "GET /catalog/body-offsets?view=get&offset=10&limit=5",
                              "GET /catalog/gappy?page=1", "GET /catalog/gappy?page=2",
-                             "GET /catalog/gappy?page=1", "GET /catalog/gappy?page=2", "GET /catalog/gappy?page=3",
+                             "GET /catalog/gappy?view=all&page=1", "GET /catalog/gappy?view=all&page=2", "GET /catalog/gappy?view=all&page=3",
                              "GET /catalog/single", "GET /catalog/pages", "GET /catalog/entity", "GET /catalog/bare"], "\(dltAsked)")
         let log = try EventLog.open(at: directory.sub("store"))
         let sources = SourceRegistry(SeedSources.plugins + [ManifestSource(manifest)], views: SeedSources.views)

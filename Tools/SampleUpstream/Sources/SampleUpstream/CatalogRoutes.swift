@@ -147,9 +147,10 @@ public enum CatalogRoutes {
             return ok(#"{"data":\#(list(ids(page: n))),"has_more":\#(n < 3)}"#)
         case "/body-offsets":
             // Items 1–12 from `offset`, `limit` at a time, in the query or, in a POST, in the
-            // JSON body at `range.offset` and `range.limit`; `more` a string ("true"/"false").
+            // JSON body at `range.offset` and `range.limit` (the limit may stay in the query);
+            // `more` a string ("true"/"false").
             let offset = method == "POST" ? Self.bodyInt(body, ["range", "offset"]) ?? 0 : Int(query["offset"] ?? "") ?? 0
-            let limit = method == "POST" ? Self.bodyInt(body, ["range", "limit"]) ?? 5 : Int(query["limit"] ?? "") ?? 5
+            let limit = (method == "POST" ? Self.bodyInt(body, ["range", "limit"]) : nil) ?? Int(query["limit"] ?? "") ?? 5
             return ok(#"{"items":\#(list(Array((1 ... 12).dropFirst(offset).prefix(limit)))),"more":"\#(offset + limit < 12)"}"#)
         case "/gappy":
             // Three pages, the second one empty: `stop_after_empty_page` decides whether the third is read.
