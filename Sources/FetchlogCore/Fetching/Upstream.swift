@@ -29,6 +29,11 @@ public struct Upstream: Sendable, Equatable {
         if source == .assets { return assetURL(path) }
         let path = path.firstIndex(of: "#").map { String(path[..<$0]) } ?? path
         if let base { return base + "/" + source.rawValue + path }
+        // A label climbing out of the base's path (a next link to another path of the
+        // base's origin, `URLReference.labelOutside`): resolved back, as RFC 3986 reads it.
+        if path.hasPrefix("/../") || path == "/.." {
+            return URLReference.resolve(String(path.dropFirst()), against: realBase.hasSuffix("/") ? realBase : realBase + "/")
+        }
         return realBase + path
     }
 

@@ -111,9 +111,9 @@ public struct ItemsView: Sendable, Equatable {
             let url = parts[0].split(separator: "?", maxSplits: 1)
             byPath[url[0], default: []].append((Set(url.count > 1 ? url[1].split(separator: "&") : []), parts.count > 1 ? parts[1] : nil, page))
         }
-        // A paginator that writes its cursor into the body changes the body page by page:
+        // A paginator that writes into the body (a cursor, a page) changes it page by page:
         // only the first page's would match, so the fragment is not compared then.
-        let bodyPaged: Bool = if case .cursor(_, .body, _, _) = resource.paginator { true } else { false }
+        let bodyPaged = resource.paginator.writesBody
         let placeholderParams = Set(resource.params.filter { $0.1.contains("{") }.map(\.0))
         var collected: [JSONValue] = []
         for parentItem in parent.items {

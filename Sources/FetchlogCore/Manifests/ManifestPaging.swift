@@ -130,16 +130,13 @@ extension Store {
         var itemsBefore = 0
         // The first request, then what each paginator makes of the page before.
         let skip = firstPage - 1
-        var label: String? = switch resource.paginator {
-        case .pageNumber(let base, let page, let param, _, _, _): resource.label(extra: [(param, String((page ?? base) + skip))])
-        case .offset(let limit, let offset, let offsetParam, let limitParam, _, _, _):
-            resource.label(extra: [(offsetParam, String(offset + skip * limit)), (limitParam, String(limit))])
-        default: resource.label()
-        }
         var pageValue: Int = switch resource.paginator {
-        case .pageNumber(let base, let page, _, _, _, _): (page ?? base) + skip
-        case .offset(let limit, let offset, _, _, _, _, _): offset + skip * limit
+        case .pageNumber(let range), .offset(let range): range.first + skip * range.step
         default: 0
+        }
+        var label: String? = switch resource.paginator {
+        case .pageNumber(let range), .offset(let range): resource.label(range.request(at: pageValue))
+        default: resource.label()
         }
         // Other paginators only know the next page from the one before: read up to the first.
         let uncounted = switch resource.paginator {
@@ -172,31 +169,26 @@ extension Store {
                 switch resource.paginator {
                 case .singlePage:
                     break
-                case .pageNumber(let base, _, let param, _, let maximum, let stopAfterEmpty):
-                    if stopAfterEmpty && page.items.isEmpty { break }
-                    pageValue += 1
-                    if let total = page.total, pageValue >= total + base { break }
-                    if let maximum, pageValue >= maximum { break }
-                    // With no total, no maximum and no empty-page stop, dlt refuses to go on.
-                    if page.total == nil && maximum == nil && !stopAfterEmpty { break }
-                    label = resource.label(extra: [(param, String(pageValue))])
-                case .offset(let step, _, let offsetParam, let limitParam, _, let maximum, let stopAfterEmpty):
-                    if stopAfterEmpty && page.items.isEmpty { break }
+                case .pageNumber(let range), .offset(let range):
+                    // As dlt's RangePaginator: an empty page ends the list when asked to; else
+                    // the next value, unless past the total or the maximum, or `has_more_path`
+                    // says false.
+                    if range.stopAfterEmptyPage && page.items.isEmpty { break }
                     // A limit of 0 never moves the offset: the next page would be this one.
-                    if step == 0 { break }
-                    pageValue += step
-                    if let total = page.total, pageValue >= total { break }
-                    if let maximum, pageValue >= maximum { break }
-                    if page.total == nil && maximum == nil && !stopAfterEmpty { break }
-                    label = resource.label(extra: [(offsetParam, String(pageValue)), (limitParam, String(step))])
+                    if range.step == 0 { break }
+                    pageValue += range.step
+                    if let total = page.total, pageValue >= total + range.base { break }
+                    if let maximum = range.maximum, pageValue >= maximum { break }
+                    if page.hasMore == false { break }
+                    // With no total, maximum, has_more_path or empty-page stop, dlt refuses to go on.
+                    if page.total == nil && range.maximum == nil && range.hasMorePath == nil && !range.stopAfterEmptyPage { break }
+                    label = resource.label(range.request(at: pageValue))
                 case .jsonLink:
-                    label = follow(page.nextURL, of: resource, plugin: plugin, report: &report)
-                case .headerLink("next"):
-                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext, of: resource, plugin: plugin, report: &report)
+                    label = follow(page.nextURL, from: target, of: resource, plugin: plugin, report: &report)
                 case .headerLink(let relation):
-                    // `links_next_key`: another relation than `next` names the next page.
-                    let link = responseHeader("Link", of: report, target: target).flatMap { LinkHeader.target($0, relation: relation) }
-                    label = follow(link, of: resource, plugin: plugin, report: &report)
+                    // Every `Link` line of the recorded response (`links_next_key`: the relation).
+                    let link = LinkHeader.target(responseHeaders("Link", of: report, target: target), relation: relation)
+                    label = follow(link, from: target, of: resource, plugin: plugin, report: &report)
                 case .cursor(_, let cursorTarget, _, let stopAfterEmpty):
                     // As dlt: an empty page ends the list when asked to, then `has_more_path`
                     // decides, and without a cursor there is no next page to ask for.
@@ -212,7 +204,8 @@ extension Store {
                         label = resource.label(extra: [(param, cursor)])
                     }
                 case .auto:
-                    label = follow(snapshot.state.status[ResourceKey(target)]?.linkNext ?? page.nextURL, of: resource, plugin: plugin, report: &report)
+                    let link = LinkHeader.target(responseHeaders("Link", of: report, target: target), relation: "next")
+                    label = follow(link ?? page.nextURL, from: target, of: resource, plugin: plugin, report: &report)
                 }
             }
             previous = page
@@ -237,17 +230,32 @@ extension Store {
     /// A response header of the page just fetched, or, when it was not modified (a 304 need
     /// not repeat it), of the response whose body is held.
     private func responseHeader(_ name: String, of report: FetchReport, target: Resource) -> String? {
-        let lower = name.lowercased()
-        if report.outcome == .fetched { return report.responseHeaders.first { $0.name.lowercased() == lower }?.value }
-        guard let seq = snapshot.state.status[ResourceKey(target)]?.lastSuccessSeq, seq > 0 else { return nil }
-        return (try? log.event(at: seq))??.response?.header(name)
+        responseHeaders(name, of: report, target: target).first
     }
 
-    /// `url` as the next page's label, or nil with a notice on `report` when it is outside
-    /// the source (another origin or base path): its credentials stay with their source.
-    private func follow(_ url: String?, of resource: RestResource, plugin: ManifestSource, report: inout FetchReport) -> String? {
+    /// Every value of a response header (each line the response sent it on, as recorded)
+    /// of the page just fetched, or of the response whose body is held when not modified.
+    private func responseHeaders(_ name: String, of report: FetchReport, target: Resource) -> [String] {
+        let lower = name.lowercased()
+        if report.outcome == .fetched { return report.responseHeaders.filter { $0.name.lowercased() == lower }.map(\.value) }
+        guard let seq = snapshot.state.status[ResourceKey(target)]?.lastSuccessSeq, seq > 0,
+              let response = (try? log.event(at: seq))??.response else { return [] }
+        return response.headers.filter { $0.name.lowercased() == lower }.map(\.value)
+    }
+
+    /// `url` — a next link as the page wrote it — as the next page's label, or nil with a
+    /// notice on `report` when it leaves the source's origin (its credentials stay with it).
+    /// A link is a URI reference resolved against the URL `target` was asked at (RFC 3986
+    /// §5, as dlt's `urljoin(request.url, …)`): `</items?page=2>` is the origin's
+    /// `/items`, `<items?page=2>` and `<?page=2>` are beside the page asked.
+    private func follow(_ url: String?, from target: Resource, of resource: RestResource, plugin: ManifestSource,
+                        report: inout FetchReport) -> String? {
         guard let url, !url.isEmpty else { return nil }
-        if var label = nextLabel(url, plugin: plugin) {
+        let asked = fetcher?.url(for: target, plugin: plugin) ?? plugin.realBase + target.path
+        var absolute = URLReference.resolve(url, against: asked)
+        // A fragment is never sent (and a label's fragment names a resource).
+        if let hash = absolute.firstIndex(of: "#") { absolute = String(absolute[..<hash]) }
+        if var label = nextLabel(absolute, plugin: plugin) {
             // A request with a body follows the link with the same method and body (dlt
             // changes only the URL): the label gets the resource's suffix, which names it.
             let suffix = resource.requestSuffix()
@@ -260,7 +268,7 @@ extension Store {
             return plugin.resource(ofLabel: label)?.name == resource.name ? label : label + "#" + resource.name
         }
         report.notices.append(FetchNotice(.linkNotFollowed, "the next link \(url) is outside \(plugin.source)'s base \(plugin.realBase): "
-            + "not followed, so paging stopped (Fetchlog sends a source's requests, and its credentials, under its base only)"))
+            + "not followed, so paging stopped (Fetchlog sends a source's requests, and its credentials, to its base's origin only)"))
         return nil
     }
 
@@ -277,11 +285,13 @@ extension Store {
             + parts.joined(separator: " and "), count: page.keylessItems)]
     }
 
-    /// The resource label of a next-page URL: a path relative to the source (`/items?page=2`),
-    /// or an absolute URL under its base (or, under `--upstream`, `BASE/<name>`).
+    /// The resource label of an absolute next-page URL: its path under the source's base
+    /// (or, under `--upstream`, under `BASE/<name>`); in the base's origin but outside its
+    /// path (GitHub's `/repositories/ID/issues?page=2` from a base of `/repos/OWNER/REPO`),
+    /// a label climbing out of the base (`URLReference.labelOutside`). Nil elsewhere.
     private func nextLabel(_ url: String, plugin: ManifestSource) -> String? {
-        if url.hasPrefix("/") { return url }
         let upstream = fetcher?.configuration.upstream ?? .real
-        return upstream.relativePath(of: url, source: plugin)
+        if let path = upstream.relativePath(of: url, source: plugin) { return path }
+        return upstream.base == nil ? URLReference.labelOutside(url, base: plugin.realBase) : nil
     }
 }

@@ -220,6 +220,8 @@ package struct ManifestPage: SourceDocument, Equatable {
             }
         case .object: items = [selected]
         case .null: items = []
+        // A selector naming one value: dlt wraps it, whatever it is (`$` of a bare 42).
+        case _ where resource.dataSelector != nil: items = [selected]
         default: throw DecodeError(path: path, reason: "expected a list of items or one item")
         }
         var keyless = 0, nonObjects = 0
@@ -244,10 +246,11 @@ package struct ManifestPage: SourceDocument, Equatable {
         func value(at path: JSONPath?) -> JSONValue? { path?.first(in: json) }
         var foundCursor: JSONValue?, foundMore: Bool?
         switch resource.paginator {
-        case .pageNumber(_, _, _, let totalPath, _, _), .offset(_, _, _, _, let totalPath, _, _):
-            total = value(at: totalPath)?.intValue
+        case .pageNumber(let range), .offset(let range):
+            total = value(at: range.totalPath)?.intValue
             nextURL = nil
             cursor = nil
+            foundMore = try range.hasMorePath.map { path throws(DecodeError) in try Self.hasMore(at: path, in: json) }
         case .jsonLink(let next):
             total = nil
             nextURL = value(at: next)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
@@ -271,18 +274,7 @@ package struct ManifestPage: SourceDocument, Equatable {
             }
             cursor = falsy ? nil : found?.stringValue ?? found?.canonicalText()
             foundCursor = falsy ? nil : found
-            if let hasMorePath {
-                let flag = value(at: hasMorePath)
-                switch flag {
-                case .bool(let b)?: foundMore = b
-                case .string(let text)? where ["true", "false", "1", "0", "yes", "no", "y", "n", "on", "off", "t", "f"].contains(text.lowercased()):
-                    foundMore = ["true", "1", "yes", "y", "on", "t"].contains(text.lowercased())
-                default:
-                    // dlt stops with an error: the body does not say whether there is more.
-                    throw DecodeError(path: hasMorePath.text, reason: flag == nil ? "missing (the paginator's has_more_path names it)"
-                        : "expected a boolean (the paginator's has_more_path), got \(flag!.canonicalText().prefix(80))")
-                }
-            }
+            if let hasMorePath { foundMore = try Self.hasMore(at: hasMorePath, in: json) }
         case .singlePage, .headerLink, .headerCursor:
             total = nil
             nextURL = nil
@@ -290,6 +282,20 @@ package struct ManifestPage: SourceDocument, Equatable {
         }
         cursorValue = foundCursor
         hasMore = foundMore
+    }
+
+    /// `has_more_path`'s boolean, a `"true"`/`"false"` string read as dlt's `str2bool` reads it.
+    private static func hasMore(at path: JSONPath, in json: JSONValue) throws(DecodeError) -> Bool {
+        let flag = path.first(in: json)
+        switch flag {
+        case .bool(let b)?: return b
+        case .string(let text)? where ["true", "false", "1", "0", "yes", "no", "y", "n", "on", "off", "t", "f"].contains(text.lowercased()):
+            return ["true", "1", "yes", "y", "on", "t"].contains(text.lowercased())
+        default:
+            // dlt stops with an error: the body does not say whether there is more.
+            throw DecodeError(path: path.text, reason: flag == nil ? "missing (the paginator's has_more_path names it)"
+                : "expected a boolean (the paginator's has_more_path), got \(flag!.canonicalText().prefix(80))")
+        }
     }
 }
 

@@ -133,16 +133,16 @@ package enum RestBody: Sendable, Equatable {
     }
 
     /// The body's text as sent: JSON canonical (keys sorted), a form encoded, a text as it
-    /// is. `cursor` (a `cursor_body_path` and its value) is written into the JSON body as
-    /// dlt sets it — objects made on the way — into an empty one when there is no body.
-    static func text(_ body: RestBody?, cursor: (path: [String], value: JSONValue)?) -> String? {
+    /// is. `written` (a paginator's values at their body paths: `cursor_body_path`,
+    /// `page_body_path`, …) are set in the JSON body as dlt sets them — objects made on the
+    /// way — into an empty one when there is no body.
+    static func text(_ body: RestBody?, writing written: [([String], JSONValue)]) -> String? {
         switch body {
         case nil:
-            guard let cursor else { return nil }
-            return setting(cursor.path[...], to: cursor.value, in: .object([])).canonicalText()
+            guard !written.isEmpty else { return nil }
+            return written.reduce(JSONValue.object([])) { setting($1.0[...], to: $1.1, in: $0) }.canonicalText()
         case .json(let json)?:
-            guard let cursor else { return json.canonicalText() }
-            return setting(cursor.path[...], to: cursor.value, in: json).canonicalText()
+            return written.reduce(json) { setting($1.0[...], to: $1.1, in: $0) }.canonicalText()
         case .form(let fields)?:
             guard !fields.isEmpty else { return nil }
             return fields.map { formEscape($0.0) + "=" + formEscape($0.1) }.joined(separator: "&")

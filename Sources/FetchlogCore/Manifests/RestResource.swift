@@ -224,7 +224,8 @@ public struct RestResource: Sendable, Equatable {
             let text = try selector.stringValue()
             do {
                 let parsed = try JSONPath(text)
-                dataSelector = parsed.isRoot ? nil : parsed
+                // `$` is the whole document, as dlt reads it (not its guess without a selector).
+                dataSelector = parsed
             } catch {
                 throw ManifestError(path: selector.path, message: error.description)
             }
@@ -415,9 +416,7 @@ public struct RestResource: Sendable, Equatable {
     /// The label of a list's first page, as `fetch` asks it.
     var firstPageLabel: String {
         switch paginator {
-        case .pageNumber(let base, let page, let param, _, _, _): label(extra: [(param, String(page ?? base))])
-        case .offset(let limit, let offset, let offsetParam, let limitParam, _, _, _):
-            label(extra: [(offsetParam, String(offset)), (limitParam, String(limit))])
+        case .pageNumber(let range), .offset(let range): label(range.request(at: range.first))
         default: label()
         }
     }
@@ -426,9 +425,21 @@ public struct RestResource: Sendable, Equatable {
     /// with a body (or another method than GET) also carries `requestSuffix`, the cursor
     /// `bodyCursor` written into its JSON body.
     package func label(extra: [(String, String)] = [], bodyCursor: JSONValue? = nil) -> String {
+        var written: [([String], JSONValue)] = []
+        if case .cursor(_, .body(let path), _, _) = paginator, let bodyCursor { written = [(path, bodyCursor)] }
+        return label(extra: extra, body: written)
+    }
+
+    /// The label of a `page_number` or `offset` request: its query parameters, and the
+    /// members it writes into the JSON body (`page_body_path`, `offset_body_path`, …).
+    func label(_ request: (query: [(String, String)], body: [([String], JSONValue)])) -> String {
+        label(extra: request.query, body: request.body)
+    }
+
+    private func label(extra: [(String, String)], body written: [([String], JSONValue)]) -> String {
         let query = (params + extra).map { "\($0.0)=\(Resource.queryEscape(Self.unescapeBraces($0.1)))" }.joined(separator: "&")
         let path = requestPath
-        return (query.isEmpty ? path : path + "?" + query) + requestSuffix(bodyCursor: bodyCursor)
+        return (query.isEmpty ? path : path + "?" + query) + requestSuffix(writing: written)
     }
 
     /// What a label holds beyond its URL for a request that is not a plain GET:
@@ -440,9 +451,14 @@ public struct RestResource: Sendable, Equatable {
     /// however many resources share the path (`ManifestSource.resource(ofLabel:)`).
     /// Empty for a GET without a body: such labels stay as they always were.
     package func requestSuffix(bodyCursor: JSONValue? = nil) -> String {
-        var target: [String]?
-        if case .cursor(_, .body(let path), _, _) = paginator, bodyCursor != nil { target = path }
-        let text = RestBody.text(body, cursor: target.map { ($0, bodyCursor!) })
+        var written: [([String], JSONValue)] = []
+        if case .cursor(_, .body(let path), _, _) = paginator, let bodyCursor { written = [(path, bodyCursor)] }
+        return requestSuffix(writing: written)
+    }
+
+    /// The suffix with `written` (a paginator's values at their body paths) set in the body.
+    private func requestSuffix(writing written: [([String], JSONValue)]) -> String {
+        let text = RestBody.text(body, writing: written)
         guard method != "GET" || text != nil || !headerTemplates.isEmpty else { return "" }
         return "#" + name + " " + method + (headerTemplates.isEmpty ? "" : " " + Self.headersToken(headerTemplates)) + (text.map { " " + $0 } ?? "")
     }

@@ -66,7 +66,9 @@ package enum LogReducer {
         status.lastModified = event.response?.header("Last-Modified")
         status.cacheControl = event.response?.header("Cache-Control")
         status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        status.linkNext = event.response?.header("Link").flatMap(LinkHeader.next)
+        // Every `Link` line the response sent (a second line holds the next link as well).
+        let links = event.response?.headers.filter { $0.name.lowercased() == "link" }.map(\.value) ?? []
+        status.linkNext = LinkHeader.target(links, relation: "next")
         status.failuresSince = 0
         status.endOfList = false
     }

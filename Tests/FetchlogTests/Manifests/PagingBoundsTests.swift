@@ -75,7 +75,7 @@ import Testing
         #expect(await rig.upstream.asked.count == 3)
         #expect(elsewhere.stderr == "fetchlog: warning: catalog/elsewhere: the next link https://elsewhere.example/catalog/elsewhere?page=2 "
             + "is outside catalog's base https://catalog.example: not followed, so paging stopped "
-            + "(Fetchlog sends a source's requests, and its credentials, under its base only)\n", "\(elsewhere.stderr)")
+            + "(Fetchlog sends a source's requests, and its credentials, to its base's origin only)\n", "\(elsewhere.stderr)")
         await rig.stop()
     }
 

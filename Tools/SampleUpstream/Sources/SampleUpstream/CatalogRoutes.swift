@@ -92,13 +92,21 @@ public enum CatalogRoutes {
         return (ids, n * 5 >= matches.count)
     }
 
+    /// The integer at `path` in a JSON object body, nil when there is none.
+    static func bodyInt(_ body: Data, _ path: [String]) -> Int? {
+        var value: Any? = try? JSONSerialization.jsonObject(with: body)
+        for key in path { value = (value as? [String: Any])?[key] }
+        return (value as? NSNumber)?.intValue
+    }
+
     static func respond(path: String, query: [String: String], host: String?, headers: [String: String], fullPath: String,
                         method: String = "GET", body: Data = Data(), generation: Int = 0) -> RouteResult {
         let page = Int(query["page"] ?? "") ?? 1
         let origin = "http://\(host ?? "127.0.0.1")/catalog"
         func ok(_ body: String, link: String? = nil) -> RouteResult { .ok(Data(body.utf8), link: link) }
         func refuse(_ status: Int, _ message: String) -> RouteResult { .error(status, JSONBody.encode(["error": message, "path": fullPath])) }
-        if method == "POST", path != "/search", path != "/form-search" { return refuse(405, "only GET here") }
+        if method == "POST", !["/search", "/form-search", "/body-pages", "/body-offsets"].contains(path) { return refuse(405, "only GET here") }
+        if let linked = LinkRoutes.respond(path: path, page: page, host: host ?? "127.0.0.1") { return linked }
         if let guarded = CatalogAuthRoutes.respond(path: path, headers: headers) { return guarded }
         switch path {
         case "/search":
@@ -132,6 +140,28 @@ public enum CatalogRoutes {
             // `next` names page 1 again, which a client reading `next` would loop on.
             let link = page < 3 ? #"<\#(origin)/related?page=\#(page + 1)>; rel="following", <\#(origin)/related?page=1>; rel="next""# : nil
             return ok(list(ids(page: page)), link: link)
+        case "/body-pages":
+            // Pages 1–3 as `ids(page:)`, the page number in the query (`page`) or, in a POST,
+            // in the JSON body at `paging.page`; `has_more` says whether another follows.
+            let n = method == "POST" ? Self.bodyInt(body, ["paging", "page"]) ?? 1 : page
+            return ok(#"{"data":\#(list(ids(page: n))),"has_more":\#(n < 3)}"#)
+        case "/body-offsets":
+            // Items 1–12 from `offset`, `limit` at a time, in the query or, in a POST, in the
+            // JSON body at `range.offset` and `range.limit` (the limit may stay in the query);
+            // `more` a string ("true"/"false").
+            let offset = method == "POST" ? Self.bodyInt(body, ["range", "offset"]) ?? 0 : Int(query["offset"] ?? "") ?? 0
+            let limit = (method == "POST" ? Self.bodyInt(body, ["range", "limit"]) : nil) ?? Int(query["limit"] ?? "") ?? 5
+            return ok(#"{"items":\#(list(Array((1 ... 12).dropFirst(offset).prefix(limit)))),"more":"\#(offset + limit < 12)"}"#)
+        case "/gappy":
+            // Three pages, the second one empty: `stop_after_empty_page` decides whether the third is read.
+            let ids: [Int] = switch page { case 1: Array(1 ... 5); case 3: Array(6 ... 8); default: [] }
+            return ok(#"{"data":\#(list(ids)),"total_pages":3}"#)
+        case "/entity":
+            // One object that holds a list of objects: `$` takes the object, a guess the list.
+            return ok(#"{"id":7,"name":"item 7","parts":[{"id":71},{"id":72}]}"#)
+        case "/bare":
+            // A document that is one number.
+            return ok("42")
         case "/pages":
             return ok(#"{"data":\#(list(ids(page: page))),"total_pages":3}"#)
         case "/ended":

@@ -192,7 +192,8 @@ struct UpstreamResponder: HTTPResponder {
             headers[.lastModified] = Validators.httpDate(lastModified)
             if let cacheControl = SourceMetadata.cacheControl(source) { headers[.cacheControl] = cacheControl }
             if let link { headers[.init("Link")!] = link }
-            for (name, value) in extraHeaders { headers[.init(name)!] = value }
+            // Each on its own line: a header given twice is sent twice (two `Link` lines).
+            for (name, value) in extraHeaders { headers[values: .init(name)!].append(value) }
             // Transport faults must reach the client even when it holds a current copy.
             let bodyFault: Bool = switch decision.failure {
             case .resetMidBody, .truncated, .malformedJSON, .slowDrip: true
