@@ -40,7 +40,7 @@ public struct FacetsView: Sendable, Equatable {
         facets = resource.facetFields.map { field in
             // Per item, its values of the field: a list's elements, each once.
             let perItem: [[JSONValue]] = items.items.map { item in
-                switch item[field] {
+                switch ItemsView.value(of: field, in: item) {
                 case .array(let list)?: list.filter { !$0.isNull }
                 case nil, .null?: []
                 case let value?: [value]

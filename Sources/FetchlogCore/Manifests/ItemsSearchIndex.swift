@@ -49,7 +49,10 @@ final class ItemsSearchIndex: Sendable {
     /// The folded texts of an item's searchable members (every member when `fields` is empty).
     static func texts(_ item: JSONValue, _ fields: [String]) -> [String] {
         guard case .object(let members) = item else { return [] }
-        return members.flatMap { (fields.isEmpty || fields.contains($0.0)) ? ItemsView.foldedTexts($0.1) : [] }
+        let own = members.flatMap { (fields.isEmpty || fields.contains($0.0)) ? ItemsView.foldedTexts($0.1) : [] }
+        // A dotted search field (`author.name`) reaches inside, as `--where` does.
+        let nested = fields.filter { $0.contains(".") && item[$0] == nil }.flatMap { ItemsView.foldedTexts(ItemsView.value(of: $0, in: item)) }
+        return nested.isEmpty ? own : own + nested
     }
 
     /// Positions (ascending) of the items whose text holds `needle` (already folded).

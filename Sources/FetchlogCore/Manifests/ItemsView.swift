@@ -267,6 +267,55 @@ public struct ItemsView: Sendable, Equatable {
         }
     }
 
+    /// An item's value of `field`: its member of that name, else a dotted path
+    /// (`author.name`) walked member by member — through a list, each element's (a list of
+    /// them). One reading for `--where`, facets, search fields and columns: a nested field
+    /// is never silently empty.
+    package static func value(of field: String, in item: JSONValue) -> JSONValue? {
+        if let own = item[field] { return own }
+        guard field.contains(".") else { return nil }
+        var current: [JSONValue] = [item]
+        var listed = false
+        for name in field.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            var next: [JSONValue] = []
+            for value in current {
+                switch value {
+                case .object: if let member = value[name] { next.append(member) }
+                case .array(let elements):
+                    listed = true
+                    for case let element in elements { if let member = element[name] { next.append(member) } }
+                default: break
+                }
+            }
+            guard !next.isEmpty else { return nil }
+            current = next
+        }
+        return listed || current.count > 1 ? .array(current) : current.first
+    }
+
+    /// Every field of `items` as `value(of:in:)` reads it: members, and an object member's
+    /// members as dotted paths, in first-seen order (what an error names when a field is
+    /// missing). At most `limit` names.
+    package static func fieldNames(of items: [JSONValue], limit: Int = 40) -> [String] {
+        var names: [String] = []
+        var seen = Set<String>()
+        func add(_ value: JSONValue, prefix: String, depth: Int) {
+            guard case .object(let members) = value else { return }
+            for (name, member) in members where names.count < limit {
+                let path = prefix.isEmpty ? name : prefix + "." + name
+                if case .object = member, depth < 3 { add(member, prefix: path, depth: depth + 1); continue }
+                if seen.insert(path).inserted { names.append(path) }
+            }
+        }
+        for item in items.prefix(200) where names.count < limit { add(item, prefix: "", depth: 0) }
+        return names
+    }
+
+    /// True when some item holds `field` (as `value(of:in:)` reads it).
+    package func holds(field: String) -> Bool {
+        items.contains { Self.value(of: field, in: $0) != nil }
+    }
+
     /// A `--where` condition: `FIELD=VALUE` (trimmed, case-insensitive, any element of a
     /// list) or `FIELD=MIN..MAX` (numbers, inclusive, either bound may be left out).
     public struct Condition: Sendable, Equatable {
@@ -298,11 +347,11 @@ public struct ItemsView: Sendable, Equatable {
 
         func matches(_ item: JSONValue) -> Bool {
             if let (low, high) = range {
-                guard let number = item[field]?.doubleValue else { return false }
+                guard let number = ItemsView.value(of: field, in: item)?.doubleValue else { return false }
                 return (low.map { number >= $0 } ?? true) && (high.map { number <= $0 } ?? true)
             }
             let wanted = value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-            return ItemsView.foldedTexts(item[field]).contains(wanted)
+            return ItemsView.foldedTexts(ItemsView.value(of: field, in: item)).contains(wanted)
         }
     }
 

@@ -94,20 +94,33 @@ struct ItemsCommand: SharedCommand {
             guard let one = ItemsView.Condition(parsing: condition) else {
                 throw CommandError.usage("--where takes FIELD=VALUE or FIELD=MIN..MAX, not '\(condition)'")
             }
+            // A field no item holds would answer "0 of N items" as if asked well: say so, and
+            // name the fields there are (dotted paths reach inside objects).
+            guard view.items.isEmpty || view.holds(field: one.field) else {
+                let names = ItemsView.fieldNames(of: view.items)
+                throw CommandError.failed("no item of \(source) \(resource) holds the field '\(one.field)'"
+                    + "\(Suggest.didYouMean(one.field, names)): its fields are \(names.joined(separator: ", "))")
+            }
             parsed.append(one)
         }
         let found = view.positions(text: text, conditions: parsed)
         let (positions, pages) = try Shell.page(found, page, size: limit ?? max(1, found.count), noun: "items")
         let slice = positions.map { view.items[$0] }
-        // Columns: the first item's members that are not lists or objects, at most six.
+        // Columns: the first item's members that are not lists, an object's members as
+        // dotted paths (`author.name`, read as --where reads them), at most six.
         var columns: [String] = []
-        if case .object(let members)? = (slice.first ?? view.items.first) {
-            columns = members.filter { if case .array = $0.1 { false } else if case .object = $0.1 { false } else { true } }.map(\.0)
+        if let first = slice.first ?? view.items.first {
+            // `pending` (a write's state) is shown last, by its state, below.
+            columns = ItemsView.fieldNames(of: [first]).filter { name in
+                if name == "pending" || name.hasPrefix("pending.") { return false }
+                if case .array? = ItemsView.value(of: name, in: first) { return false }
+                return true
+            }
         }
         columns = Array(columns.prefix(6))
         // Issue 26: an item changed by a write not yet confirmed shows its state last.
         if !columns.isEmpty, slice.contains(where: { $0["pending"] != nil }) { columns.append("pending") }
-        let rows = slice.map { item in columns.map { $0 == "pending" ? Self.text(item["pending"]?["state"]) : Self.text(item[$0]) } }
+        let rows = slice.map { item in columns.map { $0 == "pending" ? Self.text(item["pending"]?["state"]) : Self.text(ItemsView.value(of: $0, in: item)) } }
         let output = Output.table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
                                   records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
         return (output, found.count, slice.count)
