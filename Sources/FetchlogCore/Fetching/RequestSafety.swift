@@ -70,6 +70,24 @@ public struct Redaction: Sendable, Equatable {
 
 /// A URL split at its delimiters by hand rather than through URLComponents, which would
 /// re-encode parts: what is sent and what is recorded must differ only where redacted.
+extension Substring {
+    /// Cuts `#fragment`, then `?query`, off the end of a URL or a reference (RFC 3986
+    /// Appendix B): what stays is the rest before them. One split for `URLParts` and
+    /// `URLReference`.
+    mutating func cutQueryAndFragment() -> (query: String?, fragment: String?) {
+        var fragment: String?, query: String?
+        if let hash = firstIndex(of: "#") {
+            fragment = String(self[index(after: hash)...])
+            self = self[..<hash]
+        }
+        if let mark = firstIndex(of: "?") {
+            query = String(self[index(after: mark)...])
+            self = self[..<mark]
+        }
+        return (query, fragment)
+    }
+}
+
 struct URLParts {
     var scheme: String?
     var userinfo: String?
@@ -93,14 +111,7 @@ struct URLParts {
             authority = authority[authority.index(after: at)...]
         }
         hostPort = String(authority)
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
-            rest = rest[..<hash]
-        }
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
-            rest = rest[..<mark]
-        }
+        (query, fragment) = rest.cutQueryAndFragment()
         path = String(rest)
     }
 

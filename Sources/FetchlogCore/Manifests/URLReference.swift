@@ -12,14 +12,7 @@ package struct URLReference: Equatable {
     /// The five parts of `text` (RFC 3986 Appendix B): never fails.
     package init(_ text: String) {
         var rest = Substring(text)
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
-            rest = rest[..<hash]
-        }
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
-            rest = rest[..<mark]
-        }
+        (query, fragment) = rest.cutQueryAndFragment()
         // A scheme: letters (then letters, digits, `+-.`) before the first `:`, which comes
         // before any `/`.
         if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"), let first = rest.first, first.isLetter,

@@ -214,7 +214,7 @@ extension Store {
         guard let fetcher, !fetcher.configuration.offline else { return }
         let me = log.metadata.storeID
         guard durableState.writes.mutations.values.contains(where: { $0.store == me && $0.source == source && $0.resource == resource }) else { return }
-        try await push(source: source, resource: resource, automatic: true)
+        _ = try await push(source: source, resource: resource, automatic: true)
     }
 
     private struct Answer: Sendable {

@@ -38,6 +38,18 @@ import Testing
     }
 
     /// What the log says of the trial's mutations: the ones sent and the ones answered.
+    /// A `fetchlog push` of `store` to `upstream`, started and left running (a test kills it
+    /// at its moment), its output discarded.
+    static func startPush(store: String, upstream: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Repo.executable)
+        process.arguments = ["--store", store, "--upstream", upstream, "--retries", "0", "push"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     static func sentAndAnswered(_ log: EventLog, from seq: UInt64) throws -> (sent: Set<UInt64>, answered: [UInt64]) {
         var sent = Set<UInt64>(), answered: [UInt64] = []
         for event in try log.events(from: seq) where event.label == "write.sending" || event.label == "write.answered" {
@@ -89,12 +101,7 @@ import Testing
             await upstream.server.setFaults(try FaultSpec.parse("latency=40ms@catalog/notes"
                 + (step == .answerDropped ? ",drop-after-write@" + paths[index] : "")))
             let observer = try EventLog.open(at: path)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Repo.executable)
-            process.arguments = ["--store", path, "--upstream", upstream.base, "--retries", "0", "push"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.startPush(store: path, upstream: upstream.base)
             // The moment: a condition on the server or in the log, never a duration (a push
             // that ends first is not killed).
             func reached() async throws -> Bool {

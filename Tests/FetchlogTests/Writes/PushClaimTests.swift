@@ -114,12 +114,7 @@ import Testing
         await store.close()
         // The server holds the request until the client goes away.
         await upstream.server.setFaults(try FaultSpec.parse("no-answer@catalog/notes/2"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Repo.executable)
-        process.arguments = ["--store", path, "--upstream", upstream.base, "--retries", "0", "push"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ExactlyOnceKillTests.startPush(store: path, upstream: upstream.base)
         while !(await upstream.asked.contains("/catalog/notes/2")) {
             #expect(process.isRunning)
             try await Task.sleep(for: .milliseconds(5))
