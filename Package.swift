@@ -14,6 +14,10 @@ import PackageDescription
 //                      `fetch` targets and their flags, the demo and tour plans; beside
 //                      the engine (a library client never needs it), never inside it
 //   FetchlogSources  – the five seed sources as plug-ins, one folder each
+//   CSQLite          – the C SQLite 3.40, as a system library (Debian: libsqlite3-dev)
+//   FetchlogSQLite   – a thin, safe Swift binding of SQLite (no knowledge of events), as FetchlogLMDB
+//   FetchlogSQL      – SQL over a store (issue 35): its views, manifest resources and log as
+//                      tables, saved views, `Store.sql(_:)`; a client of the engine
 //   FetchlogServe    – `fetchlog serve`: an HTTP read API over a store (Hummingbird), the store's client
 //   fetchlog         – the command-line front end, one client of the engine
 //   SampleUpstream   – the bundled sample upstream server (code lives under Tools/)
@@ -26,6 +30,8 @@ let package = Package(
         // The five seed sources (`SeedSources.openStore(at:)`), for those who want them.
         .library(name: "FetchlogSeedSources", targets: ["FetchlogSources"]),
         .library(name: "FetchlogLMDB", targets: ["FetchlogLMDB"]),
+        // SQL over a store's views, resources and log (`import FetchlogSQL`; `store.sql(_:)`).
+        .library(name: "FetchlogSQL", targets: ["FetchlogSQL"]),
         .executable(name: "fetchlog", targets: ["fetchlog"]),
     ],
     dependencies: [
@@ -48,6 +54,19 @@ let package = Package(
             name: "CNATS",
             pkgConfig: "libnats",
             providers: [.apt(["libnats-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "FetchlogSQLite",
+            dependencies: ["CSQLite"]
+        ),
+        .target(
+            name: "FetchlogSQL",
+            dependencies: ["FetchlogCore", "FetchlogSQLite", "CSQLite"]
         ),
         .target(
             name: "FetchlogNATS",
@@ -92,7 +111,7 @@ let package = Package(
         .target(
             name: "FetchlogServe",
             dependencies: [
-                "FetchlogCore",
+                "FetchlogCore", "FetchlogSQL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,7 +136,7 @@ let package = Package(
             name: "fetchlog",
             dependencies: [
                 "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
-                "FetchlogShell", "FetchlogServe",
+                "FetchlogShell", "FetchlogServe", "FetchlogSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "fetchlog-bench",
             dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "CNATS", "FetchlogNATS", "FetchlogReplication",
-                           "FetchlogServe", .product(name: "Hummingbird", package: "hummingbird"),
+                           "FetchlogServe", "FetchlogSQL", "FetchlogSQLite", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log")],
             path: "Tools/FetchlogBench",
@@ -146,7 +165,7 @@ let package = Package(
             name: "FetchlogTests",
             dependencies: [
                 "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
-                "FetchlogShell",
+                "FetchlogShell", "FetchlogSQL", "FetchlogSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -7,6 +7,9 @@ public enum ShellOutput: Sendable {
     /// Rows with named columns; `records` carry the same rows as JSON for json/ndjson.
     /// `footer` (page n of m, counts) is printed under a table for people only.
     case table(columns: [String], rows: [[String]], records: [JSONValue], footer: String? = nil)
+    /// Rows of JSON values under named columns (an SQL answer): json and ndjson write each
+    /// row as an object with the members in column order; csv a header then the cells.
+    case rows(columns: [String], values: [[JSONValue]], footer: String? = nil)
     /// One record: label/value pairs for people, JSON for machines.
     case record(pairs: [(String, String)], json: JSONValue)
     /// A sentence for people (`filter reset (1337 items)`), an object for machines.

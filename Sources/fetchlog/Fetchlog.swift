@@ -34,7 +34,7 @@ struct FetchlogCommand: AsyncParsableCommand {
         64 usage error; 130 interrupted (Ctrl-C).
         """,
         version: FetchlogVersion.string,
-        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, ReplayCommand.self, SourceCommand.self, ItemsCommand.self, ItemGroupCommand.self, PendingCommand.self, PushCommand.self, FacetsCommand.self, LinksCommand.self, PathCommand.self, UpstreamCommand.self, ServeCommand.self, ReplicateCommand.self, FollowCommand.self, TourCommand.self, DevCommand.self],
+        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, SQLCommand.self, ReplayCommand.self, SourceCommand.self, ItemsCommand.self, ItemGroupCommand.self, PendingCommand.self, PushCommand.self, FacetsCommand.self, LinksCommand.self, PathCommand.self, UpstreamCommand.self, ServeCommand.self, ReplicateCommand.self, FollowCommand.self, TourCommand.self, DevCommand.self],
         defaultSubcommand: ReplCommand.self
     )
 

@@ -44,6 +44,7 @@ package enum Checkpoint {
                 return (name, .object([("version", .number(type(of: slice).version)), ("state", json)]))
             })),
             ("writes", state.writes.json), // issue 26
+            ("savedViews", .array(state.savedViews.keys.sorted().map { state.savedViews[$0]!.json })), // issue 35
         ])
         return Array(value.canonicalText().utf8)
     }
@@ -112,6 +113,10 @@ package enum Checkpoint {
         }
         guard let writes = WriteState(checkpoint: json["writes"]) else { return nil } // issue 26
         state.writes = writes
+        for item in json["savedViews"]?.arrayValue ?? [] { // issue 35
+            guard let view = SavedView(checkpoint: item) else { return nil }
+            state.savedViews[view.name] = view
+        }
         var stale: [String] = []
         for (name, initial) in state.slices {
             let saved = json["slices"]?[name]

@@ -84,6 +84,8 @@ package enum LogReducer {
         switch event.label {
         case ManifestDefinition.label where event.source == ManifestDefinition.source:
             ManifestDefinition.apply(event, to: &state)
+        case SavedViews.savedLabel where event.source == SavedViews.source, SavedViews.droppedLabel where event.source == SavedViews.source:
+            SavedViews.apply(event, to: &state)
         case let label where WriteEvents.labels.contains(label): // issue 26: offline writes
             WriteState.apply(event, to: &state.writes)
         case "renew":

@@ -81,7 +81,7 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    package static let reducerVersion = 4
+    package static let reducerVersion = 5
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry
@@ -111,6 +111,8 @@ public struct LogState: Sendable, Equatable {
     package internal(set) var compactedBodies: [ResourceKey: UInt64] = [:]
     /// Offline writes (issue 26): mutations waiting, created items' keys, the server's answers.
     package internal(set) var writes = WriteState()
+    /// Saved SQL views in force, by name (`SavedViews`; issue 35).
+    package internal(set) var savedViews: [String: SavedView] = [:]
     /// Which sources moved since when, for observers; not part of the value (`==` ignores it).
     package internal(set) var changes = ChangeTokens()
 
@@ -159,6 +161,7 @@ public struct LogState: Sendable, Equatable {
             && a.slices.count == b.slices.count
             && a.slices.allSatisfy { name, slice in b.slices[name].map { slice.isEqual(to: $0) } ?? false }
             && a.manifests == b.manifests && a.compactedBodies == b.compactedBodies && a.writes == b.writes
+            && a.savedViews == b.savedViews
     }
 }
 

@@ -37,6 +37,8 @@ public final class Store: Sendable {
     private let guarded: Mutex<Guarded>
     /// Events of this session kept out of the log (the durable window's far side).
     package let session = SessionLog()
+    /// Per-store services of other modules (the SQL engine).
+    package let attachments = StoreAttachments()
     /// Save a checkpoint after this many applied events. Set once, when the store opens
     /// (`Store.Configuration.checkpointInterval`).
     package let checkpointInterval: Int

@@ -97,6 +97,37 @@ extension JSONValue {
         }
     }
 
+    /// Compact text keeping member order as held (not canonical): what SQL answers print,
+    /// whose row objects keep the query's column order.
+    package func orderedText() -> String {
+        var out = ""
+        writeOrdered(into: &out)
+        return out
+    }
+
+    private func writeOrdered(into out: inout String) {
+        switch self {
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.writeOrdered(into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.escape(member.0, into: &out)
+                out += ":"
+                member.1.writeOrdered(into: &out)
+            }
+            out += "}"
+        default:
+            writeCanonical(into: &out)
+        }
+    }
+
     /// Indented text for people, keeping member order as received.
     package func prettyText(indent: String = "  ") -> String {
         var out = ""

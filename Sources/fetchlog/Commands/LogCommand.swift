@@ -426,15 +426,7 @@ enum LogRendering {
          event.body.map { Format.bytes($0.count) } ?? "-", event.request.map { "\($0.method) \($0.url)" } ?? event.label]
     }
 
-    static func tailRecord(_ event: Event) -> JSONValue {
-        .object([
-            ("seq", .number(Int(event.seq))), ("recordedAt", .string(event.recordedAt.iso8601)), ("kind", .string(event.kind.name)),
-            ("source", .string(event.source)), ("label", .string(event.label)), ("outcome", .string(Format.outcome(event))),
-            ("status", event.response.map { .number(Int($0.status)) } ?? .null),
-            ("bodyBytes", event.body.map { .number($0.count) } ?? .null),
-            ("method", event.request.map { .string($0.method) } ?? .null), ("url", event.request.map { .string($0.url) } ?? .null),
-        ])
-    }
+    static func tailRecord(_ event: Event) -> JSONValue { EventSummary.record(of: event) }
 
     static func show(_ event: Event, into out: OutputBuffer) {
         out.line("seq          \(event.seq)")

@@ -125,12 +125,5 @@ enum Format {
     }
 
     /// `fetched`, `304`, `timeout` …: the one word that says how an attempt ended.
-    static func outcome(_ event: Event) -> String {
-        if let failure = event.failure {
-            if failure.failureClass == .httpStatus, let status = event.response?.status { return "http \(status)" }
-            return failure.failureClass.name
-        }
-        if let status = event.response?.status { return String(status) }
-        return "-"
-    }
+    static func outcome(_ event: Event) -> String { EventSummary.outcome(of: event) }
 }

@@ -41,6 +41,15 @@ struct Renderer {
                 let labelWidth = pairs.map { $0.0.count }.max() ?? 0
                 return pairs.map { Format.padRight($0.0, labelWidth) + "  " + $0.1 }.joined(separator: "\n") + "\n"
             }
+        case .rows(let columns, let values, let footer):
+            let objects = { values.lazy.map { row in JSONValue.object(zip(columns, row).map { ($0, $1) }) } }
+            switch mode {
+            case .json: return JSONValue.array(Array(objects())).orderedText() + "\n"
+            case .ndjson: return objects().map { $0.orderedText() + "\n" }.joined()
+            default:
+                let cells = values.map { row in row.map(Self.cell) }
+                return render(.table(columns: columns, rows: cells, records: [], footer: footer))
+            }
         case .table(let columns, let rows, let records, let footer):
             switch mode {
             case .json: return JSONValue.array(records).canonicalText() + "\n"
@@ -55,6 +64,18 @@ struct Renderer {
             case .table:
                 return table(columns, rows) + (footer.map { $0 + "\n" } ?? "")
             }
+        }
+    }
+
+    /// An SQL value as a cell: text as it is, numbers as written, NULL empty in csv and
+    /// `NULL` for people is sqlite3's choice too (`.nullvalue`): here the empty string, as csv.
+    static func cell(_ value: JSONValue) -> String {
+        switch value {
+        case .null: ""
+        case .string(let s): s
+        case .number(let n): n
+        case .bool(let b): b ? "1" : "0"
+        default: value.orderedText()
         }
     }
 

@@ -68,6 +68,9 @@ final class Session: ShellContext, @unchecked Sendable {
     /// The store's maintenance door (`log …`, time travel's bounds).
     var maintenance: StoreMaintenance { store.maintenance }
     var isPinned: Bool { pinned != nil }
+    /// The seq `at SEQ …` pins, while it runs.
+    var pinnedSeq: UInt64? { pinned?.seq }
+
 
     /// Runs one command line, writing its output. Returns the error, if any, after
     /// printing it as one line.

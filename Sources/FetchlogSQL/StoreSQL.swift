@@ -1,0 +1,99 @@
+import FetchlogCore
+import Foundation
+
+extension Store {
+    /// Runs one SQL statement over the store's tables (issue 35): every view (`shows`,
+    /// `gnomes`, `status`, …), each manifest resource as `SOURCE.RESOURCE`, the log as
+    /// `events`, and the saved views.
+    ///
+    /// ```swift
+    /// let answer = try await store.sql("SELECT hairColor, count(*) AS n FROM gnomes GROUP BY 1 ORDER BY n DESC")
+    /// for row in answer.rows { print(row) }
+    /// ```
+    ///
+    /// A query (SELECT, WITH, VALUES, EXPLAIN) reads the latest snapshot, or the state as of
+    /// `at`; `confirmed` leaves pending changes out of manifest resources. It runs read-only
+    /// (anything that would write is refused: ``SQLError/Kind-swift.enum/refused``) for at most
+    /// `timeLimit`; cancelling the calling task interrupts it.
+    ///
+    /// `CREATE VIEW name AS SELECT …` and `DROP VIEW name` save and drop a view: each is an
+    /// event in the log, so replay, time travel, merged logs and replicas know the view. They
+    /// answer with no rows, as of the event's seq.
+    public func sql(_ statement: String, at seq: UInt64? = nil, confirmed: Bool = false,
+                    timeLimit: Duration = .seconds(10)) async throws -> SQLAnswer {
+        switch SQLText.classify(statement) {
+        case .createView(let name, let select, let ifNotExists):
+            if seq != nil { throw SQLError(.refused, "a view is saved at the head of the log, not --at a seq") }
+            let state = snapshot.state
+            if state.savedViews[name] != nil || state.savedViews.keys.contains(where: { $0.lowercased() == name.lowercased() }) {
+                if ifNotExists { return SQLAnswer(columns: [], rows: [], asOf: state.seq) }
+                throw SQLError(.invalid, "a saved view named '\(name)' exists: DROP VIEW \(name) first")
+            }
+            _ = try await SQLService.of(self).run { engine in try engine.validateView(name: name, select: select, state: state) }
+            try await sendIntent(source: Source(SavedViews.source), label: SavedViews.savedLabel, body: SavedViews.savedBody(name: name, sql: select))
+            return SQLAnswer(columns: [], rows: [], asOf: snapshot.seq)
+        case .dropView(let name, let ifExists):
+            if seq != nil { throw SQLError(.refused, "a view is dropped at the head of the log, not --at a seq") }
+            let state = snapshot.state
+            guard let view = state.savedViews.values.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                if ifExists { return SQLAnswer(columns: [], rows: [], asOf: state.seq) }
+                let saved = state.savedViews.keys.sorted()
+                throw SQLError(.invalid, "no saved view named '\(name)'\(Suggest.didYouMean(name, saved)); "
+                    + (saved.isEmpty ? "there are none" : "saved views: " + saved.joined(separator: ", ")) + ". Tables that are views of the log cannot be dropped")
+            }
+            try await sendIntent(source: Source(SavedViews.source), label: SavedViews.droppedLabel, body: SavedViews.droppedBody(name: view.name))
+            return SQLAnswer(columns: [], rows: [], asOf: snapshot.seq)
+        default:
+            let state = try seq.map { try self.state(asOf: $0) } ?? snapshot.state
+            let asked = confirmed ? state.confirmedOnly : state
+            return try await SQLService.of(self).run { engine in
+                try engine.query(statement, state: asked, confirmed: confirmed, limit: timeLimit)
+            }
+        }
+    }
+
+    /// The rows of `query` decoded into `T`, each row an object of column name → value (as
+    /// `SQLAnswer/json`), so `T`'s coding keys are the query's column names.
+    public func sql<T: Decodable>(_ query: String, as type: T.Type, at seq: UInt64? = nil, confirmed: Bool = false,
+                                  decoder: JSONDecoder = JSONDecoder()) async throws -> [T] {
+        let answer = try await sql(query, at: seq, confirmed: confirmed)
+        return try decoder.decode([T].self, from: Data(answer.json.canonicalText().utf8))
+    }
+
+    /// The answer to `query` now and each time it changes — as GRDB's `ValueObservation`: a
+    /// snapshot that leaves the answer as it was yields nothing. Ends with the query's error
+    /// (a saved view dropped, a table gone); cancel the consuming task to stop.
+    public func observe(sql query: String, confirmed: Bool = false) -> AsyncThrowingStream<SQLAnswer, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<SQLAnswer, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let snapshots = snapshots()
+        let service = SQLService.of(self)
+        let task = Task {
+            var last: SQLAnswer?
+            for await snapshot in snapshots {
+                let state = confirmed ? snapshot.state.confirmedOnly : snapshot.state
+                do {
+                    let answer = try await service.run { engine in try engine.query(query, state: state, confirmed: confirmed) }
+                    if answer.columns != last?.columns || answer.rows != last?.rows { continuation.yield(answer) }
+                    last = answer
+                } catch {
+                    continuation.finish(throwing: error)
+                    return
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}
+
+/// A table as `.tables` and `.schema` describe it.
+package typealias SQLTableDescription = SQLEngine.TableDescription
+
+extension Store {
+    /// Every table (or `only`) over `state` with its columns: `sql --tables`, `.schema`, completion.
+    package func sqlTables(_ only: String? = nil, state: LogState, confirmed: Bool = false) async throws -> [SQLTableDescription] {
+        let asked = confirmed ? state.confirmedOnly : state
+        return try await SQLService.of(self).run { engine in try engine.describe(only, state: asked, confirmed: confirmed) }
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import FetchlogCore
+import FetchlogSQL
+import Foundation
+
+/// `sql "QUERY" [--at SEQ] [--confirmed] [--timeout SECONDS]`, `sql --tables`, `sql --schema
+/// [TABLE]` (issue 35): SQL over every view, manifest resource (`SOURCE.RESOURCE`), the log
+/// (`events`) and the saved views, on the command line and in the shell.
+struct SQLCommand: SharedCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sql",
+        abstract: "SQL over the store: every view (shows, gnomes, status, …), each manifest resource as SOURCE.RESOURCE, the log as events, saved views.",
+        discussion: """
+        Queries (SELECT, WITH, VALUES, EXPLAIN) are read-only and stop at --timeout (10 s). \
+        CREATE VIEW name AS SELECT … and DROP VIEW name save and drop a view: each is an event, so replay, --at, merged logs and replicas know it. \
+        Columns are the records' members as exported: numbers, text, booleans (0/1), null; lists and objects are JSON text (json_each, json_extract). \
+        --format json is an array of row objects in the query's column order; csv has a header.
+        """)
+    static let usage = "sql QUERY [--at SEQ] [--confirmed] [--timeout SECONDS] | sql --tables | sql --schema [TABLE]"
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var outputOptions: OutputOptions
+    @Argument(help: "The SQL statement (quote it); with --schema, a table.") var words: [String] = []
+    @Option(help: "The state as of this seq (time travel).") var at: UInt64?
+    @Flag(help: "Manifest resources without the changes waiting to be sent.") var confirmed = false
+    @Option(help: "Stop a query after this many seconds (10).") var timeout: Double?
+    @Flag(help: "The tables and their columns.") var tables = false
+    @Flag(help: "CREATE statements of every table (or TABLE), as sqlite3's .schema.") var schema = false
+
+    func validate() throws {
+        if tables && schema { throw ValidationError("give --tables or --schema, not both") }
+        if tables && !words.isEmpty { throw ValidationError("--tables takes no query") }
+        if !tables && !schema && words.isEmpty { throw ValidationError("give a query: fetchlog sql \"SELECT …\" (or --tables)") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout takes a number of seconds above 0") }
+    }
+
+    func run() async throws { try await runOnCommandLine() }
+
+    func output(_ context: CommandContext) async throws -> Output? {
+        let store: Store
+        if let open = context.session?.store { store = open } else { store = try await openStore(context.maintenance, clock: context.clock) }
+        if let at { try context.maintenance.checkSeq(at) }
+        if tables || schema {
+            let state = try at.map { try store.state(asOf: $0) } ?? context.session?.state ?? store.snapshot.state
+            let described = try await Self.reporting { try await store.sqlTables(schema ? words.first : nil, state: state, confirmed: confirmed) }
+            if schema {
+                let text = described.map(\.ddl).joined(separator: "\n")
+                return .message(text, json: .array(described.map(Self.json)))
+            }
+            return .table(columns: ["table", "columns"], rows: described.map { [$0.name, $0.columns.map(\.name).joined(separator: ", ")] },
+                          records: described.map(Self.json))
+        }
+        let statement = words.joined(separator: " ")
+        let limit = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
+        // Inside `at SEQ …` in the shell, the past it pins.
+        let seq = at ?? (context.session.flatMap { $0.pinnedSeq })
+        // `.timer on` in the shell times every command, this one too.
+        let answer = try await Self.reporting { try await store.sql(statement, at: seq, confirmed: confirmed, timeLimit: limit) }
+        if answer.columns.isEmpty, case .createView(let name, _, _) = SQLText.classify(statement) {
+            return .message("saved view \(name) (seq \(answer.asOf))", json: .object([("saved", .string(name)), ("seq", .number(Int(answer.asOf)))]))
+        }
+        if answer.columns.isEmpty, case .dropView(let name, _) = SQLText.classify(statement) {
+            return .message("dropped view \(name) (seq \(answer.asOf))", json: .object([("dropped", .string(name)), ("seq", .number(Int(answer.asOf)))]))
+        }
+        let footer = "\(answer.rows.count) row\(answer.rows.count == 1 ? "" : "s") (as of seq \(answer.asOf))"
+        return .rows(columns: answer.columns, values: answer.rows, footer: footer)
+    }
+
+    /// A table as `--tables` and `--schema` print it in json.
+    static func json(_ table: SQLTableDescription) -> JSONValue {
+        .object([("table", .string(table.name)), ("kind", .string(table.isView ? "view" : "table")),
+                 ("columns", .array(table.columns.map { column in
+                     .object([("name", .string(column.name)), ("type", column.declaredType.map(JSONValue.string) ?? .null)])
+                 })), ("sql", .string(table.ddl))])
+    }
+
+    /// SQL errors as the command's: a refused statement is a usage error (64), others fail (1).
+    static func reporting<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as SQLError {
+            throw error.kind == .interrupted ? CommandError(message: error.message, status: 130) : CommandError(message: error.message, status: error.exitCode)
+        }
+    }
+}
