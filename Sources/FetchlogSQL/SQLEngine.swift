@@ -13,7 +13,11 @@ import Synchronization
 package final class SQLEngine {
     private let connection: SQLiteConnection
     /// Tables built: qualified name (lowercased) → the seq and confirmed flag built at.
-    private var built: [String: (seq: UInt64, confirmed: Bool, columns: [SQLColumn])] = [:]
+    private var built: [String: (seq: UInt64, confirmed: Bool)] = [:]
+    /// The tables the last statement named, as `SQLSubject.tableNames` writes them.
+    private var namedTables: [String] = []
+    /// A read model on disk (`ReadModel`) this engine reads instead of building tables.
+    private let readModel: String?
     private var attached: Set<String> = []
     /// Saved views created now: name (lowercased) → SQL.
     private var created: [String: String] = [:]
@@ -27,8 +31,20 @@ package final class SQLEngine {
     /// The most bytes a string or blob may grow to in a query (`SQLITE_LIMIT_LENGTH`).
     package static let maxLength: Int32 = 64 << 20
 
-    package init(events: @escaping (UInt64) throws -> [JSONValue]) throws {
-        connection = try SQLiteConnection()
+    package convenience init(events: @escaping (UInt64) throws -> [JSONValue]) throws {
+        try self.init(connection: SQLiteConnection(), readModel: nil, events: events)
+    }
+
+    /// An engine over the read model in `directory` (its `main` file opened read-only; each
+    /// source's file attached when a query names it).
+    package convenience init(readModel directory: String) throws {
+        try self.init(connection: SQLiteConnection(path: ReadModel.file(of: nil, in: directory), readOnly: true),
+                      readModel: directory, events: { _ in [] })
+    }
+
+    private init(connection: SQLiteConnection, readModel: String?, events: @escaping (UInt64) throws -> [JSONValue]) throws {
+        self.connection = connection
+        self.readModel = readModel
         self.events = events
         connection.limit(SQLITE_LIMIT_LENGTH, Self.maxLength)
         connection.limit(SQLITE_LIMIT_SQL_LENGTH, 1 << 20)
@@ -39,6 +55,9 @@ package final class SQLEngine {
             return false
         }
     }
+
+    /// Clears a stop left by an earlier call, before the next one starts (`SQLService`).
+    package func resetStop() { cancelled.set(false) }
 
     /// Stops the query running now (Ctrl-C, a cancelled task); safe from any thread.
     package var interrupter: @Sendable () -> Void {
@@ -54,6 +73,12 @@ package final class SQLEngine {
     /// query may take. `maxRows`: stop reading after this many (the answer says so by its size).
     package func query(_ sql: String, state: LogState, confirmed: Bool = false, limit: Duration = SQLEngine.defaultTimeLimit,
                        maxRows: Int? = nil) throws(SQLError) -> SQLAnswer {
+        try query(sql, subject: SQLSubject(state: state, confirmed: confirmed), limit: limit, maxRows: maxRows)
+    }
+
+    /// Runs the query `sql` over `subject`'s tables.
+    package func query(_ sql: String, subject: SQLSubject, limit: Duration = SQLEngine.defaultTimeLimit,
+                       maxRows: Int? = nil) throws(SQLError) -> SQLAnswer {
         switch SQLText.classify(sql) {
         case .query: break
         case .empty: throw SQLError(.refused, "no SQL statement given")
@@ -62,23 +87,24 @@ package final class SQLEngine {
         case .other(let word):
             throw Self.refusal(word)
         }
-        let statement = try prepare(sql, state: state, confirmed: confirmed)
-        return try run(statement, sql: sql, state: state, limit: limit, maxRows: maxRows)
+        let statement = try prepare(sql, subject: subject)
+        return try run(statement, sql: sql, subject: subject, limit: limit, maxRows: maxRows)
     }
 
     /// Checks that `select` compiles as a saved view named `name` over `state`'s tables, read-only:
     /// what `CREATE VIEW` does before its event is appended. Returns its columns.
     package func validateView(name: String, select: String, state: LogState) throws(SQLError) -> [String] {
         let lowered = name.lowercased()
-        if SQLTables.viewNames(in: state).contains(where: { $0.lowercased() == lowered }) || lowered == SQLTables.eventsName
-            || state.manifests.keys.contains(where: { $0.lowercased() == lowered }) || lowered.hasPrefix("sqlite_") {
+        let subject = SQLSubject(state: state, confirmed: false)
+        if subject.viewNames.contains(where: { $0.lowercased() == lowered }) || lowered == SQLTables.eventsName
+            || subject.resources.contains(where: { $0.source.lowercased() == lowered }) || lowered.hasPrefix("sqlite_") {
             throw SQLError(.refused, "'\(name)' is taken: tables, sources and sqlite_ names cannot be a saved view's name")
         }
         guard SQLText.classify(select) == .query else {
             throw SQLError(.refused, "a saved view is CREATE VIEW name AS SELECT …: its body must be a query")
         }
         // A view that names itself would never compile; SQLite says so.
-        let statement = try prepare(select, state: state, confirmed: false, excluding: lowered)
+        let statement = try prepare(select, subject: subject, excluding: lowered)
         return statement.columnNames
     }
 
@@ -102,21 +128,26 @@ package final class SQLEngine {
 
     /// Every table (or the one named `only`) with its columns, built for `state`.
     package func describe(_ only: String? = nil, state: LogState, confirmed: Bool = false) throws(SQLError) -> [TableDescription] {
-        var names = tableNames(in: state)
+        try describe(only, subject: SQLSubject(state: state, confirmed: confirmed))
+    }
+
+    /// Every table (or the one named `only`) of `subject` with its columns.
+    package func describe(_ only: String? = nil, subject: SQLSubject) throws(SQLError) -> [TableDescription] {
+        var names = subject.tableNames
         if let only {
             let wanted = only.lowercased()
             names = names.filter { $0.lowercased() == wanted }
             if names.isEmpty {
-                let known = tableNames(in: state)
+                let known = subject.tableNames
                 throw SQLError(.invalid, "no table named '\(only)'\(Suggest.didYouMean(only, known)). Tables: \(known.joined(separator: ", "))")
             }
         }
         var described: [TableDescription] = []
         for name in names {
-            if let view = state.savedViews.values.first(where: { $0.name == name }) {
+            if let view = subject.savedViews[name.lowercased()] {
                 let columns: [SQLColumn]
                 do {
-                    columns = try prepare("SELECT * FROM \(Self.quote(name))", state: state, confirmed: confirmed).columnNames.map { SQLColumn(name: $0, declaredType: nil) }
+                    columns = try prepare("SELECT * FROM \(Self.quote(name))", subject: subject).columnNames.map { SQLColumn(name: $0, declaredType: nil) }
                 } catch {
                     columns = []
                 }
@@ -124,8 +155,8 @@ package final class SQLEngine {
                 continue
             }
             let quoted = name.split(separator: ".").map { Self.quote(String($0)) }.joined(separator: ".")
-            try ensureTables(for: quoted, state: state, confirmed: confirmed, excluding: nil)
-            described.append(TableDescription(name: name, columns: built[name.lowercased()]?.columns ?? [], isView: false, select: nil))
+            try ensureTables(for: quoted, subject: subject, excluding: nil)
+            described.append(TableDescription(name: name, columns: try columns(of: name), isView: false, select: nil))
         }
         return described
     }
@@ -139,15 +170,15 @@ package final class SQLEngine {
 
     // MARK: - Preparing
 
-    private func prepare(_ sql: String, state: LogState, confirmed: Bool, excluding: String? = nil) throws(SQLError) -> SQLiteStatement {
-        try ensureTables(for: sql, state: state, confirmed: confirmed, excluding: excluding)
+    private func prepare(_ sql: String, subject: SQLSubject, excluding: String? = nil) throws(SQLError) -> SQLiteStatement {
+        try ensureTables(for: sql, subject: subject, excluding: excluding)
         connection.setAuthorizer(Self.readOnly)
         defer { connection.setAuthorizer(nil) }
         let prepared: (SQLiteStatement?, restOffset: Int)
         do {
             prepared = try connection.prepareFirst(sql)
         } catch {
-            throw explain(error, sql: sql, state: state)
+            throw explain(error, sql: sql, subject: subject)
         }
         guard let statement = prepared.0 else { throw SQLError(.refused, "no SQL statement given") }
         let rest = String(decoding: Array(sql.utf8)[prepared.restOffset...], as: UTF8.self)
@@ -166,6 +197,11 @@ package final class SQLEngine {
             // load_extension is off at the connection; these are refused by name as well.
             let name = action.second?.lowercased() ?? ""
             return ["load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"].contains(name) ? .deny : .allow
+        case SQLITE_UPDATE where action.trigger == nil && (action.first == "sqlite_master" || action.first == "sqlite_temp_master"):
+            // SQLite's own bookkeeping when a table-valued function (json_each) first
+            // connects; a user's write to the schema is refused before (not a query) and
+            // by DEFENSIVE and stmt_readonly after.
+            return .allow
         case SQLITE_PRAGMA:
             let name = action.first?.lowercased() ?? ""
             return ["table_info", "table_xinfo", "table_list"].contains(name) ? .allow : .deny
@@ -179,8 +215,7 @@ package final class SQLEngine {
 
     // MARK: - Running
 
-    private func run(_ statement: SQLiteStatement, sql: String, state: LogState, limit: Duration, maxRows: Int?) throws(SQLError) -> SQLAnswer {
-        cancelled.set(false)
+    private func run(_ statement: SQLiteStatement, sql: String, subject: SQLSubject, limit: Duration, maxRows: Int?) throws(SQLError) -> SQLAnswer {
         deadline = ContinuousClock.now + limit
         defer { deadline = nil }
         let columns = statement.columnNames
@@ -196,9 +231,9 @@ package final class SQLEngine {
                 if cancelled.isSet { throw SQLError(.interrupted, "interrupted: the query was stopped") }
                 throw SQLError(.timeLimit, "the query ran past its time limit of \(Self.text(limit)) and was stopped (set another with --sql-timeout SECONDS)")
             }
-            throw explain(error, sql: sql, state: state)
+            throw explain(error, sql: sql, subject: subject)
         }
-        return SQLAnswer(columns: columns, rows: rows, asOf: state.seq)
+        return SQLAnswer(columns: columns, rows: rows, asOf: subject.seq)
     }
 
     /// An SQL value as JSON: integers and reals as numbers, text as a string, a blob as its
@@ -220,64 +255,58 @@ package final class SQLEngine {
 
     // MARK: - Errors with what exists
 
-    private func explain(_ error: SQLiteError, sql: String, state: LogState) -> SQLError {
-        if error.isDenied {
+    private func explain(_ error: SQLiteError, sql: String, subject: SQLSubject) -> SQLError {
+        if error.isDenied || error.message.hasPrefix("not authorized") {
             return SQLError(.refused, "refused: \(error.message) — the statement would change or reach outside the store's tables; queries here are read-only")
         }
         var message = error.message
         if message.hasPrefix("no such table: ") {
             let name = String(message.dropFirst("no such table: ".count))
-            let known = tableNames(in: state)
+            let known = subject.tableNames
             message += Suggest.didYouMean(name, known) + ". Tables: " + known.joined(separator: ", ")
         } else if message.hasPrefix("no such column: ") {
             let name = String(message.dropFirst("no such column: ".count))
-            let known = built.values.flatMap { $0.columns.map(\.name) }
-            let unique = Array(Set(known)).sorted()
+            let unique = Array(Set(namedColumns)).sorted()
             message += Suggest.didYouMean(name.split(separator: ".").last.map(String.init) ?? name, unique)
             if !unique.isEmpty { message += ". Columns of the tables named: " + unique.joined(separator: ", ") }
         }
         return SQLError(.invalid, message)
     }
 
-    /// Every table name a query may use: views, `events`, `SOURCE.RESOURCE`, saved views.
-    package func tableNames(in state: LogState) -> [String] {
-        SQLTables.viewNames(in: state) + [SQLTables.eventsName]
-            + SQLTables.resources(in: state).flatMap { source in source.resources.map { source.source + "." + $0 } }
-            + state.savedViews.keys.sorted()
-    }
-
     // MARK: - Building tables
 
     /// Builds (or rebuilds, when built at another seq) every table `sql` names, and the saved
-    /// views it names with theirs.
-    private func ensureTables(for sql: String, state: LogState, confirmed: Bool, excluding: String?) throws(SQLError) {
+    /// views it names with theirs; over a read model on disk, attaches the files that hold them.
+    private func ensureTables(for sql: String, subject: SQLSubject, excluding: String?) throws(SQLError) {
         var mentions = SQLText.mentions(sql)
         // A saved view's own tables, and views it names, transitively.
         var views: [String] = []
         var queue = Array(mentions.names)
         var seen = Set<String>()
-        let saved = Dictionary(uniqueKeysWithValues: state.savedViews.values.map { ($0.name.lowercased(), $0) })
         while let name = queue.popLast() {
-            guard seen.insert(name).inserted, name != excluding, let view = saved[name] else { continue }
+            guard seen.insert(name).inserted, name != excluding, let view = subject.savedViews[name] else { continue }
             views.append(name)
             let inner = SQLText.mentions(view.sql)
             mentions.names.formUnion(inner.names)
             mentions.qualified += inner.qualified
             queue += inner.names
         }
+        namedTables = []
         do {
-            for name in SQLTables.viewNames(in: state) where mentions.names.contains(name.lowercased()) {
-                try build(key: name.lowercased(), state: state, confirmed: false) { SQLTables.viewTable(name, state: state) }
-            }
-            if mentions.names.contains(SQLTables.eventsName) {
-                try build(key: SQLTables.eventsName, state: state, confirmed: false) { [events] in
-                    SQLTables.eventsTable((try? events(state.seq)) ?? [])
+            for name in subject.viewNames + [SQLTables.eventsName] where mentions.names.contains(name.lowercased()) {
+                namedTables.append(name)
+                guard let state = subject.state else { continue }
+                if name == SQLTables.eventsName {
+                    try build(key: name, seq: subject.seq, confirmed: false) { [events] in
+                        SQLTables.eventsTable((try? events(state.seq)) ?? [])
+                    }
+                } else {
+                    try build(key: name.lowercased(), seq: subject.seq, confirmed: false) { SQLTables.viewTable(name, state: state) }
                 }
             }
-            let sources = SQLTables.resources(in: state)
             var needed: [(String, String)] = []
             for (schema, table) in mentions.qualified {
-                guard let source = sources.first(where: { $0.source.lowercased() == schema }),
+                guard let source = subject.resources.first(where: { $0.source.lowercased() == schema }),
                       let resource = source.resources.first(where: { $0.lowercased() == table }) else { continue }
                 needed.append((source.source, resource))
             }
@@ -291,21 +320,47 @@ package final class SQLEngine {
                 }
             }
             for (source, resource) in needed {
+                namedTables.append(source + "." + resource)
                 if !attached.contains(source.lowercased()) {
-                    try connection.execute("ATTACH DATABASE ':memory:' AS \(Self.quote(source))")
+                    let file = readModel.map { ReadModel.file(of: source, in: $0) } ?? ":memory:"
+                    try connection.execute("ATTACH DATABASE \(Self.literal(file)) AS \(Self.quote(source))")
                     attached.insert(source.lowercased())
                 }
-                try build(key: source.lowercased() + "." + resource.lowercased(), state: state, confirmed: confirmed) {
-                    SQLTables.resourceTable(source: source, resource: resource, state: state, confirmedOnly: confirmed)
+                guard let state = subject.state else { continue }
+                try build(key: source.lowercased() + "." + resource.lowercased(), seq: subject.seq, confirmed: subject.confirmed) {
+                    SQLTables.resourceTable(source: source, resource: resource, state: state, confirmedOnly: subject.confirmed)
                 }
             }
-            try createViews(views.reversed(), saved: saved)
+            try createViews(views.reversed(), saved: subject.savedViews)
         } catch let error as SQLError {
             throw error
         } catch let error as SQLiteError {
+            if error.isInterrupt { throw SQLError(.interrupted, "interrupted: the query was stopped") }
             throw SQLError(.invalid, "could not build the tables: \(error.message)")
         } catch {
             throw SQLError(.invalid, "could not build the tables: \(error)")
+        }
+    }
+
+    /// The columns of the tables the last query named (for "did you mean").
+    private var namedColumns: [String] { namedTables.flatMap { (try? columns(of: $0))?.map(\.name) ?? [] } }
+
+    /// Table `name`'s (`shows`, `census.gnomes`) columns as the connection holds them.
+    private func columns(of name: String) throws(SQLError) -> [SQLColumn] {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        let (schema, table) = parts.count == 2 ? (Self.quote(parts[0]), parts[1]) : ("main", parts[0])
+        do {
+            let statement = try connection.prepare("PRAGMA \(schema).table_info(\(Self.quote(table)))")
+            var columns: [SQLColumn] = []
+            while try statement.step() {
+                guard case .text(let column) = statement.value(at: 1) else { continue }
+                if column == "_empty" { continue }
+                let type: String? = if case .text(let t) = statement.value(at: 2), !t.isEmpty { t } else { nil }
+                columns.append(SQLColumn(name: column, declaredType: type))
+            }
+            return columns
+        } catch {
+            throw SQLError(.invalid, error.message)
         }
     }
 
@@ -315,9 +370,15 @@ package final class SQLEngine {
         for key in built.keys where key.hasPrefix(schema + ".") { built[key] = nil }
     }
 
-    private func build(key: String, state: LogState, confirmed: Bool, make: () throws -> SQLTable?) throws {
-        if let done = built[key], done.seq == state.seq, done.confirmed == confirmed { return }
+    private func build(key: String, seq: UInt64, confirmed: Bool, make: () throws -> SQLTable?) throws {
+        if let done = built[key], done.seq == seq, done.confirmed == confirmed { return }
         guard let table = try make() else { return }
+        try Self.write(table, into: connection)
+        built[key] = (seq, confirmed)
+    }
+
+    /// Creates `table` in `connection` (dropping one of its name), its rows in one transaction.
+    package static func write(_ table: SQLTable, into connection: SQLiteConnection) throws {
         let name = (table.schema == "main" ? "main" : Self.quote(table.schema)) + "." + Self.quote(table.name)
         let columns = table.columns.isEmpty ? [SQLColumn(name: "_empty", declaredType: nil)] : table.columns
         let definition = columns.map { column in Self.quote(column.name) + (column.declaredType.map { " " + $0 } ?? "") }
@@ -336,7 +397,6 @@ package final class SQLEngine {
             try? connection.execute("ROLLBACK")
             throw error
         }
-        built[key] = (state.seq, confirmed, table.columns)
     }
 
     /// Creates the saved views in `names` (dependencies first), as TEMP views so they read
@@ -359,6 +419,9 @@ package final class SQLEngine {
             created[name] = nil
         }
     }
+
+    /// `'text'`, with `'` doubled.
+    package static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// `"name"`, with `"` doubled.
     package static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

@@ -9,26 +9,32 @@ package final class SQLService: @unchecked Sendable {
     private let queue = DispatchQueue(label: "fetchlog.sql")
     /// Made on the queue, used only there.
     private var engine: SQLEngine?
-    private let store: Store
-    private let stop = Mutex<(@Sendable () -> Void)?>(nil)
+    private let make: @Sendable () throws -> SQLEngine
 
-    init(store: Store) { self.store = store }
+    /// A service whose engine `make` makes on first use.
+    package init(make: @escaping @Sendable () throws -> SQLEngine) { self.make = make }
 
-    /// The store's service (one per store).
+    /// The store's service (one per store): its engine builds the tables of the store's states.
     package static func of(_ store: Store) -> SQLService {
-        store.attachments.value("sql") { SQLService(store: store) }
+        store.attachments.value("sql") {
+            let log = store.log
+            return SQLService { try SQLEngine { seq in try SQLTables.eventRows(log, upTo: seq) } }
+        }
     }
 
-    /// Runs `body` with the engine on the service's queue; a cancelled task interrupts it.
+    /// Runs `body` with the engine on the service's queue; a cancelled task interrupts it,
+    /// whenever the cancel comes: before the query starts (it then never runs) or during it.
     package func run<T: Sendable>(_ body: @escaping @Sendable (SQLEngine) throws -> T) async throws -> T {
-        try await withTaskCancellationHandler {
+        let call = Call()
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 queue.async { [self] in
                     do {
-                        let engine = try self.engine ?? self.makeEngine()
+                        let engine = try self.engine ?? self.make()
                         self.engine = engine
-                        stop.withLock { $0 = engine.interrupter }
-                        defer { stop.withLock { $0 = nil } }
+                        engine.resetStop()
+                        guard call.start(engine.interrupter) else { throw SQLError(.interrupted, "interrupted: the query was stopped") }
+                        defer { call.finish() }
                         continuation.resume(returning: try body(engine))
                     } catch {
                         continuation.resume(throwing: error)
@@ -36,20 +42,29 @@ package final class SQLService: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            stop.withLock { $0?() }
+            call.cancel()
         }
     }
 
-    private func makeEngine() throws -> SQLEngine {
-        let log = store.log
-        return try SQLEngine { seq in
-            var rows: [JSONValue] = []
-            try log.scan(from: 1, batchSize: 256) { event in
-                guard event.seq <= seq else { return false }
-                rows.append(EventSummary.record(of: event))
+    /// One call's cancellation: the stop of the engine running it, once it runs.
+    private final class Call: Sendable {
+        private let state = Mutex<(cancelled: Bool, stop: (@Sendable () -> Void)?)>((false, nil))
+        /// Records `stop`; false when the call was cancelled already.
+        func start(_ stop: @escaping @Sendable () -> Void) -> Bool {
+            state.withLock { s in
+                if s.cancelled { return false }
+                s.stop = stop
                 return true
             }
-            return rows
+        }
+        func finish() { state.withLock { $0.stop = nil } }
+        func cancel() {
+            let stop = state.withLock { s in
+                s.cancelled = true
+                return s.stop
+            }
+            stop?()
         }
     }
+
 }

@@ -48,23 +48,25 @@ package enum SQLTables {
     /// Fixed view `name` as a table.
     package static func viewTable(_ name: String, state: LogState) -> SQLTable? {
         guard let export = try? ViewCatalog.export(name, state: state) else { return nil }
-        return table(schema: "main", name: name, fromExport: export)
+        let columns = state.sources.views.first { $0.name == name }?.columns ?? []
+        return table(schema: "main", name: name, fromExport: export, columns: columns)
     }
 
     /// A view's export as a table, by the rules above.
-    package static func table(schema: String, name: String, fromExport export: JSONValue) -> SQLTable {
+    /// `columns`: the view's declared record members, first (and there when the list is empty).
+    package static func table(schema: String, name: String, fromExport export: JSONValue, columns: [String] = []) -> SQLTable {
         guard case .object(let members) = export else { return SQLTable(schema: schema, name: name, columns: [], rows: []) }
         let data = members.filter { $0.0 != "view" }
         if let own = data.first(where: { $0.0 == name }), case .array(let list) = own.1 {
-            return records(schema: schema, name: name, list)
+            return records(schema: schema, name: name, leading: columns, list)
         }
         let lists = data.compactMap { member -> (String, [JSONValue])? in
             guard case .array(let elements) = member.1, elements.allSatisfy({ if case .object = $0 { true } else { false } }) else { return nil }
             return (member.0, elements)
         }
-        if lists.count == 1 { return records(schema: schema, name: name, lists[0].1) }
+        if lists.count == 1 { return records(schema: schema, name: name, leading: columns, lists[0].1) }
         if lists.count > 1 {
-            var table = records(schema: schema, name: name, lists.flatMap { list in list.1.map { ($0, list.0) } }.map { record, list in
+            var table = records(schema: schema, name: name, leading: columns, lists.flatMap { list in list.1.map { ($0, list.0) } }.map { record, list in
                 guard case .object(let fields) = record else { return record }
                 return .object([(listColumn, .string(list))] + fields)
             })
@@ -76,8 +78,8 @@ package enum SQLTables {
     }
 
     /// Records as rows: the union of their members in first-seen order.
-    package static func records(schema: String, name: String, _ records: [JSONValue], declared: [(String, String)] = [],
-                                always: [String] = []) -> SQLTable {
+    package static func records(schema: String, name: String, leading: [String] = [], _ records: [JSONValue],
+                                declared: [(String, String)] = [], always: [String] = []) -> SQLTable {
         var names: [String] = []
         var index: [String: Int] = [:]
         func add(_ column: String) {
@@ -85,6 +87,7 @@ package enum SQLTables {
             index[column] = names.count
             names.append(column)
         }
+        for column in leading { add(column) }
         for (column, _) in declared { add(column) }
         for record in records { for member in record.memberNames { add(member) } }
         for column in always { add(column) }
@@ -109,6 +112,17 @@ package enum SQLTables {
     /// The log up to `seq` as the `events` table.
     package static func eventsTable(_ events: [JSONValue]) -> SQLTable {
         records(schema: "main", name: eventsName, events, always: EventSummary.memberNames)
+    }
+
+    /// The `events` rows of `log` up to `seq` (each event's `log tail` summary).
+    package static func eventRows(_ log: EventLog, upTo seq: UInt64) throws -> [JSONValue] {
+        var rows: [JSONValue] = []
+        try log.scan(from: 1, batchSize: 256) { event in
+            guard event.seq <= seq else { return false }
+            rows.append(EventSummary.record(of: event))
+            return true
+        }
+        return rows
     }
 
     /// A JSON value as an SQL value.

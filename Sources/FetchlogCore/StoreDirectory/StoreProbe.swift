@@ -2,7 +2,7 @@ import Foundation
 import FetchlogLMDB
 
 /// Decides, without changing a byte, whether a directory may be opened as a store.
-enum StoreProbe {
+package enum StoreProbe {
     enum Verdict {
         /// No data yet: the store is created.
         case fresh
@@ -12,7 +12,12 @@ enum StoreProbe {
 
     /// `rewrite.tmp`: what a `log compact --rewrite` that did not finish leaves (a copy not
     /// yet swapped in); opening the store removes it. `push.lock`: the push claim (`PushClaim`).
-    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName, PushClaim.fileName]
+    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName, PushClaim.fileName, readModelName]
+
+    /// `sql/`: the SQL read model (issue 35), derived from the log: deleting it loses nothing.
+    /// `sql.tmp-PID`: one being written (a writer that died leaves it; the next removes it).
+    package static let readModelName = "sql"
+    package static let readModelTemporaryPrefix = "sql.tmp-"
 
     static func check(_ path: String) throws -> Verdict {
         let fm = FileManager.default
@@ -20,9 +25,9 @@ enum StoreProbe {
         guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return .fresh }
         guard isDirectory.boolValue else { throw StoreError.notADirectory(path: path) }
         let names = try fm.contentsOfDirectory(atPath: path).sorted()
-        let strangers = names.filter { !allowedFiles.contains($0) }
+        let strangers = names.filter { !allowedFiles.contains($0) && !$0.hasPrefix(readModelTemporaryPrefix) }
         if !strangers.isEmpty { throw StoreError.foreignFiles(path: path, names: strangers) }
-        if names.isEmpty { return .fresh }
+        if names.isEmpty || names.allSatisfy({ $0 == readModelName || $0.hasPrefix(readModelTemporaryPrefix) }) { return .fresh }
         guard names.contains("data.mdb") else { throw StoreError.lockFileWithoutData(path: path) }
         try checkDataFileHeader(path)
         return try checkContents(path)

@@ -7,22 +7,31 @@ public struct ViewDefinition: Sendable {
     public let sources: Set<String>
     /// The view's canonical JSON at a state.
     public let export: @Sendable (LogState) -> JSONValue
+    /// The members of the records of its list, in export order: the columns of its SQL table
+    /// (issue 35) even while the list is empty.
+    package let columns: [String]
 
-    /// A view named `name`, fed by `sources`, exported by `export`.
-    public init(name: String, sources: Set<String>, export: @escaping @Sendable (LogState) -> JSONValue) {
+    /// A view named `name`, fed by `sources`, exported by `export`; `columns`: the members of
+    /// its list's records (its SQL table's columns when the list is empty).
+    public init(name: String, sources: Set<String>, columns: [String] = [], export: @escaping @Sendable (LogState) -> JSONValue) {
         self.name = name
         self.sources = sources
+        self.columns = columns
         self.export = export
     }
 
     /// The definition of an `ExportableView` whose initialiser takes the state.
-    public init<V: ExportableView>(_ type: V.Type, sources: Set<String>, make: @escaping @Sendable (LogState) -> V) {
-        self.init(name: V.viewName, sources: sources) { state in make(state).export(asOf: state.seq) }
+    public init<V: ExportableView>(_ type: V.Type, sources: Set<String>, columns: [String] = [], make: @escaping @Sendable (LogState) -> V) {
+        self.init(name: V.viewName, sources: sources, columns: columns) { state in make(state).export(asOf: state.seq) }
     }
 
-    static let assets = ViewDefinition(AssetsView.self, sources: [Source.assets.rawValue], make: AssetsView.init)
+    static let assets = ViewDefinition(AssetsView.self, sources: [Source.assets.rawValue],
+                                       columns: ["url", "held", "contentType", "size", "sha256", "seq", "failuresSince", "lastError"], make: AssetsView.init)
     static func status(sources: [String]) -> ViewDefinition {
-        ViewDefinition(StatusView.self, sources: Set(sources), make: StatusView.init)
+        ViewDefinition(StatusView.self, sources: Set(sources),
+                       columns: ["source", "path", "held", "lastSuccess", "lastSuccessSeq", "lastRevalidated", "lastRenewed", "lastAttempt",
+                                 "lastAttemptSeq", "etag", "lastModified", "cacheControl", "failuresSince", "lastError", "lastErrorClass", "endOfList"],
+                       make: StatusView.init)
     }
 }
 

@@ -7,15 +7,23 @@ public enum SeedSources {
     public static let plugins: [any SourcePlugin] = [TVMazeSource(), BrastlewarkSource(), ViaplaySource(), ThmanyahSource(), ArticSource()]
 
     public static let views: [ViewDefinition] = [
-        ViewDefinition(ArtistsView.self, sources: ["artic"], make: ArtistsView.init),
-        ViewDefinition(ArtworksView.self, sources: ["artic"], make: ArtworksView.init),
+        ViewDefinition(ArtistsView.self, sources: ["artic"],
+                       columns: ["id", "title", "birthDate", "deathDate", "description", "artworkIds"], make: ArtistsView.init),
+        ViewDefinition(ArtworksView.self, sources: ["artic"],
+                       columns: ["id", "title", "artistDisplay", "artistId", "artistTitle", "dateDisplay", "imageId", "imageURL", "imageKind"], make: ArtworksView.init),
         ViewDefinition(FiltersView.self, sources: ["brastlewark"], make: FiltersView.init),
-        ViewDefinition(FriendsView.self, sources: ["brastlewark"], make: FriendsView.init),
-        ViewDefinition(GnomesView.self, sources: ["brastlewark"], make: GnomesView.init),
-        ViewDefinition(PagesView.self, sources: ["viaplay"], make: PagesView.init),
-        ViewDefinition(SearchView.self, sources: ["thmanyah", "tvmaze"], make: SearchView.init),
-        ViewDefinition(SectionsView.self, sources: ["thmanyah"], make: SectionsView.init),
-        ViewDefinition(ShowsView.self, sources: ["tvmaze"], make: ShowsView.init),
+        ViewDefinition(FriendsView.self, sources: ["brastlewark"],
+                       columns: ["id", "friends", "listedBy", "unknownFriends"], make: FriendsView.init),
+        ViewDefinition(GnomesView.self, sources: ["brastlewark"],
+                       columns: ["id", "name", "thumbnail", "age", "weight", "height", "hairColor", "professions", "friends"], make: GnomesView.init),
+        ViewDefinition(PagesView.self, sources: ["viaplay"],
+                       columns: ["path", "title", "description", "pageType", "sections", "blocks", "nextHref"], make: PagesView.init),
+        ViewDefinition(SearchView.self, sources: ["thmanyah", "tvmaze"],
+                       columns: ["list", "query", "sections", "results"], make: SearchView.init),
+        ViewDefinition(SectionsView.self, sources: ["thmanyah"],
+                       columns: ["name", "type", "rawType", "contentType", "rawContentType", "order", "page", "items"], make: SectionsView.init),
+        ViewDefinition(ShowsView.self, sources: ["tvmaze"],
+                       columns: ["id", "name", "premiereYear", "genres", "status", "rating", "summary", "image", "itemIndex"], make: ShowsView.init),
     ]
 
     public static let parameterizedViews: [ParameterizedView] = [

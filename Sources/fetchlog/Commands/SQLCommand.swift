@@ -36,6 +36,13 @@ struct SQLCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
+        let statement = words.joined(separator: " ")
+        let limit = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
+        // A one-shot query at the head answers from the read model when it is current: no
+        // fold of the log, no body decoded (issue 35, cold start).
+        if context.session == nil, at == nil, !confirmed, !tables, !schema, SQLText.classify(statement) == .query {
+            return try await Self.reporting { try await oneShot(statement, limit: limit, context: context) }
+        }
         let store: Store
         if let open = context.session?.store { store = open } else { store = try await openStore(context.maintenance, clock: context.clock) }
         if let at { try context.maintenance.checkSeq(at) }
@@ -49,8 +56,6 @@ struct SQLCommand: SharedCommand {
             return .table(columns: ["table", "columns"], rows: described.map { [$0.name, $0.columns.map(\.name).joined(separator: ", ")] },
                           records: described.map(Self.json))
         }
-        let statement = words.joined(separator: " ")
-        let limit = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
         // Inside `at SEQ …` in the shell, the past it pins.
         let seq = at ?? (context.session.flatMap { $0.pinnedSeq })
         // `.timer on` in the shell times every command, this one too.
@@ -61,8 +66,32 @@ struct SQLCommand: SharedCommand {
         if answer.columns.isEmpty, case .dropView(let name, _) = SQLText.classify(statement) {
             return .message("dropped view \(name) (seq \(answer.asOf))", json: .object([("dropped", .string(name)), ("seq", .number(Int(answer.asOf)))]))
         }
+        return Self.rows(answer)
+    }
+
+    static func rows(_ answer: SQLAnswer) -> Output {
         let footer = "\(answer.rows.count) row\(answer.rows.count == 1 ? "" : "s") (as of seq \(answer.asOf))"
         return .rows(columns: answer.columns, values: answer.rows, footer: footer)
+    }
+
+    /// From the read model (`ReadModel`): current, it answers without opening the store;
+    /// absent or behind, the store is opened and the read model written for the next one.
+    /// One that cannot be written (a read-only directory) leaves the answer to the store.
+    private func oneShot(_ statement: String, limit: Duration, context: CommandContext) async throws -> Output? {
+        let path = context.maintenance.path
+        let stamp = try ReadModel.stamp(of: context.maintenance.log)
+        var subject = ReadModel.open(storePath: path, stamp: stamp)
+        if subject == nil {
+            let store = try await openStore(context.maintenance, clock: context.clock)
+            subject = ReadModel.rebuild(from: store, storePath: path)
+            if subject == nil {
+                return Self.rows(try await store.sql(statement, timeLimit: limit))
+            }
+        }
+        let held = subject!
+        let directory = ReadModel.directory(of: path)
+        let service = SQLService { try SQLEngine(readModel: directory) }
+        return Self.rows(try await service.run { engine in try engine.query(statement, subject: held, limit: limit) })
     }
 
     /// A table as `--tables` and `--schema` print it in json.

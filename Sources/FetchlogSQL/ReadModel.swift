@@ -1,0 +1,166 @@
+import FetchlogCore
+import FetchlogSQLite
+import Foundation
+
+/// The SQL read model (issue 35): the head's tables written to SQLite files in the store
+/// directory (`sql/`), stamped with what they cover — the log's last seq, a checksum of its
+/// last record, the reducer and this contract's version — so a one-shot `fetchlog sql`
+/// answers from them without folding the log or decoding a body, as `sqlite3 FILE` does.
+///
+/// Derived, as checkpoints are: deleting it loses nothing; a store without it, one behind the
+/// log, or one that does not open is rebuilt from the store (the next one-shot that finds it
+/// so writes it anew). It is written whole into `sql.tmp-PID` and renamed into place, so a
+/// reader sees an old one or a new one, never half of one.
+///
+/// Files: `catalog.sqlite` (the stamp and the names: views, resources, saved views),
+/// `main.sqlite` (the views and `events`), `source-NAME.sqlite` per manifest source (its
+/// resources, attached as schema NAME when a query names it).
+package enum ReadModel {
+    /// The version of the table contract the files hold; a change rebuilds them.
+    package static let contract = 1
+
+    /// What a read model must match to answer for the log as it is.
+    package struct Stamp: Equatable, Sendable {
+        package let seq: UInt64
+        /// CRC-32C of the last record's stored bytes: a log rewritten under the same seq
+        /// (compaction, salvage, a log put in its place) no longer matches.
+        package let lastRecord: UInt32
+        package let reducer: Int
+        package let contract: Int
+    }
+
+    /// The log's stamp now (or as of `seq`): one read of its last record.
+    package static func stamp(of log: EventLog, at seq: UInt64? = nil) throws -> Stamp {
+        let seq = try seq ?? log.lastSeq()
+        let record = try seq == 0 ? [] : log.rawRecord(at: seq) ?? []
+        let crc = record.withUnsafeBytes { EnvelopeCodec.checksum(of: $0) }
+        return Stamp(seq: seq, lastRecord: crc, reducer: LogState.reducerVersion, contract: contract)
+    }
+
+    /// The directory of the read model of the store at `storePath`.
+    package static func directory(of storePath: String) -> String { storePath + "/" + StoreProbe.readModelName }
+
+    /// The file of `source`'s resources, or of the views and events (nil).
+    package static func file(of source: String?, in directory: String) -> String {
+        directory + "/" + (source.map { "source-" + $0 } ?? "main") + ".sqlite"
+    }
+
+    /// The read model's tables when it matches `stamp`; nil when it is absent, behind, of
+    /// another contract or reducer, or does not open.
+    package static func open(storePath: String, stamp: Stamp) -> SQLSubject? {
+        let directory = directory(of: storePath)
+        guard FileManager.default.fileExists(atPath: directory + "/catalog.sqlite"),
+              let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
+              let held = try? readStamp(catalog), held == stamp else { return nil }
+        do {
+            var views: [String] = []
+            var resources: [(source: String, resources: [String])] = []
+            var saved: [SavedView] = []
+            let names = try catalog.prepare("SELECT kind, source, name, sql, seq FROM names ORDER BY position")
+            while try names.step() {
+                guard case .text(let kind) = names.value(at: 0), case .text(let name) = names.value(at: 2) else { continue }
+                switch kind {
+                case "view": views.append(name)
+                case "resource":
+                    guard case .text(let source) = names.value(at: 1) else { continue }
+                    if resources.last?.source == source { resources[resources.count - 1].resources.append(name) } else { resources.append((source, [name])) }
+                case "saved":
+                    guard case .text(let sql) = names.value(at: 3), case .integer(let seq) = names.value(at: 4) else { continue }
+                    saved.append(SavedView(name: name, sql: sql, seq: UInt64(seq)))
+                default: continue
+                }
+            }
+            return SQLSubject(seq: stamp.seq, viewNames: views, resources: resources, savedViews: saved)
+        } catch {
+            return nil
+        }
+    }
+
+    private static func readStamp(_ catalog: SQLiteConnection) throws -> Stamp? {
+        let statement = try catalog.prepare("SELECT seq, lastRecord, reducer, contract FROM stamp")
+        guard try statement.step(), case .integer(let seq) = statement.value(at: 0), case .integer(let crc) = statement.value(at: 1),
+              case .integer(let reducer) = statement.value(at: 2), case .integer(let contract) = statement.value(at: 3) else { return nil }
+        return Stamp(seq: UInt64(seq), lastRecord: UInt32(truncatingIfNeeded: crc), reducer: Int(reducer), contract: Int(contract))
+    }
+
+    /// Writes the read model of `state` (the head, with pending changes folded) and `events`
+    /// (the log's summaries up to the state's seq), stamped `stamp`, replacing the one there.
+    package static func write(state: LogState, events: [JSONValue], stamp: Stamp, storePath: String) throws {
+        let fm = FileManager.default
+        let final = directory(of: storePath)
+        let temporary = storePath + "/" + StoreProbe.readModelTemporaryPrefix + String(ProcessInfo.processInfo.processIdentifier)
+        try? fm.removeItem(atPath: temporary)
+        try fm.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        do {
+            var names: [(kind: String, source: String?, name: String, sql: String?, seq: UInt64?)] = []
+            try fill(file(of: nil, in: temporary)) { connection in
+                for name in SQLTables.viewNames(in: state) {
+                    guard let table = SQLTables.viewTable(name, state: state) else { continue }
+                    try SQLEngine.write(table, into: connection)
+                    names.append(("view", nil, name, nil, nil))
+                }
+                try SQLEngine.write(SQLTables.eventsTable(events), into: connection)
+            }
+            for (source, resources) in SQLTables.resources(in: state) {
+                try fill(file(of: source, in: temporary)) { connection in
+                    for resource in resources {
+                        guard let table = SQLTables.resourceTable(source: source, resource: resource, state: state, confirmedOnly: false) else { continue }
+                        // Written in the file's own main schema; attached later as SOURCE.
+                        try SQLEngine.write(SQLTable(schema: "main", name: table.name, columns: table.columns, rows: table.rows), into: connection)
+                        names.append(("resource", source, resource, nil, nil))
+                    }
+                }
+            }
+            for view in state.savedViews.values.sorted(by: { $0.name < $1.name }) { names.append(("saved", nil, view.name, view.sql, view.seq)) }
+            // The catalog last: a directory without it is never read.
+            try fill(temporary + "/catalog.sqlite") { connection in
+                try connection.execute("CREATE TABLE stamp (seq INTEGER, lastRecord INTEGER, reducer INTEGER, contract INTEGER)")
+                let insert = try connection.prepare("INSERT INTO stamp VALUES (?, ?, ?, ?)")
+                try insert.bind([.integer(Int64(stamp.seq)), .integer(Int64(stamp.lastRecord)), .integer(Int64(stamp.reducer)), .integer(Int64(stamp.contract))])
+                try insert.run()
+                try connection.execute("CREATE TABLE names (position INTEGER, kind TEXT, source TEXT, name TEXT, sql TEXT, seq INTEGER)")
+                let row = try connection.prepare("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?)")
+                for (position, entry) in names.enumerated() {
+                    try row.bind([.integer(Int64(position)), .text(entry.kind), entry.source.map(SQLiteValue.text) ?? .null, .text(entry.name),
+                                  entry.sql.map(SQLiteValue.text) ?? .null, entry.seq.map { .integer(Int64($0)) } ?? .null])
+                    try row.run()
+                }
+            }
+            // Swapped in: the old one out of the way first (rename cannot replace a directory
+            // that holds files), then the new one in. A reader between the two finds none
+            // and answers from the store.
+            let retired = temporary + ".old"
+            if fm.fileExists(atPath: final) { try? fm.moveItem(atPath: final, toPath: retired) }
+            try fm.moveItem(atPath: temporary, toPath: final)
+            try? fm.removeItem(atPath: retired)
+        } catch {
+            try? fm.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    /// Creates the database at `path` and fills it; no journal (a file that did not finish is
+    /// in a directory no reader opens).
+    private static func fill(_ path: String, _ body: (SQLiteConnection) throws -> Void) throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try body(connection)
+    }
+}
+
+extension ReadModel {
+    /// The read model of the store `store` opened (its head), written now: for a one-shot
+    /// that found none current. Returns its subject, or nil when it could not be written
+    /// (a read-only directory, a full disk: then the caller answers from the store).
+    package static func rebuild(from store: Store, storePath: String) -> SQLSubject? {
+        let state = store.snapshot.state
+        guard let stamp = try? stamp(of: store.log, at: state.seq),
+              let events = try? SQLTables.eventRows(store.log, upTo: state.seq) else { return nil }
+        do {
+            try write(state: state, events: events, stamp: stamp, storePath: storePath)
+        } catch {
+            return nil
+        }
+        return open(storePath: storePath, stamp: stamp)
+    }
+}
