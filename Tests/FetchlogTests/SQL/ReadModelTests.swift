@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import FetchlogCore
+@testable import FetchlogSQL
+import FetchlogSQLite
+@testable import FetchlogSources
+
+/// The SQL read model (issue 35): derived files under the store's `sql/`, stamped with what
+/// they cover. A one-shot `fetchlog sql` answers from them when current, rebuilds them when
+/// absent, behind or damaged, and its answer never depends on which.
+@Suite struct ReadModelTests {
+    static let query = "SELECT hairColor, count(*) AS n FROM gnomes GROUP BY 1 ORDER BY n DESC, hairColor"
+    static let expected = #"[{"hairColor":"Pink","n":285},{"hairColor":"Red","n":272},{"hairColor":"Green","n":267},{"hairColor":"Gray","n":258},{"hairColor":"Black","n":255}]"#
+
+    func sql(_ store: String, _ query: String = ReadModelTests.query) async throws -> String {
+        let result = try await runFetchlog(["--store", store, "--format", "json", "sql", query])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .newlines)
+    }
+
+    @Test func aOneShotWritesItReadsItAndRebuildsItWhenBehindOrDamaged() async throws {
+        let dir = TemporaryDirectory("readmodel")
+        let store = try DamagedFileTests.sampleStore(dir)
+        let catalog = store + "/sql/catalog.sqlite"
+        #expect(!FileManager.default.fileExists(atPath: catalog))
+        // Absent: written by the first one-shot.
+        #expect(try await sql(store) == Self.expected)
+        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 13)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: store + "/sql")) == ["catalog.sqlite", "main.sqlite"])
+        // Current: read as it is (its file untouched).
+        let written = try FileManager.default.attributesOfItem(atPath: catalog)[.modificationDate] as? Date
+        #expect(try await sql(store) == Self.expected)
+        #expect(try FileManager.default.attributesOfItem(atPath: catalog)[.modificationDate] as? Date == written)
+        // Behind: a saved view is an event (seq 14); the next one-shot rebuilds and knows it.
+        #expect(try await runFetchlog(["--store", store, "sql", "CREATE VIEW reds AS SELECT name FROM gnomes WHERE hairColor = 'Red'"]).status == 0)
+        #expect(try await sql(store, "SELECT count(*) AS n FROM reds") == #"[{"n":272}]"#)
+        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 14)
+        // Damaged: garbage in its catalog; rebuilt, the answer the same.
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: catalog))
+        #expect(try await sql(store) == Self.expected)
+        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 14)
+        // Deleted: nothing lost.
+        try FileManager.default.removeItem(atPath: store + "/sql")
+        #expect(try await sql(store, "SELECT count(*) AS n FROM reds") == #"[{"n":272}]"#)
+        // The store still opens and verifies with it beside the log.
+        #expect(try await runFetchlog(["--store", store, "replay", "--verify"]).status == 0)
+        #expect(try await runFetchlog(["--store", store, "log", "verify"]).status == 0)
+    }
+
+    /// The read model answers as the store does, table by table (views, events), byte for
+    /// byte in canonical JSON.
+    @Test func itAnswersAsTheStoreDoes() async throws {
+        let dir = TemporaryDirectory("readmodel-same")
+        let path = try DamagedFileTests.sampleStore(dir)
+        _ = try await sql(path)
+        let log = try EventLog.open(at: path)
+        defer { log.close() }
+        let store = try Store(log: log, sources: .seed)
+        let subject = try #require(ReadModel.open(storePath: path, stamp: try ReadModel.stamp(of: log)))
+        let files = try SQLEngine(readModel: ReadModel.directory(of: path))
+        for table in subject.tableNames {
+            let query = "SELECT * FROM \(SQLEngine.quote(table))"
+            let fromFiles = try files.query(query, subject: subject)
+            let fromStore = try await store.sql(query)
+            #expect(fromFiles == fromStore, "\(table)")
+        }
+        #expect(subject.tableNames == ["artists", "artworks", "assets", "filters", "friends", "gnomes", "pages", "search", "sections", "shows", "status", "events"])
+    }
+}
+
+/// Reads a read model's stamp directly (what the tests check the files by).
+enum SQLiteConnectionProbe {
+    static func stampSeq(_ catalog: String) throws -> Int64? {
+        let connection = try FetchlogSQLite.SQLiteConnection(path: catalog, readOnly: true)
+        let statement = try connection.prepare("SELECT seq FROM stamp")
+        guard try statement.step(), case .integer(let seq) = statement.value(at: 0) else { return nil }
+        return seq
+    }
+}
