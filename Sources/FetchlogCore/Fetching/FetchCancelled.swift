@@ -28,7 +28,7 @@ public struct FetchCancelled: Error, CustomStringConvertible, Sendable {
     }
 
     /// Every attempt that was recorded, in order.
-    public var recordedAttempts: [FetchReport.Attempt] {
+    package var recordedAttempts: [FetchReport.Attempt] {
         completed.flatMap(\.attempts) + (interrupted?.attempts ?? [])
     }
 

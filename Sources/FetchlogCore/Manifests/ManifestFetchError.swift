@@ -1,7 +1,7 @@
-/// Why a manifest resource (or its images) could not be fetched. `isUsage`: the request
+/// Why a manifest resource (or its images) could not be fetched (`reason`): the request
 /// named what the store does not define (a source, a resource, images), and nothing was
-/// asked of the upstream — a front end reports it as a malformed request; otherwise a held
-/// parent item lacks what a child resource's path needs (the pages fetched before stay).
+/// asked of the upstream — a front end reports it as a malformed request; or, `missingField`,
+/// a held parent item lacks what a child resource's path needs (the pages fetched before stay).
 public struct ManifestFetchError: Error, CustomStringConvertible, Sendable {
     /// What was missing.
     public enum Reason: Sendable, Equatable {
@@ -25,8 +25,9 @@ public struct ManifestFetchError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
-    /// True when the request itself named what is not defined (not a fault of held data).
-    public var isUsage: Bool { reason != .missingField }
+    /// True when the request itself named what is not defined (not a fault of held data):
+    /// the command line's usage error.
+    package var isUsage: Bool { reason != .missingField }
     /// The message.
     public var description: String { message }
 }

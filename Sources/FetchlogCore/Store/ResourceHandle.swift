@@ -59,14 +59,24 @@ public struct ResourceHandle: Sendable {
     /// The resource's items in the store's latest snapshot (deduplicated by the primary key,
     /// in first-seen order, as the `items` view shows them), decoded into `T` from their
     /// canonical JSON, numbers as numbers. `decoder` sets key and date strategies.
+    ///
+    /// The changes waiting are in them (`add`, `set`, `delete`): an item added here that the
+    /// server has not confirmed yet is decoded with its key field null — its key is
+    /// `local:ID` until then, which is no value of the server's — so declare that field
+    /// optional (`let id: Int?`): it is the server's once a push is confirmed. A `T` whose
+    /// key field (or a field the server fills in) is not optional throws
+    /// ``DefinedSourceError/unconfirmedItem(source:resource:key:type:field:)`` naming the
+    /// item's local key. ``heldItems(as:decoder:)`` gives each item with its key and changes.
     public func items<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> [T] {
-        try Self.decode(readView().items, as: type, decoder: decoder)
+        let view = try readView()
+        return try decode(view.items, key: view.restResource.primaryKey, as: type, decoder: decoder)
     }
 
-    /// The items decoded into `T`, now and then each time they change — as GRDB's
-    /// `ValueObservation`: a snapshot that leaves them as they were (another source's
-    /// fetch, a 304, an intent) yields nothing. Values in between two deliveries may be
-    /// skipped (the newest wins), never the last. Ends with an error when the items stop
+    /// The items decoded into `T` as ``items(as:decoder:)`` decodes them (an item added here
+    /// and not confirmed yet with its key field null), now and then each time they change —
+    /// as GRDB's `ValueObservation`: a snapshot that leaves them as they were (another
+    /// source's fetch, a 304, an intent) yields nothing. Values in between two deliveries may
+    /// be skipped (the newest wins), never the last. Ends with an error when the items stop
     /// decoding or a redefinition removes the resource; cancel the consuming task (or drop
     /// the stream) to stop.
     public func observe<T: Decodable & Sendable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) -> AsyncThrowingStream<[T], any Error> {
@@ -86,7 +96,8 @@ public struct ResourceHandle: Sendable {
             for await view in views {
                 // The export without `asOf`, or null once the resource is gone.
                 guard let items = view["items"]?.arrayValue else { return continuation.finish(throwing: missing()) }
-                do { continuation.yield(try Self.decode(items, as: type, decoder: decoder)) } catch { return continuation.finish(throwing: error) }
+                let key = store.snapshot.state.manifests[source]?.manifest.resource(name)?.primaryKey ?? []
+                do { continuation.yield(try decode(items, key: key, as: type, decoder: decoder)) } catch { return continuation.finish(throwing: error) }
             }
             continuation.finish()
         }
@@ -103,8 +114,8 @@ public struct ResourceHandle: Sendable {
         return view.export(asOf: state.seq)
     }
 
-    private func readView() throws(DefinedSourceError) -> ItemsView {
-        let state = store.snapshot.state
+    func readView(_ state: LogState? = nil) throws(DefinedSourceError) -> ItemsView {
+        let state = state ?? store.snapshot.state
         guard let view = ItemsView(state: state, source: source, resource: name) else { throw missing(in: state) }
         return view
     }
@@ -117,14 +128,56 @@ public struct ResourceHandle: Sendable {
         return .noResource(source: source, resource: name, known: defined.resources.map(\.name))
     }
 
-    /// Items as the canonical JSON text `JSONDecoder` reads: the held numbers' text as written.
-    static func decode<T: Decodable>(_ items: [JSONValue], as type: T.Type, decoder: JSONDecoder) throws -> [T] {
-        try decoder.decode([T].self, from: Data(JSONValue.array(items).canonicalText().utf8))
+    /// Items as the canonical JSON text `JSONDecoder` reads (the held numbers' text as
+    /// written), an item added here and not confirmed yet with its key field (`key`, the
+    /// primary key) null. When such an item lacks what `T` needs — its key, or a field the
+    /// server fills in — the error names it (``DefinedSourceError/unconfirmedItem(source:resource:key:type:field:)``)
+    /// rather than the decoder's words about an index.
+    func decode<T: Decodable>(_ items: [JSONValue], key: [String], as type: T.Type, decoder: JSONDecoder) throws -> [T] {
+        var items = items
+        var local: [Int: String] = [:]
+        if key.count == 1 {
+            for at in items.indices {
+                guard let text = Self.localKey(of: items[at], field: key[0]) else { continue }
+                local[at] = text
+                items[at] = ItemsView.adding([(key[0], .null)], to: items[at])
+            }
+        }
+        do {
+            return try decoder.decode([T].self, from: Data(JSONValue.array(items).canonicalText().utf8))
+        } catch let error as DecodingError {
+            guard !local.isEmpty, let (at, field) = Self.lacking(error), let text = local[at],
+                  field == key[0] || items[at][field].map({ !$0.isNull }) ?? true else { throw error }
+            throw DefinedSourceError.unconfirmedItem(source: source, resource: name, key: text, type: "\(T.self)", field: field)
+        }
+    }
+
+    /// The local key (`local:SEQ`) of an item added here that the server has not named yet:
+    /// the optimistic view gives it as the item's key field, SEQ among its pending mutations.
+    static func localKey(of item: JSONValue, field: String) -> String? {
+        guard case .string(let text)? = item[field], text.hasPrefix("local:"), let seq = UInt64(text.dropFirst("local:".count)),
+              item["pending"]?["mutations"]?.arrayValue?.contains(.number(seq)) == true else { return nil }
+        return text
+    }
+
+    /// The item (its place in the list) and its member that a decoding error says has no
+    /// value: absent, or null where the type takes none. Nil for any other error.
+    static func lacking(_ error: DecodingError) -> (Int, String)? {
+        switch error {
+        case .keyNotFound(let member, let context):
+            guard context.codingPath.count == 1, let at = context.codingPath[0].intValue else { return nil }
+            return (at, member.stringValue)
+        case .valueNotFound(_, let context):
+            guard context.codingPath.count == 2, let at = context.codingPath[0].intValue else { return nil }
+            return (at, context.codingPath[1].stringValue)
+        default:
+            return nil
+        }
     }
 }
 
-/// A defined source or resource asked for by a name the store does not hold, or a fetch of
-/// one that failed.
+/// A defined source or resource asked for by a name the store does not hold, a fetch of one
+/// that failed, or an item not confirmed yet read into a type that needs what it lacks.
 public enum DefinedSourceError: Error, CustomStringConvertible {
     /// No source of that name is defined by a manifest in the store; `known` are the ones
     /// that are.
@@ -134,6 +187,11 @@ public enum DefinedSourceError: Error, CustomStringConvertible {
     /// A page of the fetch failed; `reports` are every page's (the failed ones say why).
     /// The items held before, and the pages that did arrive, are kept.
     case fetchFailed(source: String, resource: String, reports: [FetchReport])
+    /// An item added here (`key`: its `local:ID`) that the server has not confirmed yet, read
+    /// into `type`, which needs its member `field` — the key field, null until the server
+    /// names the item, or a field the server fills in. Declare that member optional, or read
+    /// ``ResourceHandle/heldItems(as:decoder:)`` for each item's key.
+    case unconfirmedItem(source: String, resource: String, key: String, type: String, field: String)
 
     /// What happened and what to do, naming the names that exist ("did you mean").
     public var description: String {
@@ -145,6 +203,10 @@ public enum DefinedSourceError: Error, CustomStringConvertible {
             "\(source) has no resource '\(name)'\(Suggest.didYouMean(name, known)): its resources are \(known.joined(separator: ", "))"
         case .fetchFailed(let source, let resource, let reports):
             Self.describe(source: source, resource: resource, reports: reports)
+        case .unconfirmedItem(let source, let resource, let key, let type, let field):
+            "\(source) \(resource) item \(key) was added here and the server has not confirmed it yet: it has no \(field) until a push does, "
+                + "and \(type)'s \(field) is not optional. Declare it optional (nil until then); heldItems(as:) gives each item with its key "
+                + "(\(key) until the server names it)"
         }
     }
 

@@ -16,7 +16,7 @@ public struct PushReport: Sendable, Equatable {
     /// create is not confirmed yet, or the upstream was unreachable.
     public internal(set) var held: [UInt64] = []
     /// One line a mutation: its id, what was sent and what came back.
-    public internal(set) var lines: [String] = []
+    package internal(set) var lines: [String] = []
     /// The push that held the store's claim when this one began and that it waited for
     /// (`pid N, push started TIME`); nil when none did. One pusher at a time per store.
     public internal(set) var waitedFor: String?

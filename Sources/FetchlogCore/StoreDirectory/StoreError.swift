@@ -1,8 +1,8 @@
 import FetchlogLMDB
 import Foundation
 
-/// Why a store could not be opened or used. Each case names the problem and, in
-/// `remedy`, what to do; the directory's bytes are never changed when opening fails.
+/// Why a store could not be opened or used. Each case's description names the problem and
+/// what to do; the directory's bytes are never changed when opening fails.
 public enum StoreError: Error, CustomStringConvertible, Sendable {
     /// The path names a file, not a directory.
     case notADirectory(path: String)
@@ -85,7 +85,7 @@ public enum StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     /// What to do about it.
-    public var remedy: String {
+    package var remedy: String {
         switch self {
         case .danglingLink:
             "Nothing was changed. Create the link's target directory, or point \(FrontEndTerm.storeLocation) at another directory."

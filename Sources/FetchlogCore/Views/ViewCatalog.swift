@@ -65,7 +65,7 @@ public struct ViewNameError: Error, CustomStringConvertible, Equatable {
     /// Every name that would have been accepted.
     public let known: [String]
     /// No view named `name`; `known` lists the names that exist.
-    public init(name: String, known: [String]) {
+    package init(name: String, known: [String]) {
         self.name = name
         self.known = known
     }

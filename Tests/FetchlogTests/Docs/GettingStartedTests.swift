@@ -1,5 +1,6 @@
 import FetchlogCore
 import Foundation
+import SampleUpstream
 import Testing
 
 /// The code of `Sources/FetchlogCore/FetchlogCore.docc/GettingStarted.md`, compiled and run
@@ -18,6 +19,19 @@ import Testing
         let stars: Int
         let itemName: String
         enum CodingKeys: String, CodingKey { case id, stars, itemName = "_items_name" }
+    }
+
+    struct Note: Codable, Equatable, Sendable {
+        var id: Int?  // nil until the server names a note added here
+        var title: String
+        var priority: Int
+    }
+
+    /// The article's `Note` with a key that is not optional, as a reader might write it first.
+    struct NamedNote: Decodable, Equatable {
+        let id: Int
+        let title: String
+        let priority: Int
     }
 
     @Test func theArticleRunsAsWritten() async throws {
@@ -39,7 +53,11 @@ import Testing
                              "paginator": {"type": "page_number", "base_page": 1, "total_path": "total_pages"}}},
                {"name": "reviews",
                 "endpoint": {"path": "items/{resources.items.id}/reviews", "data_selector": "data", "paginator": "single_page"},
-                "include_from_parent": ["name"]}]}
+                "include_from_parent": ["name"]},
+               {"name": "notes",
+                "endpoint": {"path": "notes", "data_selector": "data", "paginator": "single_page"},
+                "fetchlog": {"writes": {"create": {"method": "POST", "path": "notes"},
+                                        "update": {"method": "PATCH", "path": "notes/{id}"}}}}]}
             """))
 
         // Open a store and define the source
@@ -47,7 +65,7 @@ import Testing
         let catalog = try await store.define(manifest)
         let items = try catalog.resource("items")
         let typo = try #require(throws: DefinedSourceError.self) { try catalog.resource("itemz") }
-        #expect("\(typo)" == "catalog has no resource 'itemz' (did you mean 'items'?): its resources are items, reviews")
+        #expect("\(typo)" == "catalog has no resource 'itemz' (did you mean 'items'?): its resources are items, reviews, notes")
 
         // Fetch
         let reports = try await items.fetch()
@@ -75,6 +93,29 @@ import Testing
         #expect(json == #"{"asOf":\#(seq),"count":12,"items":[\#((1 ... 12).map(CatalogUpstream.item).joined(separator: ","))],"#
             + #""resource":"items","source":"catalog","view":"items"}"#)
 
+        // Change items offline
+        let notes = try catalog.resource("notes")
+        try await notes.fetch()
+        let bread = try await notes.add(Note(id: nil, title: "buy bread", priority: 2))  // recorded, not sent
+        let added = try notes.items(as: Note.self).last
+        #expect(added == Note(id: nil, title: "buy bread", priority: 2))
+        #expect(try notes.items(as: Note.self).count == 4)
+        #expect(bread.key == "local:\(bread.id)" && bread.state == .queued)
+        #expect(await upstream.server.appliedWrites.isEmpty)
+        let unnamed = try #require(throws: DefinedSourceError.self) { try notes.items(as: NamedNote.self) }
+        #expect("\(unnamed)" == "catalog notes item local:\(bread.id) was added here and the server has not confirmed it yet: it has no id until a push does, "
+            + "and NamedNote's id is not optional. Declare it optional (nil until then); heldItems(as:) gives each item with its key (local:\(bread.id) until the server names it)")
+        let held = try notes.heldItems(as: Note.self).last
+        #expect(held?.value == added && held?.key == bread.key && held?.pending == [bread])
+        #expect(held?.pending.map(\.state) == [.queued])
+        let report = try await store.push()  // report.confirmed: [bread.id]
+        #expect(report.confirmed == [bread.id])
+        let pushed = try notes.items(as: Note.self).last
+        #expect(pushed == Note(id: 4, title: "buy bread", priority: 2))
+        #expect(try notes.items(as: NamedNote.self).last == NamedNote(id: 4, title: "buy bread", priority: 2))
+        #expect(try notes.heldItems(as: Note.self).map(\.key) == ["1", "2", "3", "4"])
+        let afterWrites = store.snapshot.seq
+
         // When a fetch fails (here: the upstream is gone, connection refused)
         await upstream.stop()
         var failed: [FetchReport] = []
@@ -92,7 +133,7 @@ import Testing
         // In a later session
         let again = try store.source("catalog").resource("items")
         #expect(try again.items(as: Item.self) == all)
-        #expect(store.snapshot.seq == seq + 1) // the failed attempt only: taking the source appended nothing
+        #expect(store.snapshot.seq == afterWrites + 1) // the failed attempt only: taking the source appended nothing
 
         await store.close()
     }
@@ -104,7 +145,7 @@ import Testing
         let test = try String(contentsOfFile: #filePath, encoding: .utf8)
         let lines = Set(test.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
         let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
-        #expect(blocks.count == 12)
+        #expect(blocks.count == 14)
         #expect(blocks.first?.hasPrefix("// swift-tools-version:") == true)
         #expect(blocks.first?.contains(#".product(name: "Fetchlog", package: "Fetchlog")"#) == true)
         for block in blocks.dropFirst() {
