@@ -73,6 +73,11 @@ if CommandLine.arguments.contains("--serve") {
     removeBenchTemporaries()
     exit(0)
 }
+if CommandLine.arguments.contains("--sql") {
+    await runSQLBenchmarks(quick: quick)
+    removeBenchTemporaries()
+    exit(0)
+}
 if CommandLine.arguments.contains("--views") {
     runViewBenchmarks(quick: quick)
     removeBenchTemporaries()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogSQL
 import FetchlogSources
 import Foundation
 
@@ -132,7 +133,17 @@ struct ExportCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         let held = try await context.state(at: at)
         let state = confirmed ? held.confirmedOnly : held
-        let json = try Self.document(view, state: state, maintenance: context.maintenance)
+        let json: JSONValue
+        if let saved = state.savedViews[view] {
+            // A saved SQL view (issue 35): its rows, as a view.
+            let store: Store
+            if let open = context.session?.store { store = open } else { store = try await openStore(context.maintenance, clock: context.clock) }
+            let answer = try await SQLCommand.reporting { try await store.sql("SELECT * FROM \(SQLEngine.quote(view))", at: state.seq, confirmed: confirmed) }
+            if schema { return .json(SavedViewExport.schema(name: view, sql: saved.sql, answer: answer)) }
+            json = SavedViewExport.document(name: view, answer: answer)
+        } else {
+            json = try Self.document(view, state: state, maintenance: context.maintenance)
+        }
         if schema {
             guard let generated = ManifestSchemas.schema(of: view, state: state) else {
                 throw CommandError.failed("\(view)'s schema is a file: Schemas/\(view).schema.json (generated schemas are for items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE)")

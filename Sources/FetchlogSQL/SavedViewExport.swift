@@ -1,0 +1,50 @@
+import FetchlogCore
+
+/// A saved view as a view (issue 35): `export NAME` and `GET /api/views/NAME` answer its rows
+/// as `{"view", "asOf", "count", "rows"}` (canonical, as every export), and `export NAME
+/// --schema` a JSON Schema drawn from its columns and the values they hold.
+package enum SavedViewExport {
+    /// The export of saved view `name` from its `answer` (`SELECT * FROM name`).
+    package static func document(name: String, answer: SQLAnswer) -> JSONValue {
+        .object([("view", .string(name)), ("asOf", .number(answer.asOf)), ("count", .number(answer.rows.count)), ("rows", answer.json)])
+    }
+
+    /// The JSON Schema of `document(name:answer:)`: each column's types as its values have them
+    /// (integer, number, string, null; a column with no rows takes any value).
+    package static func schema(name: String, sql: String, answer: SQLAnswer) -> JSONValue {
+        let columns: [(String, JSONValue)] = answer.columns.enumerated().map { index, column in
+            var types: [String] = []
+            for row in answer.rows {
+                let type = switch row[index] {
+                case .null: "null"
+                case .number(let text): Int64(text) != nil ? "integer" : "number"
+                case .string: "string"
+                case .bool: "boolean"
+                case .array: "array"
+                case .object: "object"
+                }
+                if !types.contains(type) { types.append(type) }
+            }
+            // An integer column that also holds reals is a number column.
+            if types.contains("number") { types.removeAll { $0 == "integer" } }
+            let order = ["integer", "number", "string", "boolean", "array", "object", "null"]
+            types.sort { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! }
+            if types.isEmpty { return (column, .object([])) }
+            return (column, .object([("type", types.count == 1 ? .string(types[0]) : .array(types.map(JSONValue.string)))]))
+        }
+        let row: JSONValue = .object([("type", .string("object")), ("additionalProperties", .bool(false)),
+                                      ("required", .array(answer.columns.map(JSONValue.string))), ("properties", .object(columns))])
+        return .object([
+            ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
+            ("title", .string("saved view \(name): \(sql)")),
+            ("type", .string("object")), ("additionalProperties", .bool(false)),
+            ("required", .array(["view", "asOf", "count", "rows"].map(JSONValue.string))),
+            ("properties", .object([
+                ("view", .object([("const", .string(name))])),
+                ("asOf", .object([("type", .string("integer")), ("minimum", .number(0))])),
+                ("count", .object([("type", .string("integer")), ("minimum", .number(0))])),
+                ("rows", .object([("type", .string("array")), ("items", row)])),
+            ])),
+        ])
+    }
+}
