@@ -162,6 +162,15 @@ package final class SQLEngine {
     private static func readOnly(_ action: SQLiteAction) -> SQLiteAuthorization {
         switch action.code {
         case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE: return .allow
+        case SQLITE_UPDATE:
+            // A table-valued function (json_each, json_tree, pragma_table_info) declares its
+            // columns when a query names it, and SQLite asks for each column of the schema
+            // table as an UPDATE while it does: refused, every json_each failed ("vtable
+            // constructor failed"). A user's own write to sqlite_master never gets here:
+            // SQLite refuses it first ("may not be modified"; writable_schema is a pragma
+            // refused below), and stmt_readonly is checked after.
+            let table = action.first?.lowercased() ?? ""
+            return table == "sqlite_master" || table == "sqlite_temp_master" ? .allow : .deny
         case SQLITE_FUNCTION:
             // load_extension is off at the connection; these are refused by name as well.
             let name = action.second?.lowercased() ?? ""
@@ -182,7 +191,14 @@ package final class SQLEngine {
     private func run(_ statement: SQLiteStatement, sql: String, state: LogState, limit: Duration, maxRows: Int?) throws(SQLError) -> SQLAnswer {
         cancelled.set(false)
         deadline = ContinuousClock.now + limit
-        defer { deadline = nil }
+        // Read-only while it runs too: a pragma's table-valued function (pragma_user_version,
+        // pragma_optimize) runs its PRAGMA when stepped, and a statement SQLite prepares
+        // again after a schema change is checked again.
+        connection.setAuthorizer(Self.readOnly)
+        defer {
+            deadline = nil
+            connection.setAuthorizer(nil)
+        }
         let columns = statement.columnNames
         var rows: [[JSONValue]] = []
         do {
@@ -221,7 +237,9 @@ package final class SQLEngine {
     // MARK: - Errors with what exists
 
     private func explain(_ error: SQLiteError, sql: String, state: LogState) -> SQLError {
-        if error.isDenied {
+        // A function or table the authorizer refused fails as SQLITE_ERROR "not authorized…",
+        // not SQLITE_AUTH: refused all the same.
+        if error.isDenied || error.message.hasPrefix("not authorized") || error.message.hasSuffix("may not be modified") {
             return SQLError(.refused, "refused: \(error.message) — the statement would change or reach outside the store's tables; queries here are read-only")
         }
         var message = error.message

@@ -49,6 +49,7 @@ struct SQLCommand: SharedCommand {
             return .table(columns: ["table", "columns"], rows: described.map { [$0.name, $0.columns.map(\.name).joined(separator: ", ")] },
                           records: described.map(Self.json))
         }
+        if context.session == nil { try Self.refuseBytesNotUTF8() }
         let statement = words.joined(separator: " ")
         let limit = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
         // Inside `at SEQ …` in the shell, the past it pins.
@@ -63,6 +64,15 @@ struct SQLCommand: SharedCommand {
         }
         let footer = "\(answer.rows.count) row\(answer.rows.count == 1 ? "" : "s") (as of seq \(answer.asOf))"
         return .rows(columns: answer.columns, values: answer.rows, footer: footer)
+    }
+
+    /// `CommandLine.arguments` turns bytes that are not UTF-8 into U+FFFD, so a query holding
+    /// them would be answered for text the user did not write: refused, naming the argument.
+    static func refuseBytesNotUTF8() throws {
+        for index in 1 ..< Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+            throw CommandError.usage("argument \(index) of the command line is not valid UTF-8: SQL is UTF-8 text (bytes that are not would be read as U+FFFD)")
+        }
     }
 
     /// A table as `--tables` and `--schema` print it in json.
