@@ -28,6 +28,13 @@ package final class SQLEngine {
 
     /// The default time limit of a query.
     package static let defaultTimeLimit: Duration = .seconds(10)
+    /// The most memory SQLite may hold in this process (`sqlite3_hard_heap_limit64`): a
+    /// statement whose compilation alone grows without end (CTEs that each name the one before
+    /// twice) cannot be stopped by the time limit, which SQLite checks only while it runs; this
+    /// stops it with "out of memory" instead of the machine's memory. Set once, for the process.
+    package static let heapLimit: Int64 = 1 << 30
+    private static let heapLimitSet: Void = { _ = sqlite3_hard_heap_limit64(heapLimit) }()
+
     /// The most bytes a string or blob may grow to in a query (`SQLITE_LIMIT_LENGTH`).
     package static let maxLength: Int32 = 64 << 20
 
@@ -43,6 +50,7 @@ package final class SQLEngine {
     }
 
     private init(connection: SQLiteConnection, readModel: String?, events: @escaping (UInt64) throws -> [JSONValue]) throws {
+        _ = Self.heapLimitSet
         self.connection = connection
         self.readModel = readModel
         self.events = events
@@ -193,15 +201,19 @@ package final class SQLEngine {
     private static func readOnly(_ action: SQLiteAction) -> SQLiteAuthorization {
         switch action.code {
         case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE: return .allow
+        case SQLITE_UPDATE:
+            // A table-valued function (json_each, json_tree, pragma_table_info) declares its
+            // columns when a query names it, and SQLite asks for each column of the schema
+            // table as an UPDATE while it does: refused, every json_each failed ("vtable
+            // constructor failed"). A user's own write to sqlite_master never gets here:
+            // SQLite refuses it first ("may not be modified"; writable_schema is a pragma
+            // refused below), and stmt_readonly is checked after.
+            let table = action.first?.lowercased() ?? ""
+            return table == "sqlite_master" || table == "sqlite_temp_master" ? .allow : .deny
         case SQLITE_FUNCTION:
             // load_extension is off at the connection; these are refused by name as well.
             let name = action.second?.lowercased() ?? ""
             return ["load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"].contains(name) ? .deny : .allow
-        case SQLITE_UPDATE where action.trigger == nil && (action.first == "sqlite_master" || action.first == "sqlite_temp_master"):
-            // SQLite's own bookkeeping when a table-valued function (json_each) first
-            // connects; a user's write to the schema is refused before (not a query) and
-            // by DEFENSIVE and stmt_readonly after.
-            return .allow
         case SQLITE_PRAGMA:
             let name = action.first?.lowercased() ?? ""
             return ["table_info", "table_xinfo", "table_list"].contains(name) ? .allow : .deny
@@ -217,7 +229,14 @@ package final class SQLEngine {
 
     private func run(_ statement: SQLiteStatement, sql: String, subject: SQLSubject, limit: Duration, maxRows: Int?) throws(SQLError) -> SQLAnswer {
         deadline = ContinuousClock.now + limit
-        defer { deadline = nil }
+        // Read-only while it runs too: a pragma's table-valued function (pragma_user_version,
+        // pragma_optimize) runs its PRAGMA when stepped, and a statement SQLite prepares
+        // again after a schema change is checked again.
+        connection.setAuthorizer(Self.readOnly)
+        defer {
+            deadline = nil
+            connection.setAuthorizer(nil)
+        }
         let columns = statement.columnNames
         var rows: [[JSONValue]] = []
         do {
@@ -229,7 +248,7 @@ package final class SQLEngine {
         } catch {
             if error.isInterrupt {
                 if cancelled.isSet { throw SQLError(.interrupted, "interrupted: the query was stopped") }
-                throw SQLError(.timeLimit, "the query ran past its time limit of \(Self.text(limit)) and was stopped (set another with --sql-timeout SECONDS)")
+                throw SQLError(.timeLimit, "the query ran past its time limit of \(Self.text(limit)) and was stopped; a longer limit lets it finish (fetchlog sql --timeout SECONDS; timeLimit in the library)")
             }
             throw explain(error, sql: sql, subject: subject)
         }
@@ -256,8 +275,13 @@ package final class SQLEngine {
     // MARK: - Errors with what exists
 
     private func explain(_ error: SQLiteError, sql: String, subject: SQLSubject) -> SQLError {
-        if error.isDenied || error.message.hasPrefix("not authorized") {
+        // A function or table the authorizer refused fails as SQLITE_ERROR "not authorized…",
+        // not SQLITE_AUTH: refused all the same.
+        if error.isDenied || error.message.hasPrefix("not authorized") || error.message.hasSuffix("may not be modified") {
             return SQLError(.refused, "refused: \(error.message) — the statement would change or reach outside the store's tables; queries here are read-only")
+        }
+        if error.primaryCode == SQLITE_NOMEM {
+            return SQLError(.invalid, "the statement needed more than the \(Self.heapLimit >> 20) MiB SQLite may hold here and was stopped (out of memory): simplify it")
         }
         var message = error.message
         if message.hasPrefix("no such table: ") {

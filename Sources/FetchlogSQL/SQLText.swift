@@ -101,13 +101,52 @@ package enum SQLText {
         case empty
     }
 
+    /// The statement a `WITH` clause leads to (`SELECT`, `DELETE`, …, uppercased), past its
+    /// common table expressions; nil when they do not read as such (SQLite then says why).
+    static func verbAfterWith(_ tokens: [Token]) -> String? {
+        func upper(_ i: Int) -> String? { i < tokens.count && tokens[i].isName ? tokens[i].text.uppercased() : nil }
+        /// The index after the parenthesis group opening at `i`.
+        func skipGroup(_ i: Int) -> Int? {
+            guard i < tokens.count, !tokens[i].isName, tokens[i].text == "(" else { return nil }
+            var depth = 0, j = i
+            while j < tokens.count {
+                if !tokens[j].isName {
+                    if tokens[j].text == "(" { depth += 1 } else if tokens[j].text == ")" { depth -= 1; if depth == 0 { return j + 1 } }
+                }
+                j += 1
+            }
+            return nil
+        }
+        var i = 1
+        if upper(i) == "RECURSIVE" { i += 1 }
+        while true {
+            guard i < tokens.count, tokens[i].isName else { return nil }
+            i += 1
+            if i < tokens.count, !tokens[i].isName, tokens[i].text == "(" { guard let next = skipGroup(i) else { return nil }; i = next }
+            guard upper(i) == "AS" else { return nil }
+            i += 1
+            if upper(i) == "NOT" { i += 1 }
+            if upper(i) == "MATERIALIZED" { i += 1 }
+            guard let next = skipGroup(i) else { return nil }
+            i = next
+            if i < tokens.count, !tokens[i].isName, tokens[i].text == "," { i += 1; continue }
+            return upper(i)
+        }
+    }
+
     /// The kind of `sql`'s statement.
     package static func classify(_ sql: String) -> Statement {
         let tokens = tokens(sql)
         guard let first = tokens.first else { return .empty }
         let word = first.isName ? first.text.uppercased() : first.text
         switch word {
-        case "SELECT", "WITH", "VALUES", "EXPLAIN": return .query
+        case "SELECT", "VALUES", "EXPLAIN": return .query
+        case "WITH":
+            // `WITH … INSERT|UPDATE|DELETE|REPLACE` is a write however it starts: refused here
+            // by its verb, as the bare statement is (SQLite's own message for some, such as a
+            // view or sqlite_master written, would not say "refused").
+            if let verb = verbAfterWith(tokens), verb != "SELECT", verb != "VALUES" { return .other("WITH … " + verb) }
+            return .query
         case "CREATE", "DROP":
             var i = 1
             let upper = tokens.map { $0.isName ? $0.text.uppercased() : $0.text }

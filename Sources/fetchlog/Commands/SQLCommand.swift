@@ -36,6 +36,7 @@ struct SQLCommand: SharedCommand {
     func run() async throws { try await runOnCommandLine() }
 
     func output(_ context: CommandContext) async throws -> Output? {
+        if context.session == nil { try Self.refuseBytesNotUTF8() }
         let statement = words.joined(separator: " ")
         let limit = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
         // A one-shot query at the head answers from the read model when it is current: no
@@ -92,6 +93,15 @@ struct SQLCommand: SharedCommand {
         let directory = ReadModel.directory(of: path)
         let service = SQLService { try SQLEngine(readModel: directory) }
         return Self.rows(try await service.run { engine in try engine.query(statement, subject: held, limit: limit) })
+    }
+
+    /// `CommandLine.arguments` turns bytes that are not UTF-8 into U+FFFD, so a query holding
+    /// them would be answered for text the user did not write: refused, naming the argument.
+    static func refuseBytesNotUTF8() throws {
+        for index in 1 ..< Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[index], String(validatingCString: raw) == nil else { continue }
+            throw CommandError.usage("argument \(index) of the command line is not valid UTF-8: SQL is UTF-8 text (bytes that are not would be read as U+FFFD)")
+        }
     }
 
     /// A table as `--tables` and `--schema` print it in json.
