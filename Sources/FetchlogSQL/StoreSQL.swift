@@ -87,6 +87,19 @@ extension Store {
     }
 }
 
+extension Store {
+    /// A query (never CREATE or DROP VIEW: those are refused) over `state`, reading at most
+    /// `maxRows` rows: what `GET /api/sql` pages with (offset + limit + 1 rows tell it whether
+    /// there are more without reading them all).
+    package func sqlQuery(_ statement: String, state: LogState, confirmed: Bool = false,
+                          timeLimit: Duration = SQLEngine.defaultTimeLimit, maxRows: Int? = nil) async throws -> SQLAnswer {
+        let asked = confirmed ? state.confirmedOnly : state
+        return try await SQLService.of(self).run { engine in
+            try engine.query(statement, state: asked, confirmed: confirmed, limit: timeLimit, maxRows: maxRows)
+        }
+    }
+}
+
 /// A table as `.tables` and `.schema` describe it.
 package typealias SQLTableDescription = SQLEngine.TableDescription
 

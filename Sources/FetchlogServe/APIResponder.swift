@@ -16,6 +16,10 @@ struct APIResponder: HTTPResponder {
     static let maxQueryLength = 2048
     /// `/api/log` and `/api/items` answer at most this many per request (page on).
     static let maxLimit = 1000
+    /// `/api/sql` skips at most this many rows (it reads them all to skip them).
+    static let maxSQLOffset = 1_000_000
+    /// `/api/sql`'s time limit, in seconds: 10 unless asked, at most this.
+    static let maxSQLTimeout = 60
     /// An action's JSON body is a few words; more is refused unread.
     static let maxBodyBytes = 64 << 10
     /// The header that carries a notice the CLI prints on stderr (a compacted view's).
@@ -94,9 +98,9 @@ struct APIResponder: HTTPResponder {
         case .status:
             return Self.json(try await status())
         case .views:
-            return Self.json(.array(ViewCatalog.exportNames(in: content.store.snapshot.state).map { .string($0) }))
+            return Self.json(.array(viewNames(in: content.store.snapshot.state).map { .string($0) }))
         case .view:
-            return try view(parameters[0], query: query, ifNoneMatch: request.headers[.ifNoneMatch])
+            return try await view(parameters[0], query: query, ifNoneMatch: request.headers[.ifNoneMatch])
         case .items:
             return try items(source: parameters[0], resource: parameters[1], query: query)
         case .log:
@@ -126,6 +130,12 @@ struct APIResponder: HTTPResponder {
             return try await write(.retry(id: id, force: try await retryForce(request)))
         case .discard:
             return try await write(.discard(id: try Self.mutationID(parameters[0])))
+        case .sql:
+            return try await sql(query)
+        case .sqlTables:
+            return try await sqlTables(query)
+        case .sqlSave:
+            return try await sqlSave(request)
         case .openAPI:
             return Self.json(OpenAPIDocument.document)
         }

@@ -5,7 +5,7 @@ import Hummingbird
 /// `/api/openapi.json` describes. `APIRoute.all` is the only list of routes, so the three
 /// cannot disagree.
 struct APIRoute: Sendable {
-    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, retry, discard, openAPI }
+    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, retry, discard, sql, sqlTables, sqlSave, openAPI }
 
     struct Parameter: Sendable {
         enum Location: String, Sendable { case path, query, header }
@@ -18,6 +18,8 @@ struct APIRoute: Sendable {
         /// that a client (or a fuzzer) generated from the document knows them.
         var minimum: UInt64? = nil
         var maximum: UInt64? = nil
+        /// The only values the responder takes (anything else is refused 400), when it names them.
+        var values: [String]? = nil
 
         /// A seq: a whole number the responder reads as a UInt64 (`seq`, `from`, `at` …).
         func seq(from lowest: UInt64) -> Parameter { bounded(lowest, UInt64.max) }
@@ -76,13 +78,13 @@ struct APIRoute: Sendable {
                  answer: "An array with one object per resource."),
         APIRoute(handler: .views, method: .get, path: "/api/views", summary: "The names of the views `export` takes.",
                  answer: "An array of view names."),
-        APIRoute(handler: .view, method: .get, path: "/api/views/{name}", summary: "A view as `export NAME [--at SEQ] --format json`, byte for byte.",
+        APIRoute(handler: .view, method: .get, path: "/api/views/{name}", summary: "A view as `export NAME [--at SEQ] --format json`, byte for byte; a saved view (CREATE VIEW) as {view, asOf, count, rows}.",
                  parameters: [pathParameter("name", "string", "The view (it may hold slashes: show/1, items/SOURCE/RESOURCE)."),
                               queryParameter("at", "integer", "The state as of this seq (time travel); 0 is the empty store.").seq(from: 0),
                               Parameter(name: "If-None-Match", location: .header, type: "string", required: false,
                                         description: "An ETag this view was answered with: 304 while it is unchanged.")],
                  lastTakesRest: true,
-                 answer: "Canonical JSON; ETag is the SHA-256 of it. Before the compaction horizon, a view that reads a body `log compact` dropped is refused (410) as `export --at` refuses it, the notice in the Fetchlog-Notice header and the error.",
+                 answer: "Canonical JSON; ETag is the SHA-256 of it. A saved view: {view, asOf, count, rows}, rows as objects in its column order, ETag the SHA-256 of that text. Before the compaction horizon, a view that reads a body `log compact` dropped is refused (410) as `export --at` refuses it, the notice in the Fetchlog-Notice header and the error.",
                  errors: [304, 400, 404, 410]),
         APIRoute(handler: .items, method: .get, path: "/api/items/{source}/{resource}",
                  summary: "Items of a manifest resource, as `items SOURCE RESOURCE [TEXT] [--where C]… --limit N --page N --format json`.",
@@ -145,6 +147,27 @@ struct APIRoute: Sendable {
         APIRoute(handler: .discard, method: .post, path: "/api/pending/{id}/discard",
                  summary: "Drop a mutation, as `pending discard ID --format json`; needs the action token.",
                  parameters: [mutationParameter], answer: "{mutation, state: discarded}.", isAction: true, errors: [400, 404]),
+        APIRoute(handler: .sql, method: .get, path: "/api/sql",
+                 summary: "One SQL query over the store's tables (every view, SOURCE.RESOURCE, events, saved views), as `sql QUERY [--at SEQ] [--confirmed] --format json`, paged.",
+                 parameters: [queryParameter("q", "string", "The query: SELECT, WITH, VALUES or EXPLAIN (read-only; CREATE VIEW and DROP VIEW are POST /api/sql).", required: true),
+                              queryParameter("at", "integer", "The state as of this seq (time travel); 0 is the empty store.").seq(from: 0),
+                              Parameter(name: "confirmed", location: .query, type: "string", required: false,
+                                        description: "1 (or true): manifest resources without the changes waiting to be sent; 0 (or false) the default.",
+                                        values: ["1", "0", "true", "false"]),
+                              queryParameter("limit", "integer", "Rows a page, 1 to 1000 (100).").bounded(1, UInt64(APIResponder.maxLimit)),
+                              queryParameter("offset", "integer", "Rows skipped before the page, 0 to 1000000 (0).").bounded(0, UInt64(APIResponder.maxSQLOffset)),
+                              queryParameter("timeout", "integer", "Seconds the query may run, 1 to 60 (10).").bounded(1, UInt64(APIResponder.maxSQLTimeout))],
+                 answer: "{columns, rows, asOf, offset, limit, more}: rows are objects whose members are in the query's column order (as `sql --format json`), at most limit of them from offset; more is true when rows follow. A query past its time limit is refused 503, naming the limit.",
+                 errors: [400, 404, 503]),
+        APIRoute(handler: .sqlSave, method: .post, path: "/api/sql",
+                 summary: "Save or drop a view, as `sql \"CREATE VIEW name AS SELECT …\"` or `sql \"DROP VIEW name\"`: an event in the log; needs the action token.",
+                 body: [("sql", "string", true, "CREATE VIEW [IF NOT EXISTS] name AS SELECT … or DROP VIEW [IF EXISTS] name.")],
+                 bodyBounds: ["sql": [("minLength", .number(1))]],
+                 answer: "{saved: NAME, seq} or {dropped: NAME, seq}, as `sql --format json` prints them; the view is then GET /api/views/NAME and a table of GET /api/sql.",
+                 isAction: true, errors: [400, 413, 415, 503]),
+        APIRoute(handler: .sqlTables, method: .get, path: "/api/sql/tables", summary: "The tables GET /api/sql reads and their columns, as `sql --tables --format json`.",
+                 parameters: [queryParameter("at", "integer", "The tables as of this seq; 0 is the empty store.").seq(from: 0)],
+                 answer: "An array of {table, kind (table or view), columns: [{name, type}], sql (its CREATE statement)}.", errors: [400, 404, 503]),
         APIRoute(handler: .openAPI, method: .get, path: "/api/openapi.json", summary: "This API, described in OpenAPI 3.1.",
                  answer: "An OpenAPI 3.1 document."),
     ]

@@ -5,7 +5,7 @@ import FetchlogCore
 enum OpenAPIDocument {
     static let errorMeanings: [Int: String] = [
         304: "Not modified: the If-None-Match ETag is the view's.",
-        400: "A parameter or body the CLI would refuse as a usage error (exit 64), a query not in percent-encoding, a malformed Host (exit 64); a write the CLI refuses, nothing recorded (exit 1).",
+        400: "A parameter or body the CLI would refuse as a usage error (exit 64), a query not in percent-encoding, a malformed Host (exit 64); a write the CLI refuses, nothing recorded (exit 1); SQL that is not valid (exit 1) or is refused (it would write, or is not a query: exit 64).",
         401: "The token is missing or wrong (exit 64).",
         403: "Host is not this server's (loopback binds), or a POST's Origin is another site's (exit 64).",
         404: "No such route, view, source, resource, page or seq (exit 1).",
@@ -15,6 +15,7 @@ enum OpenAPIDocument {
         413: "The request body is larger than 64 KiB (exit 64).",
         414: "The query is longer than 2048 bytes (exit 64).",
         415: "The request body is not application/json (exit 64).",
+        503: "An SQL query ran past its time limit and was stopped (exit 1); the message names the limit. The server goes on answering.",
     ]
 
     static let document: JSONValue = {
@@ -91,6 +92,7 @@ enum OpenAPIDocument {
         var schema: [(String, JSONValue)] = [("type", .string(parameter.type))]
         if let minimum = parameter.minimum { schema.append(("minimum", .number(minimum))) }
         if let maximum = parameter.maximum { schema.append(("maximum", .number(maximum))) }
+        if let values = parameter.values { schema.append(("enum", .array(values.map { .string($0) }))) }
         return .object(schema)
     }
 

@@ -15,21 +15,20 @@ extension APIResponder {
     /// refuses (a view before the compaction horizon that reads a dropped body); the ETag
     /// is the SHA-256 of the canonical text (what `replay` prints), so a client that holds
     /// it gets 304.
-    func view(_ name: String, query: QueryItems, ifNoneMatch: String?) throws -> Response {
+    func view(_ name: String, query: QueryItems, ifNoneMatch: String?) async throws -> Response {
         guard !name.isEmpty else { throw APIError.notFound("no view named '': GET /api/views lists them") }
-        let state: LogState
-        if let at = query["at"] {
-            let seq = try Self.seq(at, name: "at", allowZero: true)
-            let last = try lastSeq()
-            guard seq <= last else { throw APIError.notFound("at=\(seq) is past the end of the log (seq \(last))") }
-            do { state = try content.store.state(asOf: seq) } catch { throw APIError(status: .internalServerError, message: "\(error)") }
+        let state = try self.state(at: query["at"])
+        // A saved view (CREATE VIEW, issue 35) is answered by its query; Core's catalog
+        // (and `export`) does not know them.
+        let export: ViewCache.Canonical
+        if let saved = Self.savedView(name, in: state) {
+            export = try await savedView(saved, state: state, cached: query["at"] == nil)
         } else {
-            state = content.store.snapshot.state
-        }
-        // The store's snapshot from the cache (made once per snapshot, shared with the event
-        // stream's view messages); a past state afresh. Either way by `export`'s own code.
-        let export = query["at"] == nil ? try content.shared.views.canonical(name, state: state, export: content.answers.export)
+            // The store's snapshot from the cache (made once per snapshot, shared with the event
+            // stream's view messages); a past state afresh. Either way by `export`'s own code.
+            export = query["at"] == nil ? try content.shared.views.canonical(name, state: state, export: content.answers.export)
                                         : ViewCache.canonical(try content.answers.export(name, state))
+        }
         let etag = export.etag
         if let ifNoneMatch, ifNoneMatch.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }) {
             return Response(status: .notModified, headers: [.eTag: etag])
@@ -62,6 +61,15 @@ extension APIResponder {
         guard from <= last else { return .array([]) }
         let end = min(last, from + UInt64(limit) - 1)
         return .array(try (from...end).map { content.eventHeader(try event(at: $0)) })
+    }
+
+    /// The store's snapshot, or the state as of `at` (a seq from 0, not past the log's end).
+    func state(at: String?) throws -> LogState {
+        guard let at else { return content.store.snapshot.state }
+        let seq = try Self.seq(at, name: "at", allowZero: true)
+        let last = try lastSeq()
+        guard seq <= last else { throw APIError.notFound("at=\(seq) is past the end of the log (seq \(last))") }
+        do { return try content.store.state(asOf: seq) } catch { throw APIError(status: .internalServerError, message: "\(error)") }
     }
 
     func lastSeq() throws -> UInt64 {

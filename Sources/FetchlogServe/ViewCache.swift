@@ -54,13 +54,27 @@ package final class ViewCache: Sendable {
         return value
     }
 
+    /// As `canonical(_:state:export:)` for a view made asynchronously (a saved view, by its
+    /// query), kept as `make` wrote it (`text`: its own member order).
+    package func canonical(_ name: String, state: LogState, make: () async throws -> Canonical) async throws -> Canonical {
+        let key = Self.key(of: state)
+        if let hit = entries.withLock({ $0[name] }), hit.key == key { return hit.value }
+        let value = try await make()
+        entries.withLock { entries in
+            if entries.count >= Self.capacity, entries[name] == nil { entries.removeAll() }
+            entries[name] = (key, value)
+        }
+        return value
+    }
+
     /// Without the cache (a past state).
     package static func make(_ name: String, state: LogState) throws(ViewNameError) -> Canonical {
         canonical(try ViewCatalog.export(name, state: state))
     }
 
-    static func canonical(_ json: JSONValue) -> Canonical {
-        let text = json.canonicalText()
+    /// `ordered`: members in the order given (a saved view's rows in its column order), not sorted.
+    static func canonical(_ json: JSONValue, ordered: Bool = false) -> Canonical {
+        let text = ordered ? json.orderedText() : json.canonicalText()
         return Canonical(json: json, text: text, etag: "\"\(SHA256.hex(text))\"", body: ByteBuffer(string: text + "\n"))
     }
 

@@ -48,7 +48,7 @@ extension APIResponder {
     /// An action's JSON body, nil when there is none. A body must be sent as
     /// application/json: a form or a text/plain POST from another page (sent without a
     /// preflight) stops here, as for `POST /api/fetch`.
-    private func actionBody(_ request: Request, example: String) async throws -> JSONValue? {
+    func actionBody(_ request: Request, example: String) async throws -> JSONValue? {
         var request = request
         let body: ByteBuffer
         do { body = try await request.collectBody(upTo: Self.maxBodyBytes) } catch {

@@ -11,8 +11,9 @@
 /// rebound name's Host is refused before the page is.
 ///
 /// Stable ids and `data-` attributes (`#timeline tr[data-seq]`, `#event-count[data-count]`,
-/// `#view-rows[data-count][data-at]`, `#event-body`, `#diff-summary`…) are what the browser
-/// test (Tests/Browser/page_test.py) reads: rename them there too.
+/// `#view-rows[data-count][data-at]`, `#event-body`, `#diff-summary`, `#sql-status`,
+/// `#sql-chart rect.bar`…) are what the browser
+/// tests (Tests/Browser/page_test.py, sql_test.py) read: rename them there too.
 enum Page {
     static let html = """
     <!doctype html>
@@ -30,7 +31,9 @@ enum Page {
     """
 
     /// The sections: the timeline and the open event side by side (stacked on a phone),
-    /// then the view browser with its time slider and diff, then freshness.
+    /// then the view browser with its time slider and diff, then freshness, then SQL (the
+    /// tables beside the query box, the answer as a table and, for (text, number) rows, a
+    /// bar chart; the views' slider sets the seq it reads).
     static let markup = #"""
     <header><h1>fetchlog</h1>
     <p id="summary" role="status" aria-live="polite">loading…</p>
@@ -81,6 +84,22 @@ enum Page {
       <h2 id="freshness-title">Freshness</h2>
       <div class="scroll"><table><thead><tr><th>resource</th><th>state</th><th class="wide">last success</th></tr></thead>
       <tbody id="freshness"></tbody></table></div>
+    </section>
+    <section id="sql-section" aria-labelledby="sql-title">
+      <h2 id="sql-title">SQL</h2>
+      <div class="sql-grid">
+        <nav id="sql-tables" aria-label="tables and their columns" data-count=""><p class="hint">loading tables…</p></nav>
+        <div class="sql-main">
+          <label for="sql-query">query <span class="hint">(read-only; Ctrl+Enter runs it; the slider above sets the seq it reads)</span></label>
+          <textarea id="sql-query" rows="4" spellcheck="false" placeholder="SELECT hairColor, count(*) FROM gnomes GROUP BY 1"></textarea>
+          <div class="filters"><button id="sql-run" type="button">run</button>
+            <span id="sql-status" role="status" data-count="" data-at="" data-as-of=""></span>
+            <span id="sql-error" class="fail" role="alert"></span></div>
+          <div id="sql-chart" data-bars=""></div>
+          <div class="scroll"><table id="sql-table"><thead></thead><tbody></tbody></table></div>
+          <p class="pager"><button id="sql-prev" type="button" disabled>◀ prev</button> <span id="sql-page"></span> <button id="sql-next" type="button" disabled>next ▶</button></p>
+        </div>
+      </div>
     </section>
     </main>
     """#

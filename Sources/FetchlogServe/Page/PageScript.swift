@@ -116,6 +116,8 @@ enum PageScript {
       if (!remember(e)) return;
       // A write's event may change what waits (sent, confirmed, discarded): ask again.
       if (isWrite(e)) reloadPending();
+      // A view saved or dropped (CREATE VIEW / DROP VIEW): the tables beside the query box change.
+      if (e.kind === "intent" && (e.label === "view.saved" || e.label === "view.dropped")) reloadTables();
       if (matches(e)) $("timeline").prepend(rowFor(e));
       updateCount();
       grewTo(e.seq);
@@ -407,14 +409,15 @@ enum PageScript {
       followNow = Number(slider.value) >= Number(slider.max);
       showAt();
       reloadView();
+      rerunSQL();
     });
-    $("view-now").addEventListener("click", () => { followNow = true; $("view-at").value = String(lastSeq); loadView(); });
+    $("view-now").addEventListener("click", () => { followNow = true; $("view-at").value = String(lastSeq); loadView(); rerunSQL(); });
     // The log grew to `seq`: the slider's range follows, and so does the view when it shows now.
     const reloadAtNow = debounce(() => { if (followNow) loadView(); }, 150);
     function grewTo(seq) {
       const slider = $("view-at");
       slider.max = String(seq);
-      if (followNow) { slider.value = String(seq); reloadAtNow(); }
+      if (followNow) { slider.value = String(seq); reloadAtNow(); rerunSQL(); }
       showAt();
       reloadStatus();
     }
@@ -467,6 +470,135 @@ enum PageScript {
     $("diff-run").addEventListener("click", runDiff);
     $("diff-to").addEventListener("change", () => { $("diff-to").dataset.touched = "true"; });
 
+    // ---------------------------------------------------------------- SQL
+    // The query box reads GET /api/sql at the seq the views' slider chose (now when it follows
+    // the log), a page of SQL_PAGE rows at a time; the tables beside it come from /api/sql/tables.
+    const SQL_PAGE = 100;
+    let sql = { query: null, offset: 0, ticket: 0 };
+    // `census.gnomes` as it is; a part that is not a plain name quoted ("my view").
+    const sqlName = (name) => name.split(".").map((p) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? p : '"' + p.replace(/"/g, '""') + '"').join(".");
+    async function loadTables() {
+      const nav = $("sql-tables");
+      let tables;
+      try { tables = await api("/api/sql/tables"); } catch (error) { nav.replaceChildren(el("p", error.message, { class: "fail" })); return; }
+      nav.replaceChildren(...tables.map((t) => {
+        const details = el("details", null, { "data-table": t.table });
+        const summary = el("summary");
+        // The table's name puts a query over it in the box (and runs it).
+        const name = el("button", t.table, { type: "button", title: "SELECT * FROM " + t.table });
+        name.addEventListener("click", (event) => {
+          event.preventDefault();
+          $("sql-query").value = "SELECT * FROM " + sqlName(t.table) + " LIMIT 100";
+          runSQL(0);
+        });
+        summary.append(name, " ", el("span", t.kind === "view" ? "(saved view)" : "(" + t.columns.length + ")", { class: "type" }));
+        const list = el("ul");
+        for (const c of t.columns) {
+          const li = el("li", c.name, { "data-column": c.name });
+          if (c.type) li.append(" ", el("span", c.type, { class: "type" }));
+          list.append(li);
+        }
+        details.append(summary, list);
+        return details;
+      }));
+      nav.dataset.count = String(tables.length);
+    }
+    async function runSQL(offset) {
+      const query = $("sql-query").value.trim();
+      if (!query) return;
+      const at = chosenAt();
+      const ticket = ++sql.ticket;
+      sql.query = query;
+      sql.offset = offset;
+      const status = $("sql-status");
+      status.textContent = "running…";
+      let answer;
+      try {
+        answer = await api("/api/sql?q=" + encodeURIComponent(query) + "&limit=" + SQL_PAGE + "&offset=" + offset + (at === null ? "" : "&at=" + at));
+      } catch (error) {
+        if (ticket !== sql.ticket) return;
+        $("sql-error").textContent = error.message;
+        status.textContent = "";
+        status.dataset.count = "";
+        status.dataset.error = "true";
+        $("sql-table").tHead.replaceChildren();
+        $("sql-table").tBodies[0].replaceChildren();
+        drawChart(null);
+        return;
+      }
+      if (ticket !== sql.ticket) return;   // a later run answered first
+      $("sql-error").textContent = "";
+      const rows = answer.rows.map((r) => answer.columns.map((c) => r[c]));
+      const first = rows.length ? answer.offset + 1 : 0;
+      status.textContent = (rows.length ? "rows " + first + "–" + (answer.offset + rows.length) : "no rows") + (answer.more ? " (more)" : "")
+                         + " · as of seq " + answer.asOf;
+      status.dataset.error = "false";
+      status.dataset.count = String(rows.length);
+      status.dataset.offset = String(answer.offset);
+      status.dataset.more = String(answer.more);
+      status.dataset.asOf = String(answer.asOf);
+      status.dataset.at = at === null ? "now" : String(at);
+      // What the test compares with `fetchlog sql --format json`: the rows' values in column order.
+      status.dataset.rows = JSON.stringify(rows);
+      const head = el("tr");
+      for (const c of answer.columns) head.append(el("th", c));
+      $("sql-table").tHead.replaceChildren(head);
+      $("sql-table").tBodies[0].replaceChildren(...rows.map((r) => {
+        const tr = el("tr");
+        for (const v of r) tr.append(el("td", v === null ? "NULL" : String(v), typeof v === "number" ? { class: "num" } : {}));
+        return tr;
+      }));
+      $("sql-page").textContent = rows.length ? "rows " + first + "–" + (answer.offset + rows.length) : "";
+      $("sql-prev").disabled = answer.offset === 0;
+      $("sql-next").disabled = !answer.more;
+      drawChart(answer.columns.length === 2 && rows.length > 0
+                && rows.every((r) => (typeof r[0] === "string" || r[0] === null) && typeof r[1] === "number") ? rows : null);
+    }
+    // (label, number) rows as horizontal bars, inline SVG (no library): one bar a row, scaled to
+    // the largest magnitude; negative values are drawn from the same axis, to the left.
+    function drawChart(rows) {
+      const box = $("sql-chart");
+      box.dataset.bars = rows ? String(rows.length) : "";
+      if (!rows) { box.replaceChildren(); return; }
+      // SVG's namespace as the HTML parser gives it (a constant, no store text): the page names no URL.
+      const probe = document.createElement("div");
+      probe.innerHTML = "<svg></svg>";
+      const NS = probe.firstChild.namespaceURI;
+      const svgEl = (tag, attributes, text) => {
+        const node = document.createElementNS(NS, tag);
+        for (const [k, v] of Object.entries(attributes)) node.setAttribute(k, String(v));
+        if (text !== undefined) node.textContent = text;
+        return node;
+      };
+      const labelWidth = 160, barSpace = 420, valueWidth = 70, line = 18;
+      const max = Math.max(...rows.map((r) => Math.abs(r[1])), 1e-12);
+      const hasNegative = rows.some((r) => r[1] < 0);
+      const zero = labelWidth + (hasNegative ? barSpace / 2 : 0);
+      const scale = (hasNegative ? barSpace / 2 : barSpace) / max;
+      const svg = svgEl("svg", { width: labelWidth + barSpace + valueWidth, height: rows.length * line + 4, role: "img",
+                                 "aria-label": "bar chart of " + rows.length + " rows" });
+      rows.forEach(([label, value], i) => {
+        const y = i * line + 2;
+        const text = label === null ? "NULL" : label;
+        svg.append(svgEl("text", { x: labelWidth - 6, y: y + 12, "text-anchor": "end" }, text.length > 24 ? text.slice(0, 23) + "…" : text));
+        const width = Math.abs(value) * scale;
+        const bar = svgEl("rect", { class: "bar", x: value < 0 ? zero - width : zero, y, width: Math.max(width, 1), height: line - 4,
+                                    "data-label": text, "data-value": value });
+        bar.append(svgEl("title", {}, text + ": " + value));
+        svg.append(bar, svgEl("text", { x: labelWidth + barSpace + 4, y: y + 12 }, String(value)));
+      });
+      box.replaceChildren(svg);
+    }
+    const reloadTables = debounce(loadTables, 150);
+    $("sql-run").addEventListener("click", () => runSQL(0));
+    $("sql-query").addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); runSQL(0); }
+    });
+    $("sql-prev").addEventListener("click", () => runSQL(Math.max(0, sql.offset - SQL_PAGE)));
+    $("sql-next").addEventListener("click", () => runSQL(sql.offset + SQL_PAGE));
+    // The slider moved (or the log grew while it follows now): the answer shown is asked again at that seq.
+    const rerunSQL = debounce(() => { if (sql.query !== null && $("sql-query").value.trim() === sql.query) runSQL(sql.offset); }, 150);
+
     // ---------------------------------------------------------------- freshness
     async function loadStatus() {
       let rows;
@@ -512,7 +644,7 @@ enum PageScript {
         slider.value = String(lastSeq);
         $("diff-to").value = String(lastSeq);
         subscribe();
-        await Promise.all([loadViews(), loadStatus()]);
+        await Promise.all([loadViews(), loadStatus(), loadTables()]);
       } catch (error) {
         $("summary").textContent = error.message;
         $("summary").className = "fail";

@@ -47,7 +47,19 @@ enum PageStyle {
     .facet button[aria-pressed="true"]{background:#dbe7f8;border-color:var(--accent)}
     .pager{display:flex;gap:.6rem;align-items:center;margin:.3rem 0}
     .added{color:var(--ok)}.removed{color:var(--fail)}.changed{color:var(--warn)}
+    #sql-section{grid-column:1/-1}
+    .sql-grid{display:grid;grid-template-columns:minmax(10rem,1fr) minmax(0,3fr);gap:.8rem}
+    #sql-tables{max-height:60vh;overflow:auto;border:1px solid var(--line);border-radius:4px;padding:.3rem .5rem}
+    #sql-tables ul{margin:.1rem 0 .3rem;padding-left:1rem}
+    #sql-tables .type{color:var(--muted);font-size:.85em}
+    #sql-tables summary button{border:0;background:none;padding:0;color:var(--accent);font-weight:600}
+    #sql-query{display:block;width:100%;font:12px/1.35 ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;margin:.2rem 0}
+    #sql-chart svg{display:block;max-width:100%;margin:.3rem 0}
+    #sql-chart .bar{fill:var(--accent)}
+    #sql-chart text{font-size:11px;fill:var(--fg)}
+    #sql-table td.num{text-align:right;font-variant-numeric:tabular-nums}
     @media (max-width:760px){
+      .sql-grid{grid-template-columns:minmax(0,1fr)}
       main{grid-template-columns:minmax(0,1fr);padding:.5rem}
       .wide{display:none}
       dl.facts{grid-template-columns:max-content minmax(0,1fr)}

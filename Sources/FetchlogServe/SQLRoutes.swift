@@ -1,0 +1,162 @@
+import FetchlogCore
+import FetchlogSQL
+import Foundation
+import Hummingbird
+
+/// SQL over HTTP (issue 35): `GET /api/sql` (a query, paged), `GET /api/sql/tables`,
+/// `POST /api/sql` (CREATE VIEW / DROP VIEW, with the action token), and saved views at
+/// `GET /api/views/NAME`. Each answers what `fetchlog sql … --format json` answers.
+extension APIResponder {
+    /// `GET /api/sql?q=…&at=SEQ&confirmed=1&limit=N&offset=M&timeout=S`: at most `limit` rows
+    /// from `offset`, and whether more follow. The query reads `offset + limit + 1` rows at
+    /// most, so a page of a large answer costs what the rows before it cost, never the rest.
+    func sql(_ query: QueryItems) async throws -> Response {
+        guard let statement = query["q"] else {
+            throw APIError.badRequest("GET /api/sql needs q=QUERY (SELECT …): GET /api/sql/tables lists the tables")
+        }
+        switch SQLText.classify(statement) {
+        case .createView, .dropView:
+            // A link must not be able to write: saving is an action.
+            throw APIError.badRequest("CREATE VIEW and DROP VIEW save an event: send them as POST /api/sql with {\"sql\": \"…\"} and the action token; GET /api/sql only reads")
+        default: break
+        }
+        let limit = try Self.count(query["limit"], name: "limit", default: 100, max: Self.maxLimit)
+        let offset = try Self.offset(query["offset"])
+        let timeout = try Self.count(query["timeout"], name: "timeout", default: 10, max: Self.maxSQLTimeout)
+        let confirmed = try Self.flag(query["confirmed"], name: "confirmed")
+        let state = try self.state(at: query["at"])
+        let answer = try await Self.answeringSQL(timeout: timeout) {
+            try await content.store.sqlQuery(statement, state: state, confirmed: confirmed, timeLimit: .seconds(timeout),
+                                             maxRows: offset + limit + 1)
+        }
+        let page = answer.rows.dropFirst(offset).prefix(limit)
+        let json = JSONValue.object([
+            ("columns", .array(answer.columns.map { .string($0) })),
+            ("rows", .array(page.map { Self.row($0, columns: answer.columns) })),
+            ("asOf", .number(Int(answer.asOf))), ("offset", .number(offset)), ("limit", .number(limit)),
+            ("more", .bool(answer.rows.count > offset + limit)),
+        ])
+        return Self.ordered(json)
+    }
+
+    /// `GET /api/sql/tables[?at=SEQ]`: as `sql --tables --format json`.
+    func sqlTables(_ query: QueryItems) async throws -> Response {
+        let state = try self.state(at: query["at"])
+        let tables = try await Self.answeringSQL(timeout: 10) { try await content.store.sqlTables(state: state) }
+        return Self.ordered(.array(tables.map(Self.json)))
+    }
+
+    /// `POST /api/sql {"sql": "CREATE VIEW …"}` or `DROP VIEW …`: the event is appended (it
+    /// is in the log, so replay, `--at` and replicas know the view), answered as
+    /// `sql --format json` answers it.
+    func sqlSave(_ request: Request) async throws -> Response {
+        let example = "{\"sql\": \"CREATE VIEW name AS SELECT …\"}"
+        guard let body = try await actionBody(request, example: example), case .object(let members) = body else {
+            throw APIError.badRequest("the body must be one JSON object: \(example)")
+        }
+        if let unknown = members.first(where: { $0.0 != "sql" }) {
+            throw APIError.badRequest("the body has '\(unknown.0.prefix(40))': it takes sql")
+        }
+        guard let statement = body["sql"]?.stringValue else { throw APIError.badRequest("sql must be a string: \(example)") }
+        let json: JSONValue
+        switch SQLText.classify(statement) {
+        case .createView(let name, _, _):
+            let answer = try await Self.answeringSQL(timeout: 10) { try await content.store.sql(statement) }
+            json = .object([("saved", .string(name)), ("seq", .number(Int(answer.asOf)))])
+        case .dropView(let name, _):
+            let answer = try await Self.answeringSQL(timeout: 10) { try await content.store.sql(statement) }
+            json = .object([("dropped", .string(name)), ("seq", .number(Int(answer.asOf)))])
+        case .query:
+            throw APIError.badRequest("POST /api/sql saves (CREATE VIEW) or drops (DROP VIEW) a view: a query is GET /api/sql?q=…")
+        case .empty:
+            throw APIError.badRequest("no SQL statement given: \(example)")
+        case .other(let word):
+            throw APIError.badRequest("\(word.uppercased()) is refused: POST /api/sql takes CREATE VIEW name AS SELECT … or DROP VIEW name")
+        }
+        return Self.ordered(json)
+    }
+
+    // MARK: saved views at /api/views/NAME
+
+    /// The saved view `name` names in `state` (SQL names are case-insensitive), if any.
+    static func savedView(_ name: String, in state: LogState) -> SavedView? {
+        if let view = state.savedViews[name] { return view }
+        let lowered = name.lowercased()
+        return state.savedViews.values.first { $0.name.lowercased() == lowered }
+    }
+
+    /// `{"view": NAME, "asOf": S, "count": N, "rows": [...]}`, rows in the view's column
+    /// order; for the snapshot from the view cache (one query per snapshot, not per GET).
+    func savedView(_ view: SavedView, state: LogState, cached: Bool) async throws -> ViewCache.Canonical {
+        let make = { () async throws -> ViewCache.Canonical in
+            let answer = try await Self.answeringSQL(timeout: 10) {
+                try await content.store.sqlQuery("SELECT * FROM \(Self.quoted(view.name))", state: state)
+            }
+            return ViewCache.canonical(.object([
+                ("view", .string(view.name)), ("asOf", .number(Int(answer.asOf))), ("count", .number(answer.rows.count)),
+                ("rows", .array(answer.rows.map { Self.row($0, columns: answer.columns) })),
+            ]), ordered: true)
+        }
+        return cached ? try await content.shared.views.canonical(view.name, state: state, make: make) : try await make()
+    }
+
+    /// `GET /api/views`: the views `export` takes, then the saved views.
+    func viewNames(in state: LogState) -> [String] {
+        ViewCatalog.exportNames(in: state) + state.savedViews.keys.sorted()
+    }
+
+    // MARK: helpers
+
+    /// A row as an object of column → value, in column order.
+    static func row(_ values: [JSONValue], columns: [String]) -> JSONValue {
+        .object(zip(columns, values).map { ($0, $1) })
+    }
+
+    static func ordered(_ json: JSONValue) -> Response {
+        response(json.orderedText() + "\n", contentType: "application/json; charset=utf-8")
+    }
+
+    /// A table as `sql --tables --format json` prints it.
+    static func json(_ table: SQLTableDescription) -> JSONValue {
+        .object([("table", .string(table.name)), ("kind", .string(table.isView ? "view" : "table")),
+                 ("columns", .array(table.columns.map { column in
+                     .object([("name", .string(column.name)), ("type", column.declaredType.map(JSONValue.string) ?? .null)])
+                 })), ("sql", .string(table.ddl))])
+    }
+
+    static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// Rows to skip: 0 to `maxSQLOffset` (0).
+    static func offset(_ text: String?) throws -> Int {
+        guard let text else { return 0 }
+        guard let n = Int(text), (0...maxSQLOffset).contains(n) else {
+            throw APIError.badRequest("offset=\(text.prefix(40)) is not a count from 0 to \(maxSQLOffset)")
+        }
+        return n
+    }
+
+    /// `true`/`1` or `false`/`0` (false when not given).
+    static func flag(_ text: String?, name: String) throws -> Bool {
+        switch text {
+        case nil, "false", "0": return false
+        case "true", "1": return true
+        default: throw APIError.badRequest("\(name)=\(text!.prefix(40)) is not true or false (1 or 0)")
+        }
+    }
+
+    /// SQL errors as the API's: invalid or refused SQL 400 (exit 1 and 64, as `fetchlog sql`),
+    /// a query stopped at its time limit 503 naming the limit (the server goes on; 408 would
+    /// have browsers send the request again), interrupted 503 (exit 130).
+    static func answeringSQL<T>(timeout: Int, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as SQLError {
+            switch error.kind {
+            case .refused: throw APIError(status: .badRequest, message: error.message, exit: 64)
+            case .invalid: throw APIError(status: .badRequest, message: error.message, exit: 1)
+            case .timeLimit:
+                throw APIError(status: .serviceUnavailable,
+                               message: "the query ran past its time limit of \(timeout) s and was stopped: give timeout=SECONDS (at most \(maxSQLTimeout)), or ask for less", exit: 1)
+            case .interrupted: throw APIError(status: .serviceUnavailable, message: error.message, exit: 130)
+            }
+        }
+    }
+}
