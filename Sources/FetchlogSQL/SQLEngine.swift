@@ -102,12 +102,12 @@ package final class SQLEngine {
 
     /// Every table (or the one named `only`) with its columns, built for `state`.
     package func describe(_ only: String? = nil, state: LogState, confirmed: Bool = false) throws(SQLError) -> [TableDescription] {
-        var names = tableNames(in: state)
+        var names = Self.tableNames(in: state)
         if let only {
             let wanted = only.lowercased()
             names = names.filter { $0.lowercased() == wanted }
             if names.isEmpty {
-                let known = tableNames(in: state)
+                let known = Self.tableNames(in: state)
                 throw SQLError(.invalid, "no table named '\(only)'\(Suggest.didYouMean(only, known)). Tables: \(known.joined(separator: ", "))")
             }
         }
@@ -227,11 +227,14 @@ package final class SQLEngine {
         var message = error.message
         if message.hasPrefix("no such table: ") {
             let name = String(message.dropFirst("no such table: ".count))
-            let known = tableNames(in: state)
+            let known = Self.tableNames(in: state)
             message += Suggest.didYouMean(name, known) + ". Tables: " + known.joined(separator: ", ")
         } else if message.hasPrefix("no such column: ") {
             let name = String(message.dropFirst("no such column: ".count))
-            let known = built.values.flatMap { $0.columns.map(\.name) }
+            // The tables this statement names, not every one built for earlier statements.
+            let mentions = SQLText.mentions(sql)
+            let named = built.filter { key, _ in mentions.names.contains(key) || mentions.qualified.contains { $0.0 + "." + $0.1 == key } }
+            let known = named.values.flatMap { $0.columns.map(\.name) }
             let unique = Array(Set(known)).sorted()
             message += Suggest.didYouMean(name.split(separator: ".").last.map(String.init) ?? name, unique)
             if !unique.isEmpty { message += ". Columns of the tables named: " + unique.joined(separator: ", ") }
@@ -240,7 +243,7 @@ package final class SQLEngine {
     }
 
     /// Every table name a query may use: views, `events`, `SOURCE.RESOURCE`, saved views.
-    package func tableNames(in state: LogState) -> [String] {
+    package static func tableNames(in state: LogState) -> [String] {
         SQLTables.viewNames(in: state) + [SQLTables.eventsName]
             + SQLTables.resources(in: state).flatMap { source in source.resources.map { source.source + "." + $0 } }
             + state.savedViews.keys.sorted()
