@@ -162,6 +162,13 @@ package final class SQLEngine {
     private static func readOnly(_ action: SQLiteAction) -> SQLiteAuthorization {
         switch action.code {
         case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE: return .allow
+        case SQLITE_UPDATE where ["sqlite_master", "sqlite_schema"].contains(action.first?.lowercased() ?? ""):
+            // SQLite (3.40) asks this when a table-valued function (json_each, json_tree) is
+            // first used on a connection: its schema entry is written in memory. Denied, every
+            // json_each failed ("vtable constructor failed"). A statement that writes the schema
+            // is still refused: SQLite forbids it without writable_schema (a pragma denied
+            // here), and stmt_readonly refuses any write.
+            return .allow
         case SQLITE_FUNCTION:
             // load_extension is off at the connection; these are refused by name as well.
             let name = action.second?.lowercased() ?? ""
