@@ -136,7 +136,7 @@ let package = Package(
             name: "fetchlog",
             dependencies: [
                 "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
-                "FetchlogShell", "FetchlogServe", "FetchlogSQL",
+                "FetchlogShell", "FetchlogServe", "FetchlogSQL", "FetchlogSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

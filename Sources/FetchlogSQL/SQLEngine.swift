@@ -209,7 +209,7 @@ package final class SQLEngine {
             // SQLite refuses it first ("may not be modified"; writable_schema is a pragma
             // refused below), and stmt_readonly is checked after.
             let table = action.first?.lowercased() ?? ""
-            return table == "sqlite_master" || table == "sqlite_temp_master" ? .allow : .deny
+            return ["sqlite_master", "sqlite_temp_master", "sqlite_schema", "sqlite_temp_schema"].contains(table) ? .allow : .deny
         case SQLITE_FUNCTION:
             // load_extension is off at the connection; these are refused by name as well.
             let name = action.second?.lowercased() ?? ""
@@ -296,6 +296,9 @@ package final class SQLEngine {
         }
         return SQLError(.invalid, message)
     }
+
+    /// Every table name a query may use over `state` (building none): `.tables`, completion.
+    package static func tableNames(in state: LogState) -> [String] { SQLSubject(state: state, confirmed: false).tableNames }
 
     // MARK: - Building tables
 

@@ -3,8 +3,10 @@ import FetchlogCore
 import FetchlogReplication
 import FetchlogServe
 import FetchlogShell
+import FetchlogSQL
 import FetchlogSources
 import Foundation
+import Synchronization
 import SampleUpstream
 
 /// Presentation options shared by the REPL entry points.
@@ -55,7 +57,10 @@ struct QueryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try reportingErrors { try network.configuration() }
-        let line = command.count == 1 ? command[0] : command.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+        // SQL's words are SQL's: joined as they are (`fetchlog query SELECT 1`), quotes and all;
+        // one line, run whole, `;` or not.
+        let sql = ShellSQL.statement(in: command.joined(separator: " ")) != nil
+        let line = command.count == 1 || sql ? command.joined(separator: " ") : command.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
         // `log …` needs the log alone, not the state: it runs as `fetchlog log …` does, so
         // `query "log verify"` works on a store whose state cannot be rebuilt.
         if let words = try? Tokenizer.words(line), words.first == "log" {
@@ -203,8 +208,13 @@ func runShell(_ maintenance: StoreMaintenance, network: FetchConfiguration, opti
     var status: Int32 = 0
     if isatty(STDIN_FILENO) == 1 {
         if let banner { say(banner) }
-        let editor = LineEditor(prompt: "fetchlog> ", historyPath: defaultHistoryPath(),
-                                completer: { Completion.candidates(for: $0, session: session) })
+        // The lines of an SQL statement so far: completion reads them (a FROM on an earlier line).
+        let statement = SharedStatementCollector()
+        let editor = LineEditor(prompt: "fetchlog> ", continuationPrompt: StatementCollector.continuationPrompt, historyPath: defaultHistoryPath(),
+                                completer: { line in
+                                    let before = statement.pending
+                                    return Completion.candidates(for: line, before: before, session: session)
+                                })
         let interrupts = ShellInterrupts(editor: editor)
         session.notify = { editor.printAbove($0) }
         // A replicated store follows its stream by itself while the shell is open (the
@@ -227,21 +237,44 @@ func runShell(_ maintenance: StoreMaintenance, network: FetchConfiguration, opti
         }
         // libedit blocks its thread while a line is typed: read on a thread of its own so the
         // cooperative pool keeps running background fetches (whose messages print above).
-        while let line = await readOffPool(editor) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed == "quit" || trimmed == "exit" { break }
-            await interrupts.run { await session.execute(trimmed) }
+        while let line = await readOffPool(editor, continuing: statement.isCollecting) {
+            // Ctrl-C at the continuation prompt drops the statement, as in sqlite3.
+            if editor.lastLineCancelled { statement.discard(); continue }
+            let collecting = statement.isCollecting
+            let trimmed = collecting ? line : line.trimmingCharacters(in: .whitespaces)
+            if !collecting, trimmed == "quit" || trimmed == "exit" { break }
+            guard let command = statement.add(trimmed) else { continue }
+            await interrupts.run { await session.execute(command) }
         }
+        // Ctrl-D inside a statement: what was typed runs, as sqlite3 runs it at end of input.
+        if let rest = statement.take() { await interrupts.run { await session.execute(rest) } }
         editor.saveHistory()
     } else {
         session.finishBackgroundWork = true
         if let banner { writeErr(Data((banner + "\n").utf8)) }
         let interrupts = ShellInterrupts(editor: nil)
-        while let line = Swift.readLine(strippingNewline: true) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if trimmed == "quit" || trimmed == "exit" { break }
-            let error = await interrupts.run { await session.execute(trimmed) }
+        var statement = StatementCollector()
+        var ended = false
+        while !ended {
+            // At end of input a statement still open runs as it is (sqlite3 does so too).
+            let command: String
+            if let line = Swift.readLine(strippingNewline: true) {
+                if statement.isCollecting {
+                    guard let complete = statement.add(line) else { continue }
+                    command = complete
+                } else {
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                    if trimmed == "quit" || trimmed == "exit" { break }
+                    guard let complete = statement.add(trimmed) else { continue }
+                    command = complete
+                }
+            } else {
+                ended = true
+                guard let rest = statement.take() else { break }
+                command = rest
+            }
+            let error = await interrupts.run { await session.execute(command) }
             if interrupts.interrupted { status = 130; break }  // Ctrl-C ends a script, whatever the command made of it
             if let error, !options.keepGoing {
                 status = error.status
@@ -258,10 +291,10 @@ func runShell(_ maintenance: StoreMaintenance, network: FetchConfiguration, opti
 }
 
 /// One line from the editor, read on a dedicated thread.
-func readOffPool(_ editor: LineEditor) async -> String? {
+func readOffPool(_ editor: LineEditor, continuing: Bool = false) async -> String? {
     await withCheckedContinuation { continuation in
         let box = UncheckedBox(editor)
-        Thread { continuation.resume(returning: box.value.readLine()) }.start()
+        Thread { continuation.resume(returning: box.value.readLine(continuing: continuing)) }.start()
     }
 }
 
@@ -275,8 +308,15 @@ struct UncheckedBox<T>: @unchecked Sendable {
 /// Tab completion in this shell: the shell module's, with the command line's command names
 /// and output modes.
 enum Completion {
-    static func candidates(for line: String, session: Session) -> [String] {
-        ShellCompletion(shell: session.shell, commandNames: CommandTable.names, modes: OutputMode.allCases.map(\.rawValue))
-            .candidates(for: line, state: session.store.snapshot.state)
+    /// `before`: the earlier lines of the SQL statement being typed, if any.
+    static func candidates(for line: String, before: String = "", session: Session) -> [String] {
+        let completion = ShellCompletion(shell: session.shell, commandNames: CommandTable.names, modes: OutputMode.allCases.map(\.rawValue))
+        let state = session.store.snapshot.state
+        // Table and column names only when SQL is being typed: describing builds every table.
+        let statement = before.isEmpty ? line : before + " " + line
+        if ShellSQL.statement(in: statement) != nil || line.hasPrefix(".schema ") {
+            return completion.sqlCandidates(for: line, statement: statement, tables: SQLCompletionTables.tables(of: session.store, state: state))
+        }
+        return completion.candidates(for: line, state: state)
     }
 }

@@ -41,6 +41,12 @@ enum CommandTable {
         ShellCommand(name: "replay", usage: ReplayCommand.usage, summary: "rebuild every view from the log; each view's events and hash (--verify: against the live state)", example: "replay --verify", run: Commands.replay),
         ShellCommand(name: "export", usage: ExportCommand.usage, summary: "a view as canonical JSON (\(exportList))",
                     example: "export filters", run: Commands.export),
+        // Issue 35: a line starting SELECT, WITH, VALUES, EXPLAIN, CREATE VIEW or DROP VIEW is
+        // SQL as typed (Session.execute); `sql …` is the command line's `fetchlog sql`.
+        ShellCommand(name: "sql", usage: "SELECT …; (also WITH, VALUES, EXPLAIN, CREATE VIEW, DROP VIEW; lines until ;) | " + SQLCommand.usage,
+                    summary: "SQL over every view, SOURCE.RESOURCE, events and saved views (at SEQ SELECT … for the past; .tables, .schema)",
+                    example: "SELECT hairColor, count(*) AS n FROM gnomes GROUP BY 1 ORDER BY n DESC LIMIT 3;",
+                    run: { (session: Session, args) in try await session.runShared(SQLCommand.self, args, usage: SQLCommand.usage) }),
         ShellCommand(name: "at", usage: "at SEQ COMMAND…", summary: "run a command against the state as of SEQ (time travel)", example: "at 1 shows", run: Commands.at),
         ShellCommand(name: "diff", usage: "diff SEQ1 SEQ2 VIEW", summary: "what changed in a view between two points of the log", example: "diff 1 2 status", run: Commands.diff),
         ShellCommand(name: "quit", usage: "quit", summary: "leave (also exit, or Ctrl-D)", example: "quit", run: { (_: Session, _) in nil }),
@@ -52,7 +58,9 @@ enum CommandTable {
     static let dotCommands: [(String, String, String)] = [
         (".mode table|json|ndjson|line|csv", "how results are printed (as --format)", ".mode json"),
         (".output FILE|stdout", "send results to a file, or back to the terminal", ".output stdout"),
-        (".timer on|off", "print each command's time", ".timer off"),
+        (".tables [PATTERN]", "the tables SQL reads (as sqlite3's; PATTERN as LIKE)", ".tables"),
+        (".schema [TABLE]", "the CREATE statement of every table, or of TABLE (as sqlite3's)", ".schema gnomes"),
+        (".timer on|off", "print each command's time (SQL statements' too)", ".timer off"),
         (".pager on|off", "page long results on a terminal through $PAGER (on by default there)", ".pager off"),
     ]
 

@@ -49,8 +49,16 @@ import Darwin
 final class LineEditor: @unchecked Sendable {
     private let editLine: OpaquePointer
     private let historyHandle: OpaquePointer
-    private let promptCString: UnsafeMutablePointer<CChar>
-    private let promptWidth: Int
+    /// The prompt, and the one that asks for the next line of an SQL statement.
+    private let promptCStrings: (first: UnsafeMutablePointer<CChar>, continuation: UnsafeMutablePointer<CChar>)
+    private let promptWidths: (first: Int, continuation: Int)
+    /// Whether the line being read continues a statement (reading thread only).
+    private var continuing = false
+    private var promptCString: UnsafeMutablePointer<CChar> { continuing ? promptCStrings.continuation : promptCStrings.first }
+    private var promptWidth: Int { continuing ? promptWidths.continuation : promptWidths.first }
+    /// Whether the last `readLine` ended by Ctrl-C (it answered ""), not by an empty line.
+    /// Read by the shell loop after `readLine` returns.
+    private(set) var lastLineCancelled = false
     private let historyPath: String?
     private let completer: (String) -> [String]
     /// Whether libedit edits (both ends are terminals); otherwise it only reads lines.
@@ -79,12 +87,13 @@ final class LineEditor: @unchecked Sendable {
     /// historyPath: file to load at start and save to (mode 0600, parent dirs created); nil = no history file.
     /// completer: given the whole line up to the cursor, returns the candidate completions of the word at the cursor
     /// (full words; the editor inserts the unique one or their common prefix and lists them when ambiguous, like bash).
-    init(prompt: String, historyPath: String?, completer: @escaping (String) -> [String]) {
+    /// continuationPrompt: the prompt of `readLine(continuing: true)` (sqlite3's `   ...> `).
+    init(prompt: String, continuationPrompt: String = "", historyPath: String?, completer: @escaping (String) -> [String]) {
         _ = fl_ensure_utf8_ctype()
         self.historyPath = historyPath
         self.completer = completer
-        promptCString = strdup(prompt)!
-        promptWidth = prompt.unicodeScalars.count
+        promptCStrings = (strdup(prompt)!, strdup(continuationPrompt)!)
+        promptWidths = (prompt.unicodeScalars.count, continuationPrompt.unicodeScalars.count)
         editing = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
 
         historyHandle = history_init()
@@ -128,7 +137,8 @@ final class LineEditor: @unchecked Sendable {
         saveHistory()
         el_end(editLine)
         history_end(historyHandle)
-        free(promptCString)
+        free(promptCStrings.first)
+        free(promptCStrings.continuation)
         if wakeRead >= 0 { close(wakeRead) }
         if wakeWrite >= 0 { close(wakeWrite) }
     }
@@ -144,7 +154,10 @@ final class LineEditor: @unchecked Sendable {
     // MARK: Reading
 
     /// Reads one line (without its newline); nil at end of input (Ctrl-D on an empty line). Non-empty lines are added to history.
-    func readLine() -> String? {
+    /// `continuing`: the line continues a statement, under the continuation prompt.
+    func readLine(continuing: Bool = false) -> String? {
+        self.continuing = continuing
+        lastLineCancelled = false
         let early = shared.withLock { shared in
             shared.reading = true
             defer { shared.pending.removeAll() }
@@ -176,6 +189,7 @@ final class LineEditor: @unchecked Sendable {
 
         if lineCancelled {
             lineCancelled = false
+            lastLineCancelled = true
             return ""
         }
         guard let raw, count > 0 else {

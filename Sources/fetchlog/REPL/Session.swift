@@ -2,6 +2,7 @@ import ArgumentParser
 import FetchlogCore
 import FetchlogReplication
 import FetchlogShell
+import FetchlogSQL
 import FetchlogSources
 import Foundation
 
@@ -76,6 +77,10 @@ final class Session: ShellContext, @unchecked Sendable {
     /// printing it as one line.
     @discardableResult
     func execute(_ line: String) async -> CommandError? {
+        // SQL goes to the engine as typed: the shell's tokenizer would read its quotes.
+        if let sql = ShellSQL.statement(in: line) {
+            return await perform("sql") { try await self.runSQL(sql.text, at: sql.seq) }
+        }
         var words: [String]
         do { words = try Tokenizer.words(line) } catch {
             return report(.usage("\(error)"))
@@ -94,9 +99,16 @@ final class Session: ShellContext, @unchecked Sendable {
             renderer.mode = mode
             name = words[0]
         }
+        let args = Array(words.dropFirst())
+        return await perform(name) { [name] in try await self.run(name, args) }
+    }
+
+    /// Runs one command's `body`: prints its output, the freshness and sync lines under it,
+    /// its time under `.timer on`, or its error as one line (returned).
+    private func perform(_ name: String, _ body: () async throws -> Output?) async -> CommandError? {
         let started = ContinuousClock.now
         do {
-            let output = try await run(name, Array(words.dropFirst()))
+            let output = try await body()
             if let output { emit(activeRenderer.render(output)) }
             // The freshness line comes after the result; one-shot and script runs first
             // finish the revalidation it started, so the line says how that ended.
@@ -181,7 +193,7 @@ final class Session: ShellContext, @unchecked Sendable {
     // MARK: Dispatch
 
     func run(_ name: String, _ args: [String]) async throws -> Output? {
-        if name.hasPrefix(".") { return try dotCommand(name, args) }
+        if name.hasPrefix(".") { return try await dotCommand(name, args) }
         // `path SOURCE RESOURCE A B` on a source defined by a manifest is the generic path,
         // whatever plug-in's `path` the table holds (one takes two items of its own).
         if name == "path", args.count == 4, state.manifests[args[0]] != nil || state.plugin(args[0]) is ManifestSource {
@@ -198,8 +210,24 @@ final class Session: ShellContext, @unchecked Sendable {
         }
     }
 
-    private func dotCommand(_ name: String, _ args: [String]) throws -> Output? {
+    /// One SQL statement (`SELECT …`, `CREATE VIEW …`), through `fetchlog sql`'s command:
+    /// the same rows, errors and `at SEQ` past.
+    func runSQL(_ statement: String, at seq: UInt64? = nil) async throws -> Output? {
+        guard let seq else { return try await runShared(SQLCommand.self, [statement], usage: SQLCommand.usage) }
+        return try await pinned(at: seq) { try await runShared(SQLCommand.self, [statement], usage: SQLCommand.usage) }
+    }
+
+    private func dotCommand(_ name: String, _ args: [String]) async throws -> Output? {
         switch name {
+        case ".tables":
+            // As sqlite3's: the names in columns; in json, the names.
+            guard args.count <= 1 else { throw CommandError.usage("usage: .tables [PATTERN]") }
+            var names = SQLEngine.tableNames(in: state).sorted()
+            if let pattern = args.first { names = names.filter { SQLLike.matches($0, pattern) } }
+            return .message(SQLLike.columns(names), json: .array(names.map(JSONValue.string)))
+        case ".schema":
+            guard args.count <= 1 else { throw CommandError.usage("usage: .schema [TABLE]") }
+            return try await runShared(SQLCommand.self, ["--schema"] + args, usage: SQLCommand.usage)
         case ".mode":
             guard args.count <= 1 else { throw CommandError.usage("usage: .mode \(OutputMode.allCases.map(\.rawValue).joined(separator: "|"))") }
             guard let value = args.first else {

@@ -54,7 +54,11 @@ import Testing
             "item census gnomes 0", "pending", "push", "facets census gnomes", "links census gnomes 0", "path census gnomes 0 237",
             "log export --out \(file).ndjson", "replay", "replay --to 3", "replay --verify",
             "export filters", "export show/1 --at 4", "export status --out \(file).json",
-            "at 1 shows", "diff 1 2 status", ".mode", "quit",
+            "at 1 shows", "diff 1 2 status",
+            // SQL (issue 35): as typed, at a seq, through `sql`, and the dot commands.
+            "SELECT hairColor, count(*) AS n FROM gnomes GROUP BY 1", "at 1 SELECT count(*) AS n FROM events;",
+            "sql SELECT name FROM gnomes LIMIT 2", "sql --tables", "sql --schema gnomes", ".tables", ".schema gnomes",
+            ".mode", "quit",
         ]
     }
 

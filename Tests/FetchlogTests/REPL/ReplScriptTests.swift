@@ -14,7 +14,7 @@ import Testing
     @Test func everyHelpExampleRunsAndPrintsItsGolden() async throws {
         let dir = TemporaryDirectory("repl-help")
         let examples = CommandTableExamples.all
-        #expect(examples.count == 37) // pending and push (issue 26)
+        #expect(examples.count == 40) // pending and push (issue 26); sql, .tables, .schema (issue 35)
         let result = try await runDemoScript(examples, store: dir.sub("demo"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("error:"), "\(result.stderr)")
