@@ -1,6 +1,7 @@
 import FetchlogCore
 import Foundation
 import Testing
+import FetchlogSQLite
 
 /// Issue 35's hostile acceptance: statements that write (every kind), attach, set pragmas,
 /// load extensions, read or write files, grow strings past the 64 MiB limit, nest deeply,
@@ -260,7 +261,9 @@ import Testing
         // The shell, fed every short statement as a script that goes on after errors, answers
         // each with an error and then the command after them; the store is still unchanged.
         // (`fetchlog serve`'s /api/sql does not exist in this tree: not asked here.)
-        let lines = hostile.filter(\.forShell).map { $0.sql.hasSuffix(";") ? $0.sql : $0.sql + ";" }
+        // Only statements a `;` completes: one that leaves a quote or comment open would, as in
+        // sqlite3, take the lines after it into itself.
+        let lines = hostile.filter(\.forShell).map { $0.sql.hasSuffix(";") ? $0.sql : $0.sql + ";" }.filter(SQLiteConnection.isComplete)
         #expect(lines.count >= 150)
         let shell = try await store.run(["repl", "--keep-going", "--format", "json"], stdin: lines.joined(separator: "\n") + "\nlog stats\n")
         #expect(!shell.signaled, "the shell ended by signal \(shell.status)")

@@ -104,7 +104,9 @@ def create(db, qualified, columns, records, always=()):
     for r in records:
         union.update(r.keys())
     union.update(always)
-    if set(names) != union and not (not names and not union):
+    # A view declares its records' members (its columns even while its list is empty), so the
+    # table may have columns no record holds now, never the other way round.
+    if not union <= set(names):
         raise SystemExit(f"oracle: {qualified}: --schema columns {names} but the export's records hold {sorted(union)}")
     if not names:
         columns = [{"name": "_empty", "type": None}]
