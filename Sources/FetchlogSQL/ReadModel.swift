@@ -30,11 +30,9 @@ package enum ReadModel {
     }
 
     /// The log's stamp now (or as of `seq`): one read of its last record.
-    package static func stamp(of log: EventLog, at seq: UInt64? = nil) throws -> Stamp {
-        let seq = try seq ?? log.lastSeq()
-        let record = try seq == 0 ? [] : log.rawRecord(at: seq) ?? []
-        let crc = record.withUnsafeBytes { EnvelopeCodec.checksum(of: $0) }
-        return Stamp(seq: seq, lastRecord: crc, reducer: LogState.reducerVersion, contract: contract)
+    package static func stamp(of store: StoreMaintenance, at seq: UInt64? = nil) throws -> Stamp {
+        let record = try store.recordStamp(at: seq)
+        return Stamp(seq: record.seq, lastRecord: record.checksum, reducer: LogState.reducerVersion, contract: contract)
     }
 
     /// The directory of the read model of the store at `storePath`.
@@ -154,8 +152,8 @@ extension ReadModel {
     /// (a read-only directory, a full disk: then the caller answers from the store).
     package static func rebuild(from store: Store, storePath: String) -> SQLSubject? {
         let state = store.snapshot.state
-        guard let stamp = try? stamp(of: store.log, at: state.seq),
-              let events = try? SQLTables.eventRows(store.log, upTo: state.seq) else { return nil }
+        guard let stamp = try? stamp(of: store.maintenance, at: state.seq),
+              let events = try? store.eventSummaries(upTo: state.seq) else { return nil }
         do {
             try write(state: state, events: events, stamp: stamp, storePath: storePath)
         } catch {

@@ -118,7 +118,7 @@ package final class SQLEngine {
 
     /// One table as `.tables` and `.schema` show it.
     package struct TableDescription: Equatable, Sendable {
-        /// `shows`, `census.gnomes`, a saved view's name.
+        /// A view's name, `SOURCE.RESOURCE`, a saved view's name.
         package let name: String
         package let columns: [SQLColumn]
         /// True for a saved view.
@@ -372,7 +372,7 @@ package final class SQLEngine {
     /// The columns of the tables the last query named (for "did you mean").
     private var namedColumns: [String] { namedTables.flatMap { (try? columns(of: $0))?.map(\.name) ?? [] } }
 
-    /// Table `name`'s (`shows`, `census.gnomes`) columns as the connection holds them.
+    /// Table `name`'s (a view's, `SOURCE.RESOURCE`) columns as the connection holds them.
     private func columns(of name: String) throws(SQLError) -> [SQLColumn] {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         let (schema, table) = parts.count == 2 ? (Self.quote(parts[0]), parts[1]) : ("main", parts[0])

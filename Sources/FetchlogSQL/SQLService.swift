@@ -17,8 +17,7 @@ package final class SQLService: @unchecked Sendable {
     /// The store's service (one per store): its engine builds the tables of the store's states.
     package static func of(_ store: Store) -> SQLService {
         store.attachments.value("sql") {
-            let log = store.log
-            return SQLService { try SQLEngine { seq in try SQLTables.eventRows(log, upTo: seq) } }
+            SQLService { [weak store] in try SQLEngine { seq in try store?.eventSummaries(upTo: seq) ?? [] } }
         }
     }
 

@@ -114,17 +114,6 @@ package enum SQLTables {
         records(schema: "main", name: eventsName, events, always: EventSummary.memberNames)
     }
 
-    /// The `events` rows of `log` up to `seq` (each event's `log tail` summary).
-    package static func eventRows(_ log: EventLog, upTo seq: UInt64) throws -> [JSONValue] {
-        var rows: [JSONValue] = []
-        try log.scan(from: 1, batchSize: 256) { event in
-            guard event.seq <= seq else { return false }
-            rows.append(EventSummary.record(of: event))
-            return true
-        }
-        return rows
-    }
-
     /// A JSON value as an SQL value.
     package static func value(_ json: JSONValue) -> SQLiteValue {
         switch json {

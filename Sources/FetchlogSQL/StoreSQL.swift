@@ -3,11 +3,11 @@ import Foundation
 
 extension Store {
     /// Runs one SQL statement over the store's tables (issue 35): every view (`shows`,
-    /// `gnomes`, `status`, …), each manifest resource as `SOURCE.RESOURCE`, the log as
+    /// `status`, `events`, a plug-in's views, …), each manifest resource as `SOURCE.RESOURCE`, the log as
     /// `events`, and the saved views.
     ///
     /// ```swift
-    /// let answer = try await store.sql("SELECT hairColor, count(*) AS n FROM gnomes GROUP BY 1 ORDER BY n DESC")
+    /// let answer = try await store.sql("SELECT kind, count(*) AS n FROM events GROUP BY kind ORDER BY n DESC")
     /// for row in answer.rows { print(row) }
     /// ```
     ///

@@ -44,7 +44,7 @@ extension ShellCompletion {
             options = tables.map(\.name)
         } else {
             if let dot = current.lastIndex(of: ".") {
-                // `gnomes.ha` (a table's columns), or `census.gn` (a SOURCE.RESOURCE table).
+                // `events.ki` (a table's columns), or `source.re` (a SOURCE.RESOURCE table).
                 let qualifier = current[..<dot].lowercased()
                 for table in tables where table.name.lowercased() == qualifier {
                     options += table.columns.map { table.name + "." + Self.quotedIfNeeded($0) }

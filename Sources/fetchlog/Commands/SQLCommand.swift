@@ -9,7 +9,7 @@ import Foundation
 struct SQLCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
-        abstract: "SQL over the store: every view (shows, gnomes, status, …), each manifest resource as SOURCE.RESOURCE, the log as events, saved views.",
+        abstract: "SQL over the store: every view (status, each source's views: sql --tables lists them), each manifest resource as SOURCE.RESOURCE, the log as events, saved views.",
         discussion: """
         Queries (SELECT, WITH, VALUES, EXPLAIN) are read-only and stop at --timeout (10 s). \
         CREATE VIEW name AS SELECT … and DROP VIEW name save and drop a view: each is an event, so replay, --at, merged logs and replicas know it. \
@@ -80,7 +80,7 @@ struct SQLCommand: SharedCommand {
     /// One that cannot be written (a read-only directory) leaves the answer to the store.
     private func oneShot(_ statement: String, limit: Duration, context: CommandContext) async throws -> Output? {
         let path = context.maintenance.path
-        let stamp = try ReadModel.stamp(of: context.maintenance.log)
+        let stamp = try ReadModel.stamp(of: context.maintenance)
         var subject = ReadModel.open(storePath: path, stamp: stamp)
         if subject == nil {
             let store = try await openStore(context.maintenance, clock: context.clock)

@@ -45,7 +45,7 @@ enum CommandTable {
         // SQL as typed (Session.execute); `sql …` is the command line's `fetchlog sql`.
         ShellCommand(name: "sql", usage: "SELECT …; (also WITH, VALUES, EXPLAIN, CREATE VIEW, DROP VIEW; lines until ;) | " + SQLCommand.usage,
                     summary: "SQL over every view, SOURCE.RESOURCE, events and saved views (at SEQ SELECT … for the past; .tables, .schema)",
-                    example: "SELECT hairColor, count(*) AS n FROM gnomes GROUP BY 1 ORDER BY n DESC LIMIT 3;",
+                    example: "SELECT kind, count(*) AS n FROM events GROUP BY 1 ORDER BY n DESC;",
                     run: { (session: Session, args) in try await session.runShared(SQLCommand.self, args, usage: SQLCommand.usage) }),
         ShellCommand(name: "at", usage: "at SEQ COMMAND…", summary: "run a command against the state as of SEQ (time travel)", example: "at 1 shows", run: Commands.at),
         ShellCommand(name: "diff", usage: "diff SEQ1 SEQ2 VIEW", summary: "what changed in a view between two points of the log", example: "diff 1 2 status", run: Commands.diff),
@@ -59,7 +59,7 @@ enum CommandTable {
         (".mode table|json|ndjson|line|csv", "how results are printed (as --format)", ".mode json"),
         (".output FILE|stdout", "send results to a file, or back to the terminal", ".output stdout"),
         (".tables [PATTERN]", "the tables SQL reads (as sqlite3's; PATTERN as LIKE)", ".tables"),
-        (".schema [TABLE]", "the CREATE statement of every table, or of TABLE (as sqlite3's)", ".schema gnomes"),
+        (".schema [TABLE]", "the CREATE statement of every table, or of TABLE (as sqlite3's)", ".schema events"),
         (".timer on|off", "print each command's time (SQL statements' too)", ".timer off"),
         (".pager on|off", "page long results on a terminal through $PAGER (on by default there)", ".pager off"),
     ]

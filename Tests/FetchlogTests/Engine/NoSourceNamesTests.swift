@@ -24,7 +24,7 @@ import Testing
         return hits.sorted()
     }
 
-    @Test(arguments: ["Sources/FetchlogCore", "Sources/FetchlogShell", "Sources/fetchlog"])
+    @Test(arguments: ["Sources/FetchlogCore", "Sources/FetchlogShell", "Sources/fetchlog", "Sources/FetchlogSQL"])
     func namesNoSource(_ folder: String) throws {
         let hits = try Self.offendingLines(under: folder)
         #expect(hits.isEmpty, "\(hits.joined(separator: "\n"))")

@@ -56,7 +56,7 @@ import FetchlogSQLite
         let log = try EventLog.open(at: path)
         defer { log.close() }
         let store = try Store(log: log, sources: .seed)
-        let subject = try #require(ReadModel.open(storePath: path, stamp: try ReadModel.stamp(of: log)))
+        let subject = try #require(ReadModel.open(storePath: path, stamp: try ReadModel.stamp(of: store.maintenance)))
         let files = try SQLEngine(readModel: ReadModel.directory(of: path))
         for table in subject.tableNames {
             let query = "SELECT * FROM \(SQLEngine.quote(table))"

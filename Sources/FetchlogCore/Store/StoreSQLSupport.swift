@@ -1,0 +1,25 @@
+/// What the SQL layer (`FetchlogSQL`, issue 35) reads of the log, through the store layer:
+/// the `events` table's rows, and the stamp its read model is checked against.
+extension Store {
+    /// Each event's `log tail` summary (`EventSummary`), seq 1 through `seq`.
+    package func eventSummaries(upTo seq: UInt64) throws -> [JSONValue] {
+        var rows: [JSONValue] = []
+        try log.scan(from: 1, batchSize: 256) { event in
+            guard event.seq <= seq else { return false }
+            rows.append(EventSummary.record(of: event))
+            return true
+        }
+        return rows
+    }
+}
+
+extension StoreMaintenance {
+    /// The log's last seq (or `seq`) and the CRC-32C of that record's stored bytes: one read,
+    /// enough to tell a derived file made for this log at this point from one made for
+    /// another (a log rewritten under the same seq has another last record).
+    package func recordStamp(at seq: UInt64? = nil) throws -> (seq: UInt64, checksum: UInt32) {
+        let seq = try seq ?? log.lastSeq()
+        let record = try seq == 0 ? [] : log.rawRecord(at: seq) ?? []
+        return (seq, record.withUnsafeBytes { EnvelopeCodec.checksum(of: $0) })
+    }
+}
