@@ -15,7 +15,7 @@ import Glibc
 /// - the same one-shot when the read model must be written first (absent), and a search by
 ///   `LIKE` beside `items census gnomes TEXT` (which folds the store) and `sqlite3`;
 /// - `fetchlog status` and `fetchlog items … TEXT` one-shots, for the cold start they still have.
-/// Needs `sqlite3` (Debian's sqlite3) and Python's `duckdb` (installed with `dlt[duckdb]`).
+/// Needs `sqlite3` (Debian's sqlite3), GNU time (Debian's time) and Python's `duckdb` (installed with `dlt[duckdb]`).
 /// Run from the repository root, release-built: `swift run -c release fetchlog-bench --sql`.
 func runSQLBenchmarks(quick: Bool) async {
     let copies = quick ? 10 : 100
@@ -118,24 +118,30 @@ private func alternate(_ a: [String], _ b: [String], runs: Int, before: (() -> V
     return pairs
 }
 
-/// Runs `arguments` (found on PATH) with stdout and stderr to /dev/null; its wall time and
-/// peak memory from `wait4`'s accounting of that one child.
+/// Runs `arguments` (found on PATH) with stdout and stderr to /dev/null: its wall time, and its
+/// peak memory as GNU time (`/usr/bin/time`, Debian's `time`) reports it. Not `wait4`'s own
+/// figure: a child spawned from this process starts its accounting from this process's peak
+/// (Linux carries the old address space's high-water mark across exec), which would charge
+/// every command the bench's own memory; time's small process does not.
 private func measure(_ arguments: [String]) -> Measured {
+    let report = NSTemporaryDirectory() + "fetchlog-bench-peak-\(getpid())"
+    let command = ["/usr/bin/time", "-f", "%M", "-o", report] + arguments
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     var pid: pid_t = 0
-    let argv = arguments.map { strdup($0) } + [nil]
+    let argv = command.map { strdup($0) } + [nil]
     defer { for p in argv { free(p) } }
     let start = DispatchTime.now().uptimeNanoseconds
-    guard posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { fatalError("cannot start \(arguments[0])") }
+    guard posix_spawnp(&pid, command[0], &actions, nil, argv, environ) == 0 else { fatalError("cannot start \(command[0]) (Debian: apt install time)") }
     var status: Int32 = 0
-    var usage = rusage()
-    _ = wait4(pid, &status, 0, &usage)
+    _ = waitpid(pid, &status, 0)
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    return Measured(seconds: seconds, peakBytes: Int(usage.ru_maxrss) * 1024)
+    let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+    let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+    return Measured(seconds: seconds, peakBytes: kilobytes * 1024)
 }
 
 /// Runs `arguments` and returns its status, stdout and stderr.
