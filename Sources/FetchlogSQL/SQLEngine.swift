@@ -13,7 +13,12 @@ import Synchronization
 package final class SQLEngine {
     private let connection: SQLiteConnection
     /// Tables built: qualified name (lowercased) → the seq and confirmed flag built at.
-    private var built: [String: (seq: UInt64, confirmed: Bool)] = [:]
+    /// What each was built from: the seq, or — for a table whose inputs are known — the change
+    /// tokens of the sources that feed it (`ChangeTokens`), so another source's fetch leaves
+    /// it as it is; and whether confirmed-only.
+    private var built: [String: (version: [UInt64], confirmed: Bool)] = [:]
+    /// How many tables this engine has built (tests see a table kept as it was by it).
+    package private(set) var tablesBuilt = 0
     /// The tables the last statement named, as `SQLSubject.tableNames` writes them.
     private var namedTables: [String] = []
     /// A read model on disk (`ReadModel`) this engine reads instead of building tables.
@@ -324,11 +329,11 @@ package final class SQLEngine {
                 namedTables.append(name)
                 guard let state = subject.state else { continue }
                 if name == SQLTables.eventsName {
-                    try build(key: name, seq: subject.seq, confirmed: false) { [events] in
+                    try build(key: name, version: [subject.seq], confirmed: false) { [events] in
                         SQLTables.eventsTable((try? events(state.seq)) ?? [])
                     }
                 } else {
-                    try build(key: name.lowercased(), seq: subject.seq, confirmed: false) { SQLTables.viewTable(name, state: state) }
+                    try build(key: name.lowercased(), version: Self.version(of: name, in: state), confirmed: false) { SQLTables.viewTable(name, state: state) }
                 }
             }
             var needed: [(String, String)] = []
@@ -354,7 +359,8 @@ package final class SQLEngine {
                     attached.insert(source.lowercased())
                 }
                 guard let state = subject.state else { continue }
-                try build(key: source.lowercased() + "." + resource.lowercased(), seq: subject.seq, confirmed: subject.confirmed) {
+                try build(key: source.lowercased() + "." + resource.lowercased(), version: Self.version(of: "items/\(source)/\(resource)", in: state),
+                          confirmed: subject.confirmed) {
                     SQLTables.resourceTable(source: source, resource: resource, state: state, confirmedOnly: subject.confirmed)
                 }
             }
@@ -397,11 +403,22 @@ package final class SQLEngine {
         for key in built.keys where key.hasPrefix(schema + ".") { built[key] = nil }
     }
 
-    private func build(key: String, seq: UInt64, confirmed: Bool, make: () throws -> SQLTable?) throws {
-        if let done = built[key], done.seq == seq, done.confirmed == confirmed { return }
+    private func build(key: String, version: [UInt64], confirmed: Bool, make: () throws -> SQLTable?) throws {
+        if let done = built[key], done.version == version, done.confirmed == confirmed { return }
         guard let table = try make() else { return }
         try Self.write(table, into: connection)
-        built[key] = (seq, confirmed)
+        tablesBuilt += 1
+        // A view with no list is one row of its members, `asOf` among them: that moves with
+        // every event, so such a table is never taken as current by its sources' tokens.
+        built[key] = (table.columns.contains { $0.name == "asOf" } ? [] : version, confirmed)
+    }
+
+    /// What view `name` (a fixed view, `items/SOURCE/RESOURCE`) is built from in `state`: the
+    /// change tokens of the sources that feed it, or — when those are not known (`status`,
+    /// which reads every source) — the seq. A leading 0 or 1 keeps the two kinds apart.
+    private static func version(of name: String, in state: LogState) -> [UInt64] {
+        guard let inputs = ViewCatalog.inputs(of: name, in: state.sources) else { return [0, state.seq] }
+        return [1] + state.changes.key(for: inputs)
     }
 
     /// Creates `table` in `connection` (dropping one of its name), its rows in one transaction.

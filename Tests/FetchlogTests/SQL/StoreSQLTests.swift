@@ -218,4 +218,43 @@ import Testing
             #expect(error.message.contains("hairColor"), "\(error)")
         }
     }
+
+    /// A table is built again only when an event of a source that feeds it arrived: another
+    /// source's fetch leaves the census's table as it was.
+    @Test func anotherSourcesEventLeavesATableAsItWas() async throws {
+        let (dir, log, _) = try Self.sampleStore("sql-tokens")
+        defer { log.close() }
+        // A live store over the first 7 events (the census the last), then the others arriving.
+        let cut = try EventLog.open(at: dir.sub("cut"))
+        defer { cut.close() }
+        func append(_ seq: UInt64) async throws {
+            var event = try #require(try log.event(at: seq))
+            event.seq = 0
+            _ = try await cut.append(event)
+        }
+        for seq in UInt64(1) ... 7 { try await append(seq) }
+        let store = try Store(log: cut, sources: .seed)
+        let engine = try SQLEngine { _ in [] }
+        let query = "SELECT count(*) FROM gnomes"
+        #expect(try engine.query(query, state: store.snapshot.state).rows == [[.number("1337")]])
+        #expect(engine.tablesBuilt == 1)
+        // Seqs 8 to 12: Viaplay, Thmanyah, ARTIC, a 304, a failure — none of the census's.
+        for seq in UInt64(8) ... 12 {
+            try await append(seq)
+            _ = try await store.catchUp()
+            #expect(store.snapshot.seq == seq)
+            #expect(try engine.query(query, state: store.snapshot.state).rows == [[.number("1337")]])
+        }
+        #expect(engine.tablesBuilt == 1)
+        // Seq 13 is the census's own intent (a filter): built again.
+        try await append(13)
+        _ = try await store.catchUp()
+        #expect(try engine.query(query, state: store.snapshot.state).rows == [[.number("1337")]])
+        #expect(engine.tablesBuilt == 2)
+        // A view that reads every source (status) is built for every seq.
+        _ = try engine.query("SELECT count(*) FROM status", state: store.snapshot.state)
+        _ = try await store.sql("CREATE VIEW v AS SELECT 1")
+        _ = try engine.query("SELECT count(*) FROM status", state: store.snapshot.state)
+        #expect(engine.tablesBuilt == 4)
+    }
 }
