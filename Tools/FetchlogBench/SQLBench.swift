@@ -28,7 +28,7 @@ func runSQLBenchmarks(quick: Bool) async {
     let store = tempDir("sql-\(copies)")
     try? FileManager.default.removeItem(atPath: store)
     func must(_ arguments: [String]) -> String {
-        let (status, out, err) = capture(arguments)
+        let (status, out, err) = runTool(arguments)
         guard status == 0 else { fatalError("\(arguments.joined(separator: " ")): \(err)") }
         return out
     }
@@ -142,19 +142,4 @@ private func measure(_ arguments: [String]) -> Measured {
     let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
     let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
     return Measured(seconds: seconds, peakBytes: kilobytes * 1024)
-}
-
-/// Runs `arguments` and returns its status, stdout and stderr.
-private func capture(_ arguments: [String]) -> (Int32, String, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try! process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errors, as: UTF8.self))
 }
