@@ -45,10 +45,7 @@ extension Store {
             return SQLAnswer(columns: [], rows: [], asOf: snapshot.seq)
         default:
             let state = try seq.map { try self.state(asOf: $0) } ?? snapshot.state
-            let asked = confirmed ? state.confirmedOnly : state
-            return try await SQLService.of(self).run { engine in
-                try engine.query(statement, state: asked, confirmed: confirmed, limit: timeLimit)
-            }
+            return try await sqlQuery(statement, state: state, confirmed: confirmed, timeLimit: timeLimit)
         }
     }
 

@@ -78,6 +78,21 @@ def run_script(name, body):
         sys.exit(1)
 
 
+def run_with_expected(name, run):
+    """The other pages' scripts: `run(driver, url, expected)` with argv's URL and the JSON
+    file of expected values, in a browser quit however it ends."""
+    def body():
+        url, expected_path = sys.argv[1], sys.argv[2]
+        with open(expected_path) as f:
+            expected = json.load(f)
+        driver = browser()
+        try:
+            run(driver, url, expected)
+        finally:
+            driver.quit()
+    run_script(name, body)
+
+
 def main():
     url, expected_path, screenshot = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(expected_path) as f:

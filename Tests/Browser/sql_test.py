@@ -14,9 +14,8 @@ a row, and that moving the views' slider to earlierSeq moves the answer there. E
 every check holds, else 1 with the reason on stderr.
 """
 import json
-import sys
 
-from page_test import By, Keys, attribute, browser, check, run_script, wait_for
+from page_test import By, Keys, attribute, check, run_with_expected, wait_for
 
 
 def answer(driver):
@@ -84,16 +83,5 @@ def run(driver, url, expected):
     print("ok", flush=True)
 
 
-def main():
-    url, expected_path = sys.argv[1], sys.argv[2]
-    with open(expected_path) as f:
-        expected = json.load(f)
-    driver = browser()
-    try:
-        run(driver, url, expected)
-    finally:
-        driver.quit()
-
-
 if __name__ == "__main__":
-    run_script("sql_test", main)
+    run_with_expected("sql_test", run)

@@ -14,7 +14,7 @@ which the page must show without a reload. Exits 0 when every check holds, else 
 import json
 import sys
 
-from page_test import By, Select, attribute, browser, check, run_script, timeline_seqs, wait_for
+from page_test import By, Select, attribute, check, run_with_expected, timeline_seqs, wait_for
 
 
 def labels(driver):
@@ -55,16 +55,5 @@ def run(driver, url, expected):
     print("ok", flush=True)
 
 
-def main():
-    url, expected_path = sys.argv[1], sys.argv[2]
-    with open(expected_path) as f:
-        expected = json.load(f)
-    driver = browser()
-    try:
-        run(driver, url, expected)
-    finally:
-        driver.quit()
-
-
 if __name__ == "__main__":
-    run_script("writes_test", main)
+    run_with_expected("writes_test", run)

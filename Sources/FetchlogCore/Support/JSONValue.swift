@@ -72,7 +72,18 @@ extension JSONValue {
         return out
     }
 
-    package func writeCanonical(into out: inout String) {
+    package func writeCanonical(into out: inout String) { write(into: &out, sortingMembers: true) }
+
+    /// Compact text keeping member order as held (not canonical): what SQL answers print,
+    /// whose row objects keep the query's column order.
+    package func orderedText() -> String {
+        var out = ""
+        write(into: &out, sortingMembers: false)
+        return out
+    }
+
+    /// Compact text; object members sorted by their UTF-8 bytes (canonical) or as held.
+    private func write(into out: inout String, sortingMembers: Bool) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -82,49 +93,19 @@ extension JSONValue {
             out += "["
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
-                item.writeCanonical(into: &out)
+                item.write(into: &out, sortingMembers: sortingMembers)
             }
             out += "]"
         case .object(let members):
             out += "{"
-            for (i, member) in members.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }).enumerated() {
+            let ordered = sortingMembers ? members.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }) : members
+            for (i, member) in ordered.enumerated() {
                 if i > 0 { out += "," }
                 JSONValue.escape(member.0, into: &out)
                 out += ":"
-                member.1.writeCanonical(into: &out)
+                member.1.write(into: &out, sortingMembers: sortingMembers)
             }
             out += "}"
-        }
-    }
-
-    /// Compact text keeping member order as held (not canonical): what SQL answers print,
-    /// whose row objects keep the query's column order.
-    package func orderedText() -> String {
-        var out = ""
-        writeOrdered(into: &out)
-        return out
-    }
-
-    private func writeOrdered(into out: inout String) {
-        switch self {
-        case .array(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                item.writeOrdered(into: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.escape(member.0, into: &out)
-                out += ":"
-                member.1.writeOrdered(into: &out)
-            }
-            out += "}"
-        default:
-            writeCanonical(into: &out)
         }
     }
 
