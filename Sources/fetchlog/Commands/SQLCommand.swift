@@ -114,7 +114,7 @@ struct SQLCommand: SharedCommand {
 
     /// SQL errors as the command's: a refused statement is a usage error (64), others fail (1).
     static func reporting<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let error as SQLError {
+        do { return try await RunningNote.around("running", body) } catch let error as SQLError {
             throw error.kind == .interrupted ? CommandError(message: error.message, status: 130) : CommandError(message: error.message, status: error.exitCode)
         }
     }

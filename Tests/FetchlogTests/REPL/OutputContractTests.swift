@@ -251,6 +251,15 @@ import Testing
         #expect(text == "█████···············  5/20 · 5.0 MiB · 2.5 MiB/s · 6s left  tvmaze/shows?page=4")
         #expect(ProgressBar.text(done: 3, total: nil, bytes: 0, elapsed: 1.5, label: "x") == "3 done · 2.0/s  x")
     }
+
+    @Test func aLongQuerySaysHowLongItHasRunAndHowToStopIt() async throws {
+        #expect(RunningNote.text("running", elapsed: .milliseconds(3_300)) == "running · 3.3 s · Ctrl-C stops it")
+        // Off a terminal the work runs as it is, its value and its error passed through.
+        #expect(try await RunningNote.around("running", enabled: false) { 7 } == 7)
+        await #expect(throws: CommandError.self) {
+            try await RunningNote.around("running", enabled: false) { () async throws -> Int in throw CommandError.usage("no") }
+        }
+    }
 }
 
 /// Every command name the shell knows (the table's and the dot commands).
