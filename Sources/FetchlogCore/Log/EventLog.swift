@@ -245,6 +245,19 @@ package final class EventLog: Sendable {
         }
     }
 
+    /// The record at `seq`, verified and copied, decoded no further; nil when there is none.
+    /// `lookingUpBody: false` leaves a body stored apart unread (its header only).
+    package func storedEvent(at seq: UInt64, lookingUpBody: Bool = true) throws -> StoredEvent? {
+        try read { txn -> StoredEvent? in
+            guard let raw = try txn.get(events, seq: seq) else { return nil }
+            do {
+                return try StoredEvent(copying: raw, lookup: bodyLookup(txn), lookingUpBody: lookingUpBody)
+            } catch let error as EnvelopeError {
+                throw StoreError.damagedRecord(seq: seq, reason: error)
+            }
+        }
+    }
+
     /// Events whose seq lies in `range`, in order.
     package func events(in range: ClosedRange<UInt64>) throws -> [Event] {
         let span = range.upperBound - range.lowerBound

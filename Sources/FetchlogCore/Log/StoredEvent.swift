@@ -50,6 +50,12 @@ package struct StoredEvent: Sendable {
     /// Stored size in bytes, envelope and checksum included (a body stored apart not counted).
     package var size: Int { record.count }
 
+    /// Bytes of the event with its body, wherever the body is stored (read from the record's
+    /// header: a body stored apart is neither read nor copied for this).
+    package var sizeWithBody: Int {
+        record.count + (record.withUnsafeBytes { EnvelopeCodec.bodyReference(of: $0)?.length } ?? 0)
+    }
+
     /// The full event, upcast to the current envelope.
     package func decode() throws(EnvelopeError) -> Event {
         do {

@@ -78,10 +78,21 @@ package enum Checkpoint {
         for ref in json["documents"]?.arrayValue ?? [] {
             guard let source = ref["source"]?.stringValue, let path = ref["path"]?.stringValue,
                   case .number(let text)? = ref["seq"], let docSeq = UInt64(text),
-                  let resource = state.resource(source: source, label: path),
-                  let event = try log.event(at: docSeq), let body = event.body,
-                  let document = try? state.decode(resource, body: body) else { return nil }
-            state.documents[ResourceKey(source: source, path: path)] = HeldDocument(seq: docSeq, fetchedAt: event.recordedAt, document: document)
+                  let resource = state.resource(source: source, label: path), let plugin = state.plugin(source),
+                  let stored = try log.storedEvent(at: docSeq, lookingUpBody: false) else { return nil }
+            // Read and decoded when a view first reads the document, not now: opening for
+            // `status`, `sources` or `log …` reads no body (issue 35, cold start). `log
+            // compact` keeps the bodies a checkpoint names.
+            state.documents[ResourceKey(source: source, path: path)] = HeldDocument(seq: docSeq, fetchedAt: stored.recordedAt) {
+                do {
+                    guard let body = try log.event(at: docSeq)?.body else { throw DecodeError(path: "$", reason: "the event holds no body") }
+                    return try plugin.decode(resource.document, body: body)
+                } catch {
+                    let reason = "the body of \(source)\(path) at seq \(docSeq) no longer reads: \(error)"
+                    FetchlogLogging.logger(label: "fetchlog.store").error("\(reason); log verify says more")
+                    return UndecodableDocument(reason: reason)
+                }
+            }
         }
         for item in json["status"]?.arrayValue ?? [] {
             guard let source = item["source"]?.stringValue, let path = item["path"]?.stringValue else { return nil }

@@ -1,3 +1,4 @@
+import Synchronization
 /// A resource as the log names it: the event's source and label.
 public struct ResourceKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The source's name, as events carry it.
@@ -24,19 +25,65 @@ public struct HeldDocument: Sendable, Equatable {
     /// When that event was recorded.
     public let fetchedAt: Timestamp
     /// As the source's plug-in decoded it; cast to the plug-in's own type to read it.
-    public let document: any SourceDocument
+    ///
+    /// Restored from a checkpoint, the body is decoded the first time this is read: a
+    /// command that reads no item (`status`, `sources`, `log …`) never decodes one.
+    public var document: any SourceDocument { held.document }
+    private let held: DecodedOnce
 
     /// A held document from event `seq`, recorded at `fetchedAt`.
     package init(seq: UInt64, fetchedAt: Timestamp, document: any SourceDocument) {
         self.seq = seq
         self.fetchedAt = fetchedAt
-        self.document = document
+        held = DecodedOnce(document)
+    }
+
+    /// A held document whose body `decode` decodes when it is first read (once, whoever
+    /// reads it first; every copy of the state shares it). The body decoded when its event
+    /// was folded, by the same reducer version, so it decodes again: `decode` returns an
+    /// `UndecodableDocument` only for a log damaged since, which views read as no document.
+    package init(seq: UInt64, fetchedAt: Timestamp, decoding decode: @escaping @Sendable () -> any SourceDocument) {
+        self.seq = seq
+        self.fetchedAt = fetchedAt
+        held = DecodedOnce(decode)
     }
 
     /// Equal when the same event brought an equal document.
     public static func == (a: HeldDocument, b: HeldDocument) -> Bool {
         a.seq == b.seq && a.fetchedAt == b.fetchedAt && a.document.isEqual(to: b.document)
     }
+}
+
+/// A document decoded at most once, on first read.
+private final class DecodedOnce: Sendable {
+    private enum Held {
+        case decoded(any SourceDocument)
+        case waiting(@Sendable () -> any SourceDocument)
+    }
+    private let held: Mutex<Held>
+
+    init(_ document: any SourceDocument) { held = Mutex(.decoded(document)) }
+    init(_ decode: @escaping @Sendable () -> any SourceDocument) { held = Mutex(.waiting(decode)) }
+
+    var document: any SourceDocument {
+        held.withLock { held in
+            switch held {
+            case .decoded(let document):
+                return document
+            case .waiting(let decode):
+                let document = decode()
+                held = .decoded(document)
+                return document
+            }
+        }
+    }
+}
+
+/// What a held body restored from a checkpoint became when it no longer decoded (a log
+/// damaged after the checkpoint was saved): no view reads it, so the resource shows nothing
+/// held, and the reason is logged.
+package struct UndecodableDocument: SourceDocument, Equatable {
+    package let reason: String
 }
 
 /// What is known about fetching one resource.

@@ -52,6 +52,9 @@ public final class Store: Sendable {
         /// Watchers of the actions reduced (tests see the one fold path through them).
         var actionObservers: [@Sendable (StoreAction) -> Void] = []
         var appliedSinceCheckpoint = 0
+        /// Bytes of the bodies folded since the checkpoint: a restore decodes none of them
+        /// until read, a replay decodes every one, so many bytes make a checkpoint due.
+        var bodyBytesSinceCheckpoint = 0
         /// Bodies this process's fetches decoded on arrival, by seq, until catch-up folds them.
         var predecoded: [UInt64: any SourceDocument] = [:]
     }
@@ -189,7 +192,7 @@ public final class Store: Sendable {
     public func send(_ action: StoreAction) async throws -> [FetchReport] {
         let (effects, checkpointDue) = guarded.withLock { g in
             let effects = reduce(action, in: &g)
-            return (effects, g.appliedSinceCheckpoint >= checkpointInterval)
+            return (effects, dueCheckpoint(g))
         }
         var reports: [FetchReport] = []
         for effect in effects {
@@ -204,8 +207,8 @@ public final class Store: Sendable {
         }
         if !effects.isEmpty {
             try await catchUp()
-        } else if checkpointDue {
-            try await saveCheckpoint()
+        } else if checkpointDue != .no {
+            try await saveCheckpoint(views: checkpointDue == .full)
         }
         guard !reports.isEmpty else { return reports }
         // What each fetch left its caller with, now that its outcome is folded (a session
@@ -227,7 +230,12 @@ public final class Store: Sendable {
         var state = g.durable
         let before = state.seq
         let effects = AppReducer.reduce(&state, action)
-        if case .eventsAppended(let events, _) = action { g.appliedSinceCheckpoint += events.count { $0.seq > before } }
+        if case .eventsAppended(let events, _) = action {
+            for event in events where event.seq > before {
+                g.appliedSinceCheckpoint += 1
+                g.bodyBytesSinceCheckpoint += event.body?.count ?? 0
+            }
+        }
         let caughtUp = lastSeq.map { state.seq >= $0 } ?? g.current.caughtUp
         // A write left in the outbox changes no seq: the pending count tells.
         let pending = log.isRouted ? ((try? log.outboxCount()) ?? 0) : 0
@@ -310,14 +318,14 @@ public final class Store: Sendable {
     @discardableResult
     package func catchUp() async throws -> Int {
         let (count, checkpointDue) = try catchUpNow()
-        if checkpointDue { try await saveCheckpoint() }
+        if checkpointDue != .no { try await saveCheckpoint(views: checkpointDue == .full) }
         return count
     }
 
     /// The synchronous part of `catchUp`: reads what is new and sends it as
     /// `.eventsAppended` (with the bodies decoded on arrival) under the lock. Safe to run
     /// concurrently with itself: events at or below the state's seq are skipped by the reducer.
-    private func catchUpNow() throws -> (count: Int, checkpointDue: Bool) {
+    private func catchUpNow() throws -> (count: Int, checkpointDue: CheckpointDue) {
         let from = durableState.seq + 1
         var batch: [Event] = []
         try log.scan(from: from, batchSize: 256) { event in
@@ -329,18 +337,56 @@ public final class Store: Sendable {
             var decoded: [UInt64: any SourceDocument] = [:]
             for event in batch { if let document = g.predecoded.removeValue(forKey: event.seq) { decoded[event.seq] = document } }
             _ = reduce(.eventsAppended(batch, decoded: decoded), lastSeq: last, in: &g)
-            return g.appliedSinceCheckpoint >= checkpointInterval
+            return dueCheckpoint(g)
         }
         return (batch.count, checkpointDue)
     }
 
-    /// Saves the current state as the checkpoint.
-    package func saveCheckpoint() async throws {
+    /// Bytes of the records past `seq` up to the state's: what opening folded beyond the
+    /// checkpoint (bodies are most of it).
+    package func decodedOnOpen(since seq: UInt64) -> Int {
+        let head = durableState.seq
+        guard head > seq else { return 0 }
+        var bytes = 0
+        try? log.scanStored(from: seq + 1, batchSize: 256, lookingUpBodies: false) { stored in
+            guard stored.seq <= head else { return false }
+            bytes += stored.sizeWithBody
+            return true
+        }
+        return bytes
+    }
+
+    /// Whether a checkpoint is due, and how.
+    package enum CheckpointDue: Sendable {
+        case no
+        /// By the events applied: the checkpoint and the view record.
+        case full
+        /// By the bytes of bodies folded alone (a few large fetches): the checkpoint, so the
+        /// next open restores it instead of decoding them all; the view record (every view in
+        /// full, for `replay --diff`) would cost more than the fetch, so it waits for `full`.
+        case checkpointOnly
+    }
+
+    /// Bodies past this many bytes since the checkpoint make one due (`checkpointOnly`).
+    package static let checkpointBodyBytes = 4 << 20
+
+    private func dueCheckpoint(_ g: Guarded) -> CheckpointDue {
+        if g.appliedSinceCheckpoint >= checkpointInterval { return .full }
+        return g.bodyBytesSinceCheckpoint >= Self.checkpointBodyBytes ? .checkpointOnly : .no
+    }
+
+    /// Saves the current state as the checkpoint, and the view record with it unless `views`
+    /// is false.
+    package func saveCheckpoint(views: Bool = true) async throws {
         let state = durableState
         let bytes = Checkpoint.encode(state)
-        // Every view as this build reads it, for a later build's `replay --diff`.
-        try await log.saveCheckpoint(bytes, views: ViewRecord.encode(state))
-        guarded.withLock { $0.appliedSinceCheckpoint = 0 }
+        // Every view as this build reads it, for a later build's `replay --diff`; without
+        // `views`, the record saved before is kept (it carries its own seq).
+        try await log.saveCheckpoint(bytes, views: views ? ViewRecord.encode(state) : nil)
+        guarded.withLock { g in
+            g.appliedSinceCheckpoint = 0
+            g.bodyBytesSinceCheckpoint = 0
+        }
         logger.info("checkpoint saved", metadata: ["seq": "\(state.seq)", "bytes": "\(bytes.count)"])
     }
 
@@ -353,7 +399,7 @@ public final class Store: Sendable {
             guard let self else { return false }
             if (try? self.log.lastSeq()) ?? 0 > self.durableState.seq, let (count, checkpointDue) = try? self.catchUpNow() {
                 self.logger.debug("caught up with appends of another process", metadata: ["events": "\(count)", "seq": "\(self.durableState.seq)"])
-                if checkpointDue { Task { try? await self.saveCheckpoint() } }
+                if checkpointDue != .no { Task { try? await self.saveCheckpoint(views: checkpointDue == .full) } }
             }
             return true
         }

@@ -55,12 +55,28 @@ extension Store {
             switch store.origin {
             case .checkpoint(_, let tail) where tail >= configuration.checkpointInterval: try await store.saveCheckpoint()
             case .replay(let events) where events >= configuration.checkpointInterval: try await store.saveCheckpoint()
+            // Opening decoded large bodies the checkpoint did not cover (a store written
+            // before checkpoints counted bytes, or fetched by another process): saved now,
+            // so the next open restores them undecoded. A store that cannot be written
+            // (read-only) still opens.
+            case .checkpoint(let seq, _) where store.decodedOnOpen(since: seq) >= Store.checkpointBodyBytes:
+                await store.saveCheckpointIfItCan()
+            case .replay where store.decodedOnOpen(since: 0) >= Store.checkpointBodyBytes:
+                await store.saveCheckpointIfItCan()
             default: break
             }
             return store
         } catch {
             await fetcher?.shutdown()
             throw error
+        }
+    }
+
+    /// A checkpoint without the view record, when the log can be written; a failure is
+    /// logged, not thrown (a read-only store still opens).
+    private func saveCheckpointIfItCan() async {
+        do { try await saveCheckpoint(views: false) } catch {
+            logger.info("checkpoint not saved: \(error)")
         }
     }
 

@@ -6,9 +6,11 @@ import ServiceLifecycle
 public enum SampleUpstreamCLI {
     /// Prints the base URL as the first line of stdout, logs one line per request to stderr,
     /// and serves until SIGINT or SIGTERM.
-    public static func serve(host: String, port: Int, faultSpecs: [String]) async throws {
+    public static func serve(host: String, port: Int, faultSpecs: [String], censusCopies: Int = 1) async throws {
         let faults = try FaultSpec.parse(faultSpecs)
-        let server = try SampleUpstream(configuration: .init(host: host, port: port, faults: faults, logRequestsToStderr: true))
+        var configuration = SampleUpstreamConfiguration(host: host, port: port, faults: faults, logRequestsToStderr: true)
+        configuration.censusCopies = censusCopies
+        let server = try SampleUpstream(configuration: configuration)
         let url = try await server.start()
         // FileHandle writes are unbuffered, so the line is out before anything else happens.
         FileHandle.standardOutput.write(Data((url.absoluteString + "\n").utf8))
