@@ -14,10 +14,12 @@ import Foundation
 ///
 /// Files: `catalog.sqlite` (the stamp and the names: views, resources, saved views),
 /// `main.sqlite` (the views and `events`), `source-NAME.sqlite` per manifest source (its
-/// resources, attached as schema NAME when a query names it).
+/// resources, attached as schema NAME when a query names it), `items.sqlite` (each resource's
+/// items and search, for a one-shot `items`: `ItemsReadModel`).
 package enum ReadModel {
     /// The version of the table contract the files hold; a change rebuilds them.
-    package static let contract = 1
+    /// 2: `items.sqlite` (each resource's items and search bytes, for one-shot `items`).
+    package static let contract = 2
 
     /// What a read model must match to answer for the log as it is.
     package struct Stamp: Equatable, Sendable {
@@ -41,6 +43,19 @@ package enum ReadModel {
     /// The file of `source`'s resources, or of the views and events (nil).
     package static func file(of source: String?, in directory: String) -> String {
         directory + "/" + (source.map { "source-" + $0 } ?? "main") + ".sqlite"
+    }
+
+    /// Whether the read model of the store at `storePath` matches `stamp`.
+    package static func isCurrent(storePath: String, stamp: Stamp) -> Bool {
+        isCurrent(directory: directory(of: storePath), stamp: stamp)
+    }
+
+    /// Whether the read model in `directory` matches `stamp` (its catalog says so).
+    static func isCurrent(directory: String, stamp: Stamp) -> Bool {
+        guard FileManager.default.fileExists(atPath: directory + "/catalog.sqlite"),
+              let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
+              let held = try? readStamp(catalog) else { return false }
+        return held == stamp
     }
 
     /// The read model's tables when it matches `stamp`; nil when it is absent, behind, of
@@ -109,6 +124,7 @@ package enum ReadModel {
                     }
                 }
             }
+            try ItemsReadModel.write(state: state, to: temporary + "/" + ItemsReadModel.fileName)
             for view in state.savedViews.values.sorted(by: { $0.name < $1.name }) { names.append(("saved", nil, view.name, view.sql, view.seq)) }
             // The catalog last: a directory without it is never read.
             try fill(temporary + "/catalog.sqlite") { connection in

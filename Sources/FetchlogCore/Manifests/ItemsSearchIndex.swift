@@ -12,19 +12,24 @@ import Synchronization
 /// not ASCII, both are composed (NFC) and each candidate is confirmed by `String.contains`
 /// (a byte match inside a grapheme cluster is no match). The differential test holds the
 /// index to a plain scan.
-final class ItemsSearchIndex: Sendable {
-    private let bytes: [UInt8]
+package final class ItemsSearchIndex: Sendable {
+    /// The texts laid end to end, as built: what the SQL read model keeps of a resource's
+    /// search (`bytes` alone rebuild the index).
+    package let bytes: [UInt8]
     /// Where each item's text starts in `bytes`.
     private let starts: [Int]
     /// Per item: its text holds a non-ASCII byte (an array, not a set: read once per hit).
     private let nonASCII: [Bool]
-    private let fields: [String]
     /// How often each byte occurs in `bytes`: a needle is looked for by its rarest byte.
     private let byteCounts: [Int]
 
-    init(_ items: [JSONValue], fields: [String]) {
-        self.fields = fields
+    /// False when some text holds a separator byte (0x00 or 0x01): `bytes` alone then do
+    /// not say where items start, so the read model keeps no copy of this index.
+    package let separable: Bool
+
+    convenience init(_ items: [JSONValue], fields: [String]) {
         var bytes: [UInt8] = [], starts: [Int] = [], nonASCII: [Bool] = []
+        var separable = true
         bytes.reserveCapacity(items.count * 32)
         starts.reserveCapacity(items.count)
         nonASCII.reserveCapacity(items.count)
@@ -32,19 +37,45 @@ final class ItemsSearchIndex: Sendable {
             starts.append(bytes.count)
             let start = bytes.count
             for text in Self.texts(item, fields) {
-                bytes.append(contentsOf: text.precomposedStringWithCanonicalMapping.utf8)
+                let utf8 = text.precomposedStringWithCanonicalMapping.utf8
+                if separable, utf8.contains(where: { $0 <= 0x01 }) { separable = false }
+                bytes.append(contentsOf: utf8)
                 bytes.append(0x01)
             }
             bytes.append(0x00)
             nonASCII.append(bytes[start...].contains(where: { $0 >= 0x80 }))
         }
+        self.init(bytes: bytes, starts: starts, nonASCII: nonASCII, separable: separable)
+    }
+
+    /// The index whose texts are `bytes`, as a separable index's `bytes` (the read model's copy).
+    package convenience init(bytes: [UInt8]) {
+        var starts: [Int] = [], nonASCII: [Bool] = []
+        var start = 0, wide = false
+        for (offset, byte) in bytes.enumerated() {
+            if byte >= 0x80 { wide = true }
+            if byte == 0x00 {
+                starts.append(start)
+                nonASCII.append(wide)
+                start = offset + 1
+                wide = false
+            }
+        }
+        self.init(bytes: bytes, starts: starts, nonASCII: nonASCII, separable: true)
+    }
+
+    private init(bytes: [UInt8], starts: [Int], nonASCII: [Bool], separable: Bool) {
         var counts = [Int](repeating: 0, count: 256)
         for byte in bytes { counts[Int(byte)] += 1 }
         byteCounts = counts
         self.bytes = bytes
         self.starts = starts
         self.nonASCII = nonASCII
+        self.separable = separable
     }
+
+    /// How many items the index holds.
+    package var count: Int { starts.count }
 
     /// The folded texts of an item's searchable members (every member when `fields` is empty).
     static func texts(_ item: JSONValue, _ fields: [String]) -> [String] {
@@ -55,14 +86,22 @@ final class ItemsSearchIndex: Sendable {
         return nested.isEmpty ? own : own + nested
     }
 
-    /// Positions (ascending) of the items whose text holds `needle` (already folded).
-    func matching(_ needle: String, in items: [JSONValue]) -> [Int] {
+    /// Item `position`'s texts as the index holds them (composed; a separable index's).
+    private func heldTexts(_ position: Int) -> [String] {
+        let end = position + 1 < starts.count ? starts[position + 1] - 1 : bytes.count - 1
+        guard starts[position] < end else { return [] }
+        return bytes[starts[position] ..< end].split(separator: 0x01, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Positions (ascending) of the items whose text holds `needle` (already folded); nil
+    /// when the needle holds a separator byte (0x00 or 0x01), which would match across
+    /// texts: the caller then searches the texts one by one. `texts` gives an item's texts
+    /// where a match is confirmed (non-ASCII); without it, the index's own (separable).
+    package func matching(_ needle: String, texts: ((Int) -> [String])? = nil) -> [Int]? {
+        let texts = texts ?? heldTexts
         // Both sides composed (NFC): "e\u{301}" and "é" are one text to String, and so here.
         let pattern = Array(needle.precomposedStringWithCanonicalMapping.utf8)
-        // A needle holding a separator byte would match across texts: search them one by one.
-        guard !pattern.isEmpty, !pattern.contains(0x00), !pattern.contains(0x01) else {
-            return items.indices.filter { Self.texts(items[$0], fields).contains { $0.contains(needle) } }
-        }
+        guard !pattern.isEmpty, !pattern.contains(0x00), !pattern.contains(0x01) else { return nil }
         let verify = pattern.contains { $0 >= 0x80 }
         let rare = pattern.indices.min { byteCounts[Int(pattern[$0])] < byteCounts[Int(pattern[$1])] } ?? 0
         var found: [Int] = []
@@ -76,7 +115,9 @@ final class ItemsSearchIndex: Sendable {
                     // The item holding the hit: hits come in order, so walk on from the last.
                     while item + 1 < starts.count, starts[item + 1] <= at { item += 1 }
                     let low = item
-                    if !(verify || nonASCII[low]) || Self.texts(items[low], fields).contains(where: { $0.contains(needle) }) {
+                    // A byte match inside a grapheme cluster is no match: confirmed by
+                    // String (canonical equivalence) on the item's own texts.
+                    if !(verify || nonASCII[low]) || texts(low).contains(where: { $0.contains(needle) }) {
                         found.append(low)
                     }
                     // On to the next item: one match is enough for this one.

@@ -369,9 +369,15 @@ public struct ItemsView: Sendable, Equatable {
         guard !needle.isEmpty else {
             return conditions.isEmpty ? Array(items.indices) : items.indices.filter { index in conditions.allSatisfy { $0.matches(items[index]) } }
         }
-        let index = search.index { ItemsSearchIndex(items, fields: restResource.searchFields) }
-        let found = index.matching(needle, in: items)
+        let found = searchIndex.matching(needle) { ItemsSearchIndex.texts(items[$0], restResource.searchFields) }
+            ?? items.indices.filter { ItemsSearchIndex.texts(items[$0], restResource.searchFields).contains { $0.contains(needle) } }
         return conditions.isEmpty ? found : found.filter { position in conditions.allSatisfy { $0.matches(items[position]) } }
+    }
+
+    /// The text search's index (built on first use, shared by every copy): the SQL read model
+    /// keeps its bytes, so a one-shot `items … TEXT` searches without folding the store.
+    package var searchIndex: ItemsSearchIndex {
+        search.index { ItemsSearchIndex(items, fields: restResource.searchFields) }
     }
 
     /// The item whose primary key is `key` (values joined by `/` for a key of several fields).

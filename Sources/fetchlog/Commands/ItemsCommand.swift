@@ -1,6 +1,7 @@
 import ArgumentParser
 import FetchlogCore
 import FetchlogShell
+import FetchlogSQL
 import Foundation
 
 /// `items SOURCE RESOURCE [TEXT] [--where FIELD=VALUE]… [--limit N] [--page N] [--all]` and
@@ -57,15 +58,39 @@ struct ItemsCommand: SharedCommand {
         if all, limit != nil || page != nil { throw CommandError.usage("--all answers every item: give it without --limit and --page") }
         let limit = all ? nil : self.limit ?? Shell.pageSize, page = self.page ?? 1
         guard (limit ?? 1) >= 1, page >= 1 else { throw CommandError.usage("--limit and --page take 1 or more") }
-        let state = try await context.liveState()
-        let (answer, found, shown) = try Self.paged(state, source: source, resource: resource, text: text.joined(separator: " "),
-                                                    conditions: conditions, limit: limit, page: page, confirmedOnly: confirmed)
+        let (answer, found, shown) = try await pagedAnswer(context, limit: limit, page: page)
         // json, ndjson and csv print no footer: stdout holds rows alone, so what the rows
         // leave out is said on stderr (a table's footer already says it on stdout).
         let mode = try outputOptions.mode() ?? context.session?.renderer.mode ?? .table
         if mode.isMachine, let warning = Self.partWarning(found: found, shown: shown, page: page, limit: limit) {
             if let session = context.session { session.notify("warning: " + warning) } else { printError("warning: " + warning) }
         }
+        return answer
+    }
+
+    /// The page: from the read model when a one-shot can (no `--where`, not `--confirmed`,
+    /// the read model current: no fold, no body decoded), else from the store, writing the
+    /// read model for the next one-shot when it was absent or behind.
+    private func pagedAnswer(_ context: CommandContext, limit: Int?, page: Int) async throws -> (output: Output, found: Int, shown: Int) {
+        let text = self.text.joined(separator: " ")
+        guard context.session == nil, !confirmed, conditions.isEmpty else {
+            return try Self.paged(try await context.liveState(), source: source, resource: resource, text: text,
+                                  conditions: conditions, limit: limit, page: page, confirmedOnly: confirmed)
+        }
+        let path = context.maintenance.path
+        let stamp = try ReadModel.stamp(of: context.maintenance)
+        if let held = ItemsReadModel.open(storePath: path, stamp: stamp, source: source, resource: resource),
+           let found = held.positions(text: text) {
+            do {
+                return try Self.page(found: found, count: held.count, items: held.items(at:), limit: limit, page: page)
+            } catch is ItemsReadModelError {
+                // A damaged copy: the store answers below (and the read model is written anew).
+            }
+        }
+        let store = try await openStore(context.maintenance, clock: context.clock)
+        let answer = try Self.paged(store.snapshot.state, source: source, resource: resource, text: text,
+                                    conditions: [], limit: limit, page: page, confirmedOnly: false)
+        if !ReadModel.isCurrent(storePath: path, stamp: stamp) { _ = ReadModel.rebuild(from: store, storePath: path) }
         return answer
     }
 
@@ -104,12 +129,19 @@ struct ItemsCommand: SharedCommand {
             parsed.append(one)
         }
         let found = view.positions(text: text, conditions: parsed)
+        return try Self.page(found: found, count: view.items.count, items: { $0.map { view.items[$0] } }, limit: limit, page: page)
+    }
+
+    /// Page `page` of the items at `found` among `count` (`items` reads them by position):
+    /// the store's view and the read model's copy answer through this one rendering.
+    static func page(found: [Int], count: Int, items: ([Int]) throws -> [JSONValue], limit: Int?, page: Int) throws
+        -> (output: Output, found: Int, shown: Int) {
         let (positions, pages) = try Shell.page(found, page, size: limit ?? max(1, found.count), noun: "items")
-        let slice = positions.map { view.items[$0] }
+        let slice = try items(positions)
         // Columns: the first item's members that are not lists, an object's members as
         // dotted paths (`author.name`, read as --where reads them), at most six.
         var columns: [String] = []
-        if let first = slice.first ?? view.items.first {
+        if let first = try slice.first ?? (count > 0 ? items([0]).first : nil) {
             // `pending` (a write's state) is shown last, by its state, below.
             columns = ItemsView.fieldNames(of: [first]).filter { name in
                 if name == "pending" || name.hasPrefix("pending.") { return false }
@@ -122,7 +154,7 @@ struct ItemsCommand: SharedCommand {
         if !columns.isEmpty, slice.contains(where: { $0["pending"] != nil }) { columns.append("pending") }
         let rows = slice.map { item in columns.map { $0 == "pending" ? Self.text(item["pending"]?["state"]) : Self.text(ItemsView.value(of: $0, in: item)) } }
         let output = Output.table(columns: columns.isEmpty ? ["item"] : columns, rows: columns.isEmpty ? slice.map { [$0.canonicalText()] } : rows,
-                                  records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(view.items.count) items")
+                                  records: slice, footer: "page \(page) of \(pages) · \(found.count) of \(count) items")
         return (output, found.count, slice.count)
     }
 }

@@ -1,0 +1,106 @@
+import FetchlogCore
+import FetchlogSQLite
+import Foundation
+
+/// The read model's copy of every manifest resource's items (`items.sqlite` beside the SQL
+/// tables), so a one-shot `fetchlog items SOURCE RESOURCE [TEXT]` answers without folding
+/// the store or decoding a body (issue 35, cold start): each item as the view holds it
+/// (members in their order, JSON text), in the view's order, and the bytes of the view's
+/// search index, which rebuild the index in one pass. Written and stamped with the rest of
+/// the read model (`ReadModel.write`); SQL never sees it (it is not attached).
+package enum ItemsReadModel {
+    static let fileName = "items.sqlite"
+
+    /// Writes every resource's items and search bytes into the database at `path`.
+    static func write(state: LogState, to path: String) throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try connection.execute("CREATE TABLE resources (source TEXT, resource TEXT, records TEXT, count INTEGER, search BLOB, PRIMARY KEY (source, resource))")
+        let resource = try connection.prepare("INSERT INTO resources VALUES (?, ?, ?, ?, ?)")
+        var number = 0
+        for (source, names) in SQLTables.resources(in: state) {
+            for name in names {
+                guard let view = ItemsView(state: state, source: source, resource: name) else { continue }
+                number += 1
+                // Tables named by number: any source or resource name is safe.
+                let table = "records_\(number)"
+                try connection.execute("BEGIN")
+                try connection.execute("CREATE TABLE \(table) (record TEXT)")
+                let insert = try connection.prepare("INSERT INTO \(table) (rowid, record) VALUES (?, ?)")
+                for (position, item) in view.items.enumerated() {
+                    try insert.bind([.integer(Int64(position + 1)), .text(item.orderedText())])
+                    try insert.run()
+                }
+                // An index some text of which holds a separator byte is not kept: its bytes
+                // alone do not say where items start (the one-shot then folds the store).
+                let index = view.searchIndex
+                try resource.bind([.text(source), .text(name), .text(table), .integer(Int64(view.items.count)),
+                                   index.separable ? .blob(index.bytes) : .null])
+                try resource.run()
+                try connection.execute("COMMIT")
+            }
+        }
+    }
+
+    /// One resource's items as the read model holds them.
+    package struct Held {
+        private let connection: SQLiteConnection
+        private let table: String
+        private let searchBytes: [UInt8]?
+        /// How many items the view holds.
+        package let count: Int
+
+        fileprivate init(connection: SQLiteConnection, table: String, searchBytes: [UInt8]?, count: Int) {
+            self.connection = connection
+            self.table = table
+            self.searchBytes = searchBytes
+            self.count = count
+        }
+
+        /// The positions (in the view's order) of the items `text` finds, as
+        /// `ItemsView.positions(text:)` finds them; nil when this copy cannot answer (a text
+        /// holding a separator byte, an index not kept): the caller asks the store.
+        package func positions(text: String) -> [Int]? {
+            let needle = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            guard !needle.isEmpty else { return Array(0 ..< count) }
+            guard let searchBytes else { return nil }
+            let index = ItemsSearchIndex(bytes: searchBytes)
+            guard index.count == count else { return nil }
+            return index.matching(needle)
+        }
+
+        /// The items at `positions`, in that order.
+        package func items(at positions: [Int]) throws -> [JSONValue] {
+            let select = try connection.prepare("SELECT record FROM \(table) WHERE rowid = ?")
+            return try positions.map { position in
+                try select.bind([.integer(Int64(position + 1))])
+                defer { select.reset() }
+                guard try select.step(), case .text(let text) = select.value(at: 0) else {
+                    throw ItemsReadModelError(message: "item \(position) of \(table) is missing")
+                }
+                return try JSONValue.parse(text)
+            }
+        }
+    }
+
+    /// Resource `resource` of `source` from the read model of the store at `storePath`, when
+    /// the read model is current (`stamp`) and holds it; nil otherwise.
+    package static func open(storePath: String, stamp: ReadModel.Stamp, source: String, resource: String) -> Held? {
+        let directory = ReadModel.directory(of: storePath)
+        guard ReadModel.isCurrent(directory: directory, stamp: stamp),
+              FileManager.default.fileExists(atPath: directory + "/" + fileName),
+              let connection = try? SQLiteConnection(path: directory + "/" + fileName, readOnly: true),
+              let row = try? connection.prepare("SELECT records, count, search FROM resources WHERE source = ? AND resource = ?"),
+              (try? row.bind([.text(source), .text(resource)])) != nil,
+              (try? row.step()) == true,
+              case .text(let table) = row.value(at: 0), case .integer(let count) = row.value(at: 1) else { return nil }
+        var search: [UInt8]?
+        if case .blob(let bytes) = row.value(at: 2) { search = bytes }
+        return Held(connection: connection, table: table, searchBytes: search, count: Int(count))
+    }
+}
+
+/// A read model file that does not hold what its catalog says (damaged): the caller asks the store.
+package struct ItemsReadModelError: Error {
+    package let message: String
+}
