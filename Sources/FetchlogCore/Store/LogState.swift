@@ -30,6 +30,8 @@ public struct HeldDocument: Sendable, Equatable {
     /// command that reads no item (`status`, `sources`, `log …`) never decodes one.
     public var document: any SourceDocument { held.document }
     private let held: DecodedOnce
+    /// False while a body restored from a checkpoint waits to be read (tests see the cold start).
+    package var isDecoded: Bool { held.isDecoded }
 
     /// A held document from event `seq`, recorded at `fetchedAt`.
     package init(seq: UInt64, fetchedAt: Timestamp, document: any SourceDocument) {
@@ -64,6 +66,13 @@ private final class DecodedOnce: Sendable {
 
     init(_ document: any SourceDocument) { held = Mutex(.decoded(document)) }
     init(_ decode: @escaping @Sendable () -> any SourceDocument) { held = Mutex(.waiting(decode)) }
+
+    var isDecoded: Bool {
+        held.withLock { held in
+            if case .decoded = held { return true }
+            return false
+        }
+    }
 
     var document: any SourceDocument {
         held.withLock { held in

@@ -78,13 +78,14 @@ public final class Store: Sendable {
     /// `checkpointInterval`: save a checkpoint after this many applied events.
     package init(log: EventLog, sources: SourceRegistry, fetcher: Fetcher? = nil, clock: any WallClock = SystemClock(),
                 logger: Logger = FetchlogLogging.logger(label: "fetchlog.store"),
-                checkpointInterval: Int = 500) throws {
+                checkpointInterval: Int = 500, checkpointBodyBytes: Int = 4 << 20) throws {
         self.log = log
         self.sources = sources
         self.fetcher = fetcher
         self.clock = clock
         self.logger = logger
         self.checkpointInterval = checkpointInterval
+        self.checkpointBodyBytes = checkpointBodyBytes
         let state: LogState
         let origin: Origin
         let saved = try log.loadCheckpoint()
@@ -368,11 +369,11 @@ public final class Store: Sendable {
     }
 
     /// Bodies past this many bytes since the checkpoint make one due (`checkpointOnly`).
-    package static let checkpointBodyBytes = 4 << 20
+    package let checkpointBodyBytes: Int
 
     private func dueCheckpoint(_ g: Guarded) -> CheckpointDue {
         if g.appliedSinceCheckpoint >= checkpointInterval { return .full }
-        return g.bodyBytesSinceCheckpoint >= Self.checkpointBodyBytes ? .checkpointOnly : .no
+        return g.bodyBytesSinceCheckpoint >= checkpointBodyBytes ? .checkpointOnly : .no
     }
 
     /// Saves the current state as the checkpoint, and the view record with it unless `views`

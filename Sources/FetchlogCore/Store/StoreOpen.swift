@@ -13,6 +13,9 @@ extension Store {
         public var fetching = FetchConfiguration()
         /// Save a checkpoint after this many applied events.
         public var checkpointInterval = 500
+        /// Save one (without the view record) once the bodies folded since the last reach
+        /// this many bytes, so the next open restores them undecoded (tests lower it).
+        package var checkpointBodyBytes = 4 << 20
         /// The store's log lines (checkpoints, catch-up); label `fetchlog.store`.
         public var logger: Logger = FetchlogLogging.logger(label: "fetchlog.store")
         /// How the log itself opens (map size, a new store's identity; benchmarks skip fsync).
@@ -51,7 +54,7 @@ extension Store {
         let fetcher = configuration.fetches ? Fetcher(sources: sources, configuration: fetching) : nil
         do {
             let store = try Store(log: log, sources: sources, fetcher: fetcher, clock: configuration.clock, logger: configuration.logger,
-                                  checkpointInterval: configuration.checkpointInterval)
+                                  checkpointInterval: configuration.checkpointInterval, checkpointBodyBytes: configuration.checkpointBodyBytes)
             switch store.origin {
             case .checkpoint(_, let tail) where tail >= configuration.checkpointInterval: try await store.saveCheckpoint()
             case .replay(let events) where events >= configuration.checkpointInterval: try await store.saveCheckpoint()
@@ -59,9 +62,9 @@ extension Store {
             // before checkpoints counted bytes, or fetched by another process): saved now,
             // so the next open restores them undecoded. A store that cannot be written
             // (read-only) still opens.
-            case .checkpoint(let seq, _) where store.decodedOnOpen(since: seq) >= Store.checkpointBodyBytes:
+            case .checkpoint(let seq, _) where store.decodedOnOpen(since: seq) >= store.checkpointBodyBytes:
                 await store.saveCheckpointIfItCan()
-            case .replay where store.decodedOnOpen(since: 0) >= Store.checkpointBodyBytes:
+            case .replay where store.decodedOnOpen(since: 0) >= store.checkpointBodyBytes:
                 await store.saveCheckpointIfItCan()
             default: break
             }

@@ -117,6 +117,9 @@ struct FetchCommand: AsyncParsableCommand {
                 // The retention policy: what `log compact --older-than` would drop, after
                 // the fetch (whose new bodies are what supersede the old ones).
                 let cutoff = Timestamp(milliseconds: configuration.clock.now().milliseconds - Int64(seconds) * 1000)
+                // A checkpoint keeps the bodies it restores from; one at the head names only
+                // the bodies held now, so every superseded one can go.
+                try? await store.saveCheckpoint(views: false)
                 let plan = try store.maintenance.compactionPlan(recordedBefore: cutoff)
                 if plan.events > 0 {
                     // Through the store, which folds the change (its state stays the log's).

@@ -15,7 +15,7 @@ struct UpstreamCommand: AsyncParsableCommand {
         @Option(help: "Address to bind (loopback unless told otherwise).") var host = "127.0.0.1"
         @Option(help: "Port; 0 picks a free one.") var port = 0
         @Option(name: .customLong("fault"), help: "A fault spec; repeatable.") var faults: [String] = []
-        @Option(help: "The brastlewark census served this many times over, each copy a town of its own (benchmarks: 100 is 133,700 gnomes).")
+        @Option(help: "The census recording served this many times over, each copy a town of its own (benchmarks: 100 is 133,700 records).")
         var censusCopies = 1
 
         func run() async throws {

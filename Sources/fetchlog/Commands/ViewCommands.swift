@@ -36,20 +36,33 @@ struct ReplayCommand: SharedCommand {
             bar.draw(done: Int(seq), total: Int(last), bytes: 0, since: started, label: "replaying")
         })
         bar.clear()
-        let hashes = ViewCatalog.hashes(of: replayed)
+        // Saved views (issue 35) are views: their rows are hashed too, through the SQL engine
+        // of the store (opened only when there are some, or to verify).
+        var store: Store?
+        func opened() async throws -> Store {
+            if let store { return store }
+            let made: Store
+            if let session = context.session { made = session.store } else { made = try await openStore(context.maintenance, clock: context.clock) }
+            store = made
+            return made
+        }
+        var hashes = ViewCatalog.hashes(of: replayed)
+        if !replayed.savedViews.isEmpty { hashes += await Self.savedViewHashes(of: replayed, store: try await opened()) }
         var live: [String: String]?
         var liveSeq: UInt64 = 0
         if verify {
             // The shell's own store state (durable part), or the store opened afresh.
-            let state: LogState
-            if let session = context.session { state = session.store.durableState } else { state = try await openStore(context.maintenance, clock: context.clock).snapshot.state }
+            let store = try await opened()
+            let state = context.session != nil ? store.durableState : store.snapshot.state
             liveSeq = state.seq
-            live = Dictionary(uniqueKeysWithValues: ViewCatalog.hashes(of: state).map { ($0.view, $0.sha256) })
+            live = Dictionary(uniqueKeysWithValues: (ViewCatalog.hashes(of: state) + (await Self.savedViewHashes(of: state, store: store))).map { ($0.view, $0.sha256) })
         }
         var rows: [[String]] = []
         var records: [JSONValue] = []
         for (view, hash) in hashes {
-            let events = ViewCatalog.sources(in: replayed.sources)[view, default: []].reduce(0) { $0 + perSource[$1, default: 0] }
+            // A saved view may read any table, the log's own included: every event feeds it.
+            let events = replayed.savedViews[view] != nil ? Int(replayed.seq)
+                : ViewCatalog.sources(in: replayed.sources)[view, default: []].reduce(0) { $0 + perSource[$1, default: 0] }
             var row = [view, String(events), hash]
             var record: [(String, JSONValue)] = [("view", .string(view)), ("events", .number(events)), ("sha256", .string(hash))]
             if let live {
@@ -74,6 +87,21 @@ struct ReplayCommand: SharedCommand {
 }
 
 extension ReplayCommand {
+    /// Each saved view of `state`, by name, with the SHA-256 of its export (`export NAME`) as
+    /// of `state`, or of the error that asking it gives (a view that no longer compiles).
+    static func savedViewHashes(of state: LogState, store: Store) async -> [(view: String, sha256: String)] {
+        var hashes: [(view: String, sha256: String)] = []
+        for name in state.savedViews.keys.sorted() {
+            do {
+                let answer = try await store.sqlQuery("SELECT * FROM \(SQLEngine.quote(name))", state: state)
+                hashes.append((name, SHA256.hex(SavedViewExport.document(name: name, answer: answer).canonicalText())))
+            } catch {
+                hashes.append((name, SHA256.hex("error: \(error)")))
+            }
+        }
+        return hashes
+    }
+
     /// At most this many changes of one view are printed as rows (all are in JSON).
     static let rowsPerView = 10
 

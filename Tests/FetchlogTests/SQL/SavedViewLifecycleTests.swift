@@ -1,3 +1,4 @@
+import FetchlogCore
 import Foundation
 import Testing
 
@@ -67,7 +68,15 @@ import Testing
         // The copy's log carries both events; each store replays to its own views.
         #expect(try await run(["--store", copy, "--format", "csv", "sql", "SELECT label FROM events WHERE source = 'fetchlog' ORDER BY seq"])
             == "label\r\nview.saved\r\nview.dropped\r\n")
-        _ = try await run(["--store", store, "replay", "--verify"])
-        _ = try await run(["--store", copy, "replay", "--verify"])
+        // Replay hashes the saved view as its export: the same bytes, the same SHA-256, and
+        // the live state agrees; the copy, where it was dropped, has no such row.
+        let verified = try await run(["--store", store, "--format", "json", "replay", "--verify"])
+        let verifiedRows = try #require(try JSONSerialization.jsonObject(with: Data(verified.utf8)) as? [[String: Any]])
+        let redsRow = try #require(verifiedRows.first { $0["view"] as? String == "reds" }, "\(verified)")
+        #expect(redsRow["sha256"] as? String == SHA256.hex(exported.trimmingCharacters(in: .newlines)))
+        #expect(redsRow["matchesLive"] as? Bool == true)
+        #expect(redsRow["events"] as? Int == 14)
+        let copied = try await run(["--store", copy, "--format", "json", "replay", "--verify"])
+        #expect(!copied.contains(#""view":"reds""#), "\(copied)")
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import FetchlogCore
+import FetchlogSQLite
+import SampleUpstream
+@testable import FetchlogSources
+
+/// Issue 35, cold start: a one-shot command that reads no item decodes no body (a
+/// checkpoint restores held bodies undecoded, and large bodies make one due), and a one-shot
+/// `items SOURCE RESOURCE [TEXT]` answers from the read model's copy of the items, exactly
+/// as the store does.
+@Suite struct ColdStartTests {
+    /// The census body (1,337 gnomes) is about 200 KiB: a threshold below it makes its fetch
+    /// bring a checkpoint due, as a 4 MiB one does at scale.
+    static func configuration(_ upstream: URL) -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.fetching.upstream = Upstream(base: upstream)
+        configuration.fetching.retry.retries = 0
+        configuration.checkpointBodyBytes = 64 << 10
+        return configuration
+    }
+
+    @Test func aFetchOfALargeBodySavesACheckpointAndOpeningDecodesNoBodyUntilAViewReadsIt() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start()
+        defer { Task { await upstream.stop() } }
+        let temporary = TemporaryDirectory("cold-start")
+        let directory = URL(filePath: temporary.path)
+        do {
+            let store = try await SeedSources.openStore(at: directory, configuration: Self.configuration(base))
+            try await store.fetch(.brastlewarkCensus)
+            // Seq 1, one event: the interval (500) is far, the body's bytes are not.
+            #expect(try Checkpoint.decode(try #require(try store.log.loadCheckpoint()), log: store.log, sources: store.sources)?.seq == 1)
+            await store.close()
+        }
+        var configuration = Self.configuration(base)
+        configuration.fetches = false
+        let store = try await SeedSources.openStore(at: directory, configuration: configuration)
+        #expect(store.origin == .checkpoint(seq: 1, tail: 0))
+        let state = store.snapshot.state
+        let held = try #require(state.documents[ResourceKey(.brastlewarkCensus)])
+        #expect(held.seq == 1)
+        #expect(!held.isDecoded)
+        // What `status` reads: the freshness of every resource, no body.
+        let report = FreshnessReport(state: state, policy: FreshnessPolicy(sources: state.sources), now: state.status.values.first!.lastAttempt!)
+        #expect(report.rows.map(\.key) == [ResourceKey(.brastlewarkCensus)])
+        #expect(!held.isDecoded)
+        // A view reads the census: decoded once, for every copy of the state.
+        #expect(GnomesView(state: state).count == 1337)
+        #expect(held.isDecoded)
+        #expect(store.snapshot.state.documents[ResourceKey(.brastlewarkCensus)]?.isDecoded == true)
+        await store.close()
+    }
+
+    @Test func aStoreWithoutSuchACheckpointSavesOneWhenItsOpeningDecodedLargeBodies() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start()
+        defer { Task { await upstream.stop() } }
+        let temporary = TemporaryDirectory("cold-start-open")
+        let directory = URL(filePath: temporary.path)
+        do {
+            // Written with the threshold out of reach: no checkpoint.
+            var configuration = Self.configuration(base)
+            configuration.checkpointBodyBytes = .max
+            let store = try await SeedSources.openStore(at: directory, configuration: configuration)
+            try await store.fetch(.brastlewarkCensus)
+            try await store.fetch(.tvmazeShowsPage(0))
+            #expect(try store.log.loadCheckpoint() == nil)
+            await store.close()
+        }
+        let first = try await SeedSources.openStore(at: directory, configuration: Self.configuration(base))
+        #expect(first.origin == .replay(events: 2))
+        await first.close()
+        let second = try await SeedSources.openStore(at: directory, configuration: Self.configuration(base))
+        #expect(second.origin == .checkpoint(seq: 2, tail: 0))
+        #expect(second.snapshot.state.documents.values.allSatisfy { !$0.isDecoded })
+        #expect(second.snapshot.state.documents.count == 2)
+        await second.close()
+    }
+
+    /// `items census gnomes TEXT` and `items catalog items TEXT` from the read model equal
+    /// the store's answer (`--confirmed` always asks the store; nothing is pending here) in
+    /// every format, page and search; the copy is what answers (a marker written into it
+    /// shows), and one behind the log is written anew.
+    @Test func oneShotItemsAnswerFromTheReadModelAsTheStoreDoes() async throws {
+        let fixture = try await SQLTestStore.make("cold-items")
+        let asks: [[String]] = [
+            ["items", "census", "gnomes", "tob"], ["items", "census", "gnomes"], ["items", "census", "gnomes", "TOB", "--page", "2", "--limit", "3"],
+            ["items", "census", "gnomes", "pink", "--all"], ["items", "census", "gnomes", "zzzz"], ["items", "catalog", "items", "ca"],
+            ["items", "catalog", "reviews"], ["items", "census", "gnomes", "é"],
+        ]
+        for ask in asks {
+            for format in ["table", "json", "csv"] {
+                let store = try await fixture.run(["--format", format] + ask + ["--confirmed"])
+                let copy = try await fixture.run(["--format", format] + ask)
+                #expect(copy.status == store.status, "\(ask) \(format): \(copy.stderr)")
+                #expect(copy.stdout == store.stdout, "\(ask) \(format)")
+                #expect(copy.stderr == store.stderr, "\(ask) \(format)")
+            }
+        }
+        let first = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
+        #expect(first.stdout.hasPrefix("id,name,"), "\(first.stdout)")
+        #expect(first.stdout.contains("\n0,Tobus Quickwhistle,"), "\(first.stdout)")
+        // The copy answers: its first record, changed, shows.
+        let items = fixture.store + "/sql/items.sqlite"
+        let connection = try FetchlogSQLite.SQLiteConnection(path: items)
+        let table = try Self.recordsTable(connection, source: "census", resource: "gnomes")
+        try connection.execute("UPDATE \(table) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        let marked = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
+        #expect(marked.stdout.contains("\n0,Marker Copy,"), "\(marked.stdout)")
+        // Behind the log (a new event): the store answers and the copy is written anew.
+        #expect(try await fixture.run(["sql", "CREATE VIEW olds AS SELECT name FROM gnomes WHERE age > 300"]).status == 0)
+        let again = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
+        #expect(again.stdout == first.stdout)
+        let rewritten = try FetchlogSQLite.SQLiteConnection(path: items, readOnly: true)
+        let record = try rewritten.prepare("SELECT record FROM \(try Self.recordsTable(rewritten, source: "census", resource: "gnomes")) WHERE rowid = 1")
+        #expect(try record.step())
+        guard case .text(let text) = record.value(at: 0) else { Issue.record("no record"); return }
+        #expect(text.contains("Tobus Quickwhistle"))
+        // An unknown source or resource still gets the store's error.
+        let unknown = try await fixture.run(["items", "census", "gnomez"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("census has no resource 'gnomez' (did you mean 'gnomes'?)"), "\(unknown.stderr)")
+    }
+
+    static func recordsTable(_ connection: FetchlogSQLite.SQLiteConnection, source: String, resource: String) throws -> String {
+        let statement = try connection.prepare("SELECT records FROM resources WHERE source = ? AND resource = ?")
+        try statement.bind([.text(source), .text(resource)])
+        guard try statement.step(), case .text(let table) = statement.value(at: 0) else { throw CocoaError(.fileReadCorruptFile) }
+        return table
+    }
+}
