@@ -10,6 +10,12 @@ public struct SQLAnswer: Sendable, Equatable {
     /// The seq of the last event the tables held.
     public let asOf: UInt64
 
+    package init(columns: [String], rows: [[JSONValue]], asOf: UInt64) {
+        self.columns = columns
+        self.rows = rows
+        self.asOf = asOf
+    }
+
     /// Rows as objects, column name → value in column order: `fetchlog sql --format json`.
     public var json: JSONValue {
         .array(rows.map { row in .object(zip(columns, row).map { ($0, $1) }) })

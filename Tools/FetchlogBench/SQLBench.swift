@@ -6,15 +6,16 @@ import Glibc
 #endif
 
 /// `fetchlog-bench --sql` (issue 35): one-shot processes at the 100× census (133,700 gnomes
-/// through the census manifest, `docs/manifests/census.json`), each timed from outside as a
-/// whole process (wall seconds and peak resident memory, by `wait4`), alternating with its
-/// peer in one run so a drifting machine moves both:
+/// through the census manifest, `docs/manifests/census.json`, and the same town through the
+/// seed source), each timed from outside as a whole process (wall seconds and peak resident
+/// memory, by `wait4`), alternating with its peer in one run so a drifting machine moves both:
 /// - a group-by from a cold `fetchlog sql` (the read model current) beside `sqlite3 FILE` on a
 ///   database file holding the same rows, and beside DuckDB (Python's `duckdb`) reading the
-///   exported JSON;
-/// - the same one-shot when the read model must be written first (absent), and a search by
-///   `LIKE` beside `items census gnomes TEXT` (which folds the store) and `sqlite3`;
-/// - `fetchlog status` and `fetchlog items … TEXT` one-shots, for the cold start they still have.
+///   exported JSON; the same one-shot when the read model must be written first (absent);
+/// - a search: `sql … LIKE`, and `items census gnomes TEXT` from the read model, when it must
+///   be written, and `--confirmed` (which folds the store), beside `sqlite3`;
+/// - the seed source's `gnomes TEXT` (it folds its census) and `status` (a checkpoint restores
+///   the bodies undecoded).
 /// Needs `sqlite3` (Debian's sqlite3), GNU time (Debian's time) and Python's `duckdb` (installed with `dlt[duckdb]`).
 /// Run from the repository root, release-built: `swift run -c release fetchlog-bench --sql`.
 func runSQLBenchmarks(quick: Bool) async {
@@ -34,8 +35,11 @@ func runSQLBenchmarks(quick: Bool) async {
     }
     _ = must([fetchlog, "--store", store, "--upstream", base, "source", "add", "docs/manifests/census.json"])
     _ = must([fetchlog, "--store", store, "--upstream", base, "fetch", "census", "gnomes"])
+    // The same town through the seed source too (its `gnomes` command).
+    _ = must([fetchlog, "--store", store, "--upstream", base, "fetch", "brastlewark", "census"])
     await upstream.stop()
-    let held = SampleUpstream.scaledCensus(copies: copies).count
+    // Held twice: through the census manifest and through the seed source.
+    let held = 2 * SampleUpstream.scaledCensus(copies: copies).count
 
     // The peers' data: the export's items as a table in a database file (sqlite3) and as
     // JSON lines (DuckDB), loaded once, before anything is timed.
@@ -85,9 +89,16 @@ func runSQLBenchmarks(quick: Bool) async {
     row("`sql` group-by, read model absent (written)", ours, sqlite, peer: "sqlite3 FILE") {
         try? FileManager.default.removeItem(atPath: store + "/sql")
     }
-    row("`items census gnomes tob` (folds the store)", [fetchlog, "--store", store, "--format", "csv", "items", "census", "gnomes", "tob"],
-        ["sqlite3", databaseFile, "SELECT * FROM gnomes WHERE name LIKE '%tob%' LIMIT 20"], peer: "sqlite3 FILE")
-    row("`status` (folds the store)", [fetchlog, "--store", store, "--format", "csv", "status"],
+    let itemsSearch = [fetchlog, "--store", store, "--format", "csv", "items", "census", "gnomes", "tob"]
+    let peerSearch = ["sqlite3", databaseFile, "SELECT * FROM gnomes WHERE name LIKE '%tob%' LIMIT 20"]
+    row("`items census gnomes tob`, read model current", itemsSearch, peerSearch, peer: "sqlite3 FILE")
+    row("`items census gnomes tob`, read model absent (folds, writes it)", itemsSearch, peerSearch, peer: "sqlite3 FILE") {
+        try? FileManager.default.removeItem(atPath: store + "/sql")
+    }
+    row("`items census gnomes tob --confirmed` (folds the store)", itemsSearch + ["--confirmed"], peerSearch, peer: "sqlite3 FILE")
+    row("`query \"gnomes tob\"` (the seed source's command: folds its census)", [fetchlog, "--store", store, "--format", "csv", "query", "gnomes tob"],
+        peerSearch, peer: "sqlite3 FILE")
+    row("`status` (checkpoint: no body decoded)", [fetchlog, "--store", store, "--format", "csv", "status"],
         ["sqlite3", databaseFile, peerGroupBy], peer: "sqlite3 FILE")
     print("\nAnswers agree (group-by, Fetchlog vs sqlite3): \(agree ? "yes" : "NO")\n")
     try? FileManager.default.removeItem(atPath: store)

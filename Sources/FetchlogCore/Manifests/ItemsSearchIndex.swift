@@ -37,7 +37,8 @@ package final class ItemsSearchIndex: Sendable {
             starts.append(bytes.count)
             let start = bytes.count
             for text in Self.texts(item, fields) {
-                let utf8 = text.precomposedStringWithCanonicalMapping.utf8
+                // ASCII is its own composition: only other text is composed (NFC).
+                let utf8 = text.utf8.contains(where: { $0 >= 0x80 }) ? Array(text.precomposedStringWithCanonicalMapping.utf8) : Array(text.utf8)
                 if separable, utf8.contains(where: { $0 <= 0x01 }) { separable = false }
                 bytes.append(contentsOf: utf8)
                 bytes.append(0x01)

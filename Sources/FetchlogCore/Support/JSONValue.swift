@@ -145,6 +145,12 @@ extension JSONValue {
 
     static func escape(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape: one pass over their bytes, then appended whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += s
+            out += "\""
+            return
+        }
         var plainStart = s.unicodeScalars.startIndex
         var index = plainStart
         let scalars = s.unicodeScalars

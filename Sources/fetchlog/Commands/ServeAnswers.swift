@@ -22,7 +22,7 @@ extension ServeAnswers {
                 }
             },
             diff: { view, from, to in
-                try answering { json(try Commands.viewDiff(store, view: view, from: from, to: to)) }
+                json(try await answeringAsync { try await Commands.viewDiff(store, view: view, from: from, to: to) })
             },
             fetch: { words in
                 let printer = FetchPrinter()
@@ -120,6 +120,10 @@ extension ServeAnswers {
 
     static func answering<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch { throw refusal(error) }
+    }
+
+    static func answeringAsync<R>(_ body: () async throws -> R) async throws -> R {
+        do { return try await body() } catch { throw refusal(error) }
     }
 
     /// A command's error as the API sends it: the CLI's message and exit status; a usage

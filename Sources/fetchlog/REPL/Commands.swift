@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogSQL
 import FetchlogShell
 import FetchlogSources
 import Foundation
@@ -206,11 +207,11 @@ enum Commands {
 
     static func diff(_ session: Session, _ args: [String]) async throws -> Output? {
         guard args.count == 3, let a = UInt64(args[0]), let b = UInt64(args[1]) else { throw CommandError.usage("usage: diff SEQ1 SEQ2 VIEW") }
-        return try viewDiff(session.store, view: args[2], from: a, to: b)
+        return try await viewDiff(session.store, view: args[2], from: a, to: b)
     }
 
     /// `view` from seq `a` to `b` in `store`: the shell's `diff`, and `GET /api/diff`'s.
-    static func viewDiff(_ store: Store, view: String, from a: UInt64, to b: UInt64) throws -> Output {
+    static func viewDiff(_ store: Store, view: String, from a: UInt64, to b: UInt64) async throws -> Output {
         for seq in [a, b] { try store.maintenance.checkSeq(seq) }
         let before: JSONValue, after: JSONValue
         do {
@@ -219,8 +220,23 @@ enum Commands {
             for state in states {
                 if let notice = CompactedBodiesNotice.check(view: view, state: state) { throw try compactedError(notice, store: store.maintenance) }
             }
-            before = try ViewCatalog.export(view, state: states[0])
-            after = try ViewCatalog.export(view, state: states[1])
+            if !ViewCatalog.exportNames(in: states[1]).contains(view), states.contains(where: { $0.savedViews[view] != nil }) {
+                // A saved view (issue 35): its export at each seq; where it was not saved
+                // (yet, or any more), no rows.
+                var exports: [JSONValue] = []
+                for state in states {
+                    guard state.savedViews[view] != nil else {
+                        exports.append(SavedViewExport.document(name: view, answer: SQLAnswer(columns: [], rows: [], asOf: state.seq)))
+                        continue
+                    }
+                    let answer = try await SQLCommand.reporting { try await store.sqlQuery("SELECT * FROM \(SQLEngine.quote(view))", state: state) }
+                    exports.append(SavedViewExport.document(name: view, answer: answer))
+                }
+                (before, after) = (exports[0], exports[1])
+            } else {
+                before = try ViewCatalog.export(view, state: states[0])
+                after = try ViewCatalog.export(view, state: states[1])
+            }
         } catch let error as ViewNameError { throw CommandError.failed(error.description) }
         // Keyed collections are compared by key (resource, id, name …), so an added row is
         // one `added` change, not a cascade of positions; values are whole JSON.

@@ -32,6 +32,14 @@ import Testing
         #expect(accent.matching("e\u{301}") == [0])
     }
 
+    /// ASCII text is folded byte by byte, as Foundation's trimming and String's lowercasing
+    /// fold it; other text goes through them.
+    @Test func foldingASCIIByBytesEqualsFoundations() {
+        for text in ["", "   ", "ABC xyz", "\u{0B} Ab\tC \u{0C}", "@[`{AZaz", "\r\nTinker\n", "\u{1F}x\u{7F}", "MiXeD CaSe 42", " Émile ", "\u{A0}Zola\u{2003}"] {
+            #expect(ItemsView.fold(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), "\(text.debugDescription)")
+        }
+    }
+
     /// The read model keeps an index's bytes alone (`ItemsReadModel`): rebuilt from them it
     /// answers as the index it was taken from, and one whose texts hold a separator byte is
     /// not separable (not kept).

@@ -76,6 +76,16 @@ import Testing
         #expect(redsRow["sha256"] as? String == SHA256.hex(exported.trimmingCharacters(in: .newlines)))
         #expect(redsRow["matchesLive"] as? Bool == true)
         #expect(redsRow["events"] as? Int == 14)
+        // `diff` over a saved view: not saved at seq 13, so its rows are each added at 14.
+        let diffText = try await run(["--store", store, "--format", "json", "query", "diff 13 14 reds"])
+        let changes = try #require(try JSONSerialization.jsonObject(with: Data(diffText.utf8)) as? [[String: Any]])
+        #expect(changes.first?["path"] as? String == "/count")
+        #expect(changes.first?["before"] as? Int == 0)
+        #expect(changes.first?["after"] as? Int == 272)
+        let added = changes.dropFirst().filter { $0["change"] as? String == "added" }
+        #expect(added.count == changes.count - 1)
+        #expect(Set(added.compactMap { ($0["after"] as? [String: Any])?["name"] as? String }) == Set(reds))
+        #expect(try await run(["--store", store, "--format", "json", "query", "diff 14 14 reds"]) == "[]\n")
         let copied = try await run(["--store", copy, "--format", "json", "replay", "--verify"])
         #expect(!copied.contains(#""view":"reds""#), "\(copied)")
     }
