@@ -74,7 +74,8 @@ if CommandLine.arguments.contains("--serve") {
     exit(0)
 }
 if CommandLine.arguments.contains("--sql") {
-    await runSQLBenchmarks(quick: quick)
+    if !CommandLine.arguments.contains("--shell-only") { await runSQLBenchmarks(quick: quick) }
+    await runSQLShellBenchmarks(quick: quick)
     removeBenchTemporaries()
     exit(0)
 }
