@@ -1,4 +1,5 @@
 import FetchlogCore
+import Synchronization
 /// The TVmaze show list: every show of every held `/shows?page=N` document, once each,
 /// in id order (the API's own order), with the list image already chosen.
 public struct ShowsView: ExportableView, Equatable {
@@ -39,7 +40,7 @@ public struct ShowsView: ExportableView, Equatable {
         /// download failed after its retries (see `ImageChoice`).
         public private(set) var image: ListImage
         /// 0-based position in id order: durability (the first 1,000 items) is by item, not page.
-        public let itemIndex: Int
+        public internal(set) var itemIndex: Int
         /// The links as sent, for the fallback.
         let links: TVMazeImageLinks?
 
@@ -91,7 +92,7 @@ public struct ShowsView: ExportableView, Equatable {
             status.endOfList ? CatalogPaths.tvmazeShowsPage(key) : nil
         }.min()
         let ordered = pages.sorted { $0.0 < $1.0 }
-        let documents = ordered.map { ($0.1.seq, $0.2) }
+        let documents = ordered.map { (page: $0.0, seq: $0.1.seq, shows: $0.2) }
         // Rows depend only on the held pages; snapshots share their storage, so the key
         // compares as pointers until a page changes.
         let key = MemoKey(seqs: ordered.map(\.1.seq), pages: ordered.map(\.2))
@@ -107,9 +108,35 @@ public struct ShowsView: ExportableView, Equatable {
 
     private static let memo = LastValueMemo<MemoKey, [ShowRow]>()
 
-    private static func rows(_ documents: [(UInt64, [TVMazeShow])]) -> [ShowRow] {
-        heldShows(documents.map { (seq: $0.0, shows: $0.1) }).enumerated().map { ShowRow($1, itemIndex: $0) }
+    /// The rows of the held pages (`heldShows`' choice of show per id, in id order), each
+    /// page's rows made once (`PageRows`): a fetch that adds a page makes that page's rows,
+    /// not every page's again (cleaning summaries' HTML is most of a row's cost).
+    private static func rows(_ pages: [(page: Int, seq: UInt64, shows: [TVMazeShow])]) -> [ShowRow] {
+        var byID: [Int: (seq: UInt64, row: ShowRow)] = [:]
+        for (page, seq, shows) in pages {
+            for row in pageRows.rows(page: page, shows: shows) where byID[row.id].map({ $0.seq < seq }) ?? true {
+                byID[row.id] = (seq, row)
+            }
+        }
+        var rows = byID.values.map(\.row).sorted { $0.id < $1.id }
+        for index in rows.indices { rows[index].itemIndex = index }
+        return rows
     }
+
+    /// Each page number's rows, kept with the shows they were made from (a page fetched
+    /// again, or another state's page, is made anew when its shows differ).
+    final class PageRows: Sendable {
+        private let kept = Mutex<[Int: (shows: [TVMazeShow], rows: [ShowRow])]>([:])
+
+        func rows(page: Int, shows: [TVMazeShow]) -> [ShowRow] {
+            if let hit = kept.withLock({ $0[page] }), hit.shows == shows { return hit.rows }
+            let rows = shows.map { ShowRow($0, itemIndex: 0) }
+            kept.withLock { $0[page] = (shows, rows) }
+            return rows
+        }
+    }
+
+    private static let pageRows = PageRows()
 
     /// The held shows, once per id, sorted by id. When two documents hold the same id (pages
     /// shift as shows are added upstream), the one fetched last — the larger seq — wins,
