@@ -88,6 +88,11 @@ extension APIResponder {
     /// `{"view": NAME, "asOf": S, "count": N, "rows": [...]}`, rows in the view's column
     /// order; for the snapshot from the view cache (one query per snapshot, not per GET).
     func savedView(_ view: SavedView, state: LogState, cached: Bool) async throws -> ViewCache.Canonical {
+        try await Self.savedView(view, state: state, cached: cached, content: content)
+    }
+
+    /// `savedView(_:state:cached:)` for whoever holds the content (the event stream too).
+    static func savedView(_ view: SavedView, state: LogState, cached: Bool, content: ServeContent) async throws -> ViewCache.Canonical {
         let make = { () async throws -> ViewCache.Canonical in
             let answer = try await Self.answeringSQL(timeout: 10) {
                 try await content.store.sqlQuery("SELECT * FROM \(Self.quoted(view.name))", state: state)

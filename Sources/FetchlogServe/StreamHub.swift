@@ -66,6 +66,7 @@ package final class StreamHub: Sendable {
         let snapshots = content.store.snapshots()
         return Task { [weak self] in
             var changes = ViewChanges(baseline: baseline.state)
+            var saved = await Self.savedViews(of: baseline.state, content)
             var sent = baseline.seq
             for await snapshot in snapshots {
                 guard let self, !Task.isCancelled else { return }
@@ -77,6 +78,15 @@ package final class StreamHub: Sendable {
                     let data = JSONValue.object([("view", .string(view)), ("etag", etag.map { .string($0) } ?? .null), ("seq", .number(snapshot.seq))])
                     viewText += "event: view\ndata: \(data.canonicalText())\n\n"
                 }
+                // Saved views (issue 35) are asked again for each snapshot while a client
+                // listens (their tables are built again only when their sources changed), and
+                // announced when their rows changed, as the fixed views are.
+                let now = await Self.savedViews(of: snapshot.state, content)
+                for name in Set(saved.keys).union(now.keys).sorted() where saved[name]?.rows != now[name]?.rows {
+                    let data = JSONValue.object([("view", .string(name)), ("etag", now[name].flatMap { $0.rows == nil ? nil : JSONValue.string($0.etag) } ?? .null), ("seq", .number(snapshot.seq))])
+                    viewText += "event: view\ndata: \(data.canonicalText())\n\n"
+                }
+                saved = now
                 guard upTo > sent || !viewText.isEmpty else { continue }
                 let batch = Batch(from: sent, upTo: upTo, appended: ByteBuffer(string: appended), views: ByteBuffer(string: viewText))
                 sent = upTo
@@ -89,6 +99,20 @@ package final class StreamHub: Sendable {
                 }
             }
         }
+    }
+
+    /// Each saved view of `state` by name: its export without `asOf` (nil when asking it
+    /// fails: a view that no longer compiles) and its ETag, as `GET /api/views/NAME` answers.
+    private static func savedViews(of state: LogState, _ content: ServeContent) async -> [String: (rows: JSONValue?, etag: String)] {
+        var answers: [String: (rows: JSONValue?, etag: String)] = [:]
+        for view in state.savedViews.values {
+            if let export = try? await APIResponder.savedView(view, state: state, cached: true, content: content) {
+                answers[view.name] = (ViewChanges.withoutAsOf(export.json), export.etag)
+            } else {
+                answers[view.name] = (nil, "")
+            }
+        }
+        return answers
     }
 
     /// The `appended` messages of the events after `from` up to `upTo` (`id: SEQ`, the

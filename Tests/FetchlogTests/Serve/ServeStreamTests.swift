@@ -144,6 +144,54 @@ import Testing
     }
 }
 
+/// Saved views (issue 35) on the stream: announced when saved, when their rows change and
+/// when dropped — not when a fetch leaves their rows as they were.
+@Suite(.serialized) struct ServeStreamSavedViewTests {
+    @Test func aSavedViewIsAnnouncedWhenItsRowsChange() async throws {
+        var configuration = SampleUpstreamConfiguration()
+        configuration.versions = DataVersions(brastlewark: .v2)
+        let upstream = try SampleUpstream(configuration: configuration)
+        let base = try await upstream.start().absoluteString
+        let dir = try await ServeAPITests.sampleStore("serve-saved-stream")
+        let server = try await ServeProcess(store: dir.path)
+        let stream = try await SSEReader(server)
+        #expect(try await stream.next() == .comment("subscribed after seq 13"))
+        func cli(_ arguments: [String]) async throws {
+            let result = try await runFetchlog(["--store", dir.path, "--upstream", base] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        func etag(_ view: String) async throws -> String? {
+            try await server.get("/api/views/" + view).headers.first(name: "ETag")
+        }
+        // Seq 14: saved by another process; no fixed view changes.
+        try await cli(["sql", "CREATE VIEW town AS SELECT count(*) AS gnomes FROM gnomes"])
+        #expect(try await stream.next() == .appended(14))
+        let saved = try #require(try await etag("town"))
+        #expect(try await stream.next() == .view("town", etag: saved, seq: 14))
+        #expect(try await server.get("/api/views/town").body.contains(#""rows":[{"gnomes":1337}]"#))
+        // Seq 15: census v2 (one gnome more): the fixed views, then the saved one.
+        try await cli(["fetch", "brastlewark", "census"])
+        #expect(try await stream.next() == .appended(15))
+        for name in ["friends", "gnomes", "status", "all"] {
+            #expect(try await stream.next() == .view(name, etag: try await etag(name), seq: 15))
+        }
+        let grown = try #require(try await etag("town"))
+        #expect(grown != saved)
+        #expect(try await stream.next() == .view("town", etag: grown, seq: 15))
+        // Seq 16: 304, the rows as they were: status and all only.
+        try await cli(["fetch", "brastlewark", "census"])
+        #expect(try await stream.next() == .appended(16))
+        #expect(try await stream.next() == .view("status", etag: try await etag("status"), seq: 16))
+        #expect(try await stream.next() == .view("all", etag: try await etag("all"), seq: 16))
+        // Seq 17: dropped; nothing arrived in between.
+        try await cli(["sql", "DROP VIEW town"])
+        #expect(try await stream.next() == .appended(17))
+        #expect(try await stream.next() == .view("town", etag: nil, seq: 17))
+        await upstream.stop()
+        try await server.stop()
+    }
+}
+
 /// Reads `/api/stream` one message at a time (comments included; heartbeats only when
 /// `heartbeats`: under load a test outlives the 15 s interval, and one arrives anywhere).
 final class SSEReader {
