@@ -11,14 +11,38 @@ import Foundation
 package enum ItemsReadModel {
     static let fileName = "items.sqlite"
 
-    /// Writes every resource's items and search bytes into the database at `path`.
-    static func write(state: LogState, to path: String) throws {
+    /// Writes every resource's items and search bytes into the database at `path`; the
+    /// resources of the sources in `reused` are copied from the items file at `prior` (their
+    /// events did not move since it was written), not built.
+    static func write(state: LogState, to path: String, reusing reused: Set<String> = [], from prior: String? = nil) throws {
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
         try connection.execute("CREATE TABLE resources (source TEXT, resource TEXT, records TEXT, count INTEGER, search BLOB, PRIMARY KEY (source, resource))")
         let resource = try connection.prepare("INSERT INTO resources VALUES (?, ?, ?, ?, ?)")
         var number = 0
+        let copying = !reused.isEmpty && prior.map { FileManager.default.fileExists(atPath: $0) } == true
+        if copying, let prior { try connection.execute("ATTACH DATABASE \(SQLEngine.quoteLiteral(prior)) AS prior") }
         for (source, names) in SQLTables.resources(in: state) {
+            if copying, reused.contains(source) {
+                let rows = try connection.prepare("SELECT resource, records, count, search FROM prior.resources WHERE source = ? ORDER BY rowid")
+                try rows.bind([.text(source)])
+                var held: [(name: String, table: String, count: SQLiteValue, search: SQLiteValue)] = []
+                while try rows.step() {
+                    guard case .text(let name) = rows.value(at: 0), case .text(let table) = rows.value(at: 1) else { continue }
+                    held.append((name, table, rows.value(at: 2), rows.value(at: 3)))
+                }
+                for entry in held {
+                    number += 1
+                    let table = "records_\(number)"
+                    try connection.execute("BEGIN")
+                    try connection.execute("CREATE TABLE \(table) (record TEXT)")
+                    try connection.execute("INSERT INTO \(table) (rowid, record) SELECT rowid, record FROM prior.\(SQLEngine.quote(entry.table))")
+                    try resource.bind([.text(source), .text(entry.name), .text(table), entry.count, entry.search])
+                    try resource.run()
+                    try connection.execute("COMMIT")
+                }
+                continue
+            }
             for name in names {
                 guard let view = ItemsView(state: state, source: source, resource: name) else { continue }
                 number += 1

@@ -89,33 +89,86 @@ package enum ReadModel {
         }
     }
 
-    private static func readStamp(_ catalog: SQLiteConnection) throws -> Stamp? {
+    fileprivate static func readStamp(_ catalog: SQLiteConnection) throws -> Stamp? {
         let statement = try catalog.prepare("SELECT seq, lastRecord, reducer, contract FROM stamp")
         guard try statement.step(), case .integer(let seq) = statement.value(at: 0), case .integer(let crc) = statement.value(at: 1),
               case .integer(let reducer) = statement.value(at: 2), case .integer(let contract) = statement.value(at: 3) else { return nil }
         return Stamp(seq: UInt64(seq), lastRecord: UInt32(truncatingIfNeeded: crc), reducer: Int(reducer), contract: Int(contract))
     }
 
+    /// What each part of a read model was made from, so the next one copies a part whose
+    /// inputs did not move instead of building it: per fixed view (`view:NAME`) and per
+    /// manifest source (`source:NAME`, its file and its items), a key made of the seqs of the
+    /// last events of the sources it reads. A part without a key is always built.
+    package struct Keys: Sendable, Equatable {
+        package var parts: [String: String] = [:]
+
+        /// The keys of `state`'s parts, from `lastSeq` (each source's last event, by seq).
+        package static func of(_ state: LogState, lastSeq: [String: UInt64]) -> Keys {
+            var keys = Keys()
+            func seqs(_ sources: [String]) -> String { sources.sorted().map { "\($0)=\(lastSeq[$0] ?? 0)" }.joined(separator: ";") }
+            for name in SQLTables.viewNames(in: state) {
+                // `status` reads every source's fetches: no key, always built (a few rows).
+                guard let inputs = ViewCatalog.inputs(of: name, in: state.sources) else { continue }
+                keys.parts["view:" + name] = seqs(Array(inputs))
+            }
+            for (source, _) in SQLTables.resources(in: state) {
+                // Its items read its own events, its definition and the images downloaded for it.
+                let definition = state.manifests[source]?.seq ?? 0
+                keys.parts["source:" + source] = "defined=\(definition);" + seqs([source, Source.assets.rawValue])
+            }
+            return keys
+        }
+    }
+
     /// Writes the read model of `state` (the head, with pending changes folded) and `events`
     /// (the log's summaries up to the state's seq), stamped `stamp`, replacing the one there.
-    package static func write(state: LogState, events: [JSONValue], stamp: Stamp, storePath: String) throws {
+    /// With `keys`, a part whose key the read model there recorded too is copied from it
+    /// (SQLite to SQLite, no view built); every part is recorded with its key.
+    package static func write(state: LogState, events: [JSONValue], stamp: Stamp, storePath: String, keys: Keys? = nil) throws {
         let fm = FileManager.default
         let final = directory(of: storePath)
         let temporary = storePath + "/" + StoreProbe.readModelTemporaryPrefix + String(ProcessInfo.processInfo.processIdentifier)
         try? fm.removeItem(atPath: temporary)
         try fm.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        // What the read model there holds and may give: only one of this contract and reducer.
+        let prior = keys == nil ? nil : Prior(directory: final, stamp: stamp)
+        func reusable(_ part: String) -> Bool {
+            guard let key = keys?.parts[part], let prior else { return false }
+            return prior.keys[part] == key
+        }
         do {
             var names: [(kind: String, source: String?, name: String, sql: String?, seq: UInt64?)] = []
             try fill(file(of: nil, in: temporary)) { connection in
+                var attached = false
                 for name in SQLTables.viewNames(in: state) {
+                    if reusable("view:" + name), let prior {
+                        if !attached {
+                            try connection.execute("ATTACH DATABASE \(SQLEngine.quoteLiteral(file(of: nil, in: prior.directory))) AS prior")
+                            attached = true
+                        }
+                        if try copyTable(name, from: "prior", into: connection) {
+                            names.append(("view", nil, name, nil, nil))
+                            continue
+                        }
+                    }
                     guard let table = SQLTables.viewTable(name, state: state) else { continue }
                     try SQLEngine.write(table, into: connection)
                     names.append(("view", nil, name, nil, nil))
                 }
+                if attached { try connection.execute("DETACH DATABASE prior") }
                 try SQLEngine.write(SQLTables.eventsTable(events), into: connection)
             }
+            var reusedSources: Set<String> = []
             for (source, resources) in SQLTables.resources(in: state) {
-                try fill(file(of: source, in: temporary)) { connection in
+                let path = file(of: source, in: temporary)
+                if reusable("source:" + source), let prior, fm.fileExists(atPath: file(of: source, in: prior.directory)) {
+                    try fm.copyItem(atPath: file(of: source, in: prior.directory), toPath: path)
+                    names += prior.resources(of: source).map { ("resource", source, $0, nil, nil) }
+                    reusedSources.insert(source)
+                    continue
+                }
+                try fill(path) { connection in
                     for resource in resources {
                         guard let table = SQLTables.resourceTable(source: source, resource: resource, state: state, confirmedOnly: false) else { continue }
                         // Written in the file's own main schema; attached later as SOURCE.
@@ -124,7 +177,8 @@ package enum ReadModel {
                     }
                 }
             }
-            try ItemsReadModel.write(state: state, to: temporary + "/" + ItemsReadModel.fileName)
+            try ItemsReadModel.write(state: state, to: temporary + "/" + ItemsReadModel.fileName,
+                                     reusing: reusedSources, from: prior.map { $0.directory + "/" + ItemsReadModel.fileName })
             for view in state.savedViews.values.sorted(by: { $0.name < $1.name }) { names.append(("saved", nil, view.name, view.sql, view.seq)) }
             // The catalog last: a directory without it is never read.
             try fill(temporary + "/catalog.sqlite") { connection in
@@ -139,6 +193,12 @@ package enum ReadModel {
                                   entry.sql.map(SQLiteValue.text) ?? .null, entry.seq.map { .integer(Int64($0)) } ?? .null])
                     try row.run()
                 }
+                try connection.execute("CREATE TABLE keys (part TEXT PRIMARY KEY, key TEXT)")
+                let key = try connection.prepare("INSERT INTO keys VALUES (?, ?)")
+                for (part, value) in (keys?.parts ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    try key.bind([.text(part), .text(value)])
+                    try key.run()
+                }
             }
             // Swapped in: the old one out of the way first (rename cannot replace a directory
             // that holds files), then the new one in. A reader between the two finds none
@@ -150,6 +210,60 @@ package enum ReadModel {
         } catch {
             try? fm.removeItem(atPath: temporary)
             throw error
+        }
+    }
+
+    /// Table `name` of the attached database `schema` made again in `connection`'s main one:
+    /// its own definition (declared types kept), then its rows. False when it is not there.
+    private static func copyTable(_ name: String, from schema: String, into connection: SQLiteConnection) throws -> Bool {
+        let definition = try connection.prepare("SELECT sql FROM \(schema).sqlite_master WHERE type = 'table' AND name = ?")
+        try definition.bind([.text(name)])
+        guard try definition.step(), case .text(let sql) = definition.value(at: 0) else { return false }
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute(sql)
+            try connection.execute("INSERT INTO main.\(SQLEngine.quote(name)) SELECT * FROM \(schema).\(SQLEngine.quote(name))")
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        return true
+    }
+
+    /// The read model a new one may copy parts of: its directory, the keys its parts were
+    /// made with, its catalog's resources. Only one of this contract and reducer (its seq may
+    /// be behind: that is when it is asked).
+    struct Prior {
+        let directory: String
+        let keys: [String: String]
+        private let names: [(kind: String, source: String?, name: String)]
+
+        init?(directory: String, stamp: Stamp) {
+            guard FileManager.default.fileExists(atPath: directory + "/catalog.sqlite"),
+                  let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
+                  let held = try? ReadModel.readStamp(catalog), held.reducer == stamp.reducer, held.contract == stamp.contract,
+                  let keyRows = try? catalog.prepare("SELECT part, key FROM keys"),
+                  let nameRows = try? catalog.prepare("SELECT kind, source, name FROM names ORDER BY position") else { return nil }
+            var keys: [String: String] = [:]
+            while (try? keyRows.step()) == true {
+                if case .text(let part) = keyRows.value(at: 0), case .text(let key) = keyRows.value(at: 1) { keys[part] = key }
+            }
+            var names: [(kind: String, source: String?, name: String)] = []
+            while (try? nameRows.step()) == true {
+                guard case .text(let kind) = nameRows.value(at: 0), case .text(let name) = nameRows.value(at: 2) else { continue }
+                var source: String?
+                if case .text(let text) = nameRows.value(at: 1) { source = text }
+                names.append((kind, source, name))
+            }
+            self.directory = directory
+            self.keys = keys
+            self.names = names
+        }
+
+        /// The resources of `source` the catalog names, in its order.
+        func resources(of source: String) -> [String] {
+            names.filter { $0.kind == "resource" && $0.source == source }.map(\.name)
         }
     }
 
@@ -167,11 +281,16 @@ extension ReadModel {
     /// that found none current. Returns its subject, or nil when it could not be written
     /// (a read-only directory, a full disk: then the caller answers from the store).
     package static func rebuild(from store: Store, storePath: String) -> SQLSubject? {
-        let state = store.snapshot.state
+        let snapshot = store.snapshot
+        let state = snapshot.state
         guard let stamp = try? stamp(of: store.maintenance, at: state.seq),
               let events = try? store.eventSummaries(upTo: state.seq) else { return nil }
+        // Parts are keyed by the seqs of their sources' last events; events waiting in a
+        // replicated store's outbox are folded without seqs, so then nothing is reused.
+        let lastSeq = snapshot.pendingSync == 0 ? try? store.maintenance.lastSeqBySource(upTo: state.seq) : nil
         do {
-            try write(state: state, events: events, stamp: stamp, storePath: storePath)
+            try write(state: state, events: events, stamp: stamp, storePath: storePath,
+                      keys: lastSeq.map { Keys.of(state, lastSeq: $0) })
         } catch {
             return nil
         }

@@ -469,6 +469,8 @@ package final class SQLEngine {
 
     /// `"name"`, with `"` doubled.
     package static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    /// `text` as an SQL string literal.
+    package static func quoteLiteral(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }
 
 /// Set from any thread to stop the running query; read by the progress handler.

@@ -23,3 +23,18 @@ extension StoreMaintenance {
         return (seq, record.withUnsafeBytes { EnvelopeCodec.checksum(of: $0) })
     }
 }
+
+extension StoreMaintenance {
+    /// Per source, the seq of its last event up to `seq`: one pass over the records' headers
+    /// (no body read). What the SQL read model keys its tables by, so a table whose sources'
+    /// events did not move is copied from the last read model, not built again.
+    package func lastSeqBySource(upTo seq: UInt64) throws -> [String: UInt64] {
+        var last: [String: UInt64] = [:]
+        try log.scanStored(batchSize: 1024, lookingUpBodies: false) { stored in
+            guard stored.seq <= seq else { return false }
+            last[stored.source] = stored.seq
+            return true
+        }
+        return last
+    }
+}
