@@ -16,6 +16,12 @@ import SampleUpstream
         var configuration = Store.Configuration()
         configuration.fetching.upstream = Upstream(base: upstream)
         configuration.fetching.retry.retries = 0
+        // The suite shares two cores with every other: a loopback answer can take longer
+        // than the default timeouts, and a failed fetch would hold no body to count.
+        configuration.fetching.connectTimeout = .seconds(300)
+        configuration.fetching.readTimeout = .seconds(300)
+        configuration.fetching.deadline = .seconds(600)
+        configuration.fetching.minimumRate = .off
         configuration.checkpointBodyBytes = 64 << 10
         return configuration
     }
@@ -28,7 +34,8 @@ import SampleUpstream
         let directory = URL(filePath: temporary.path)
         do {
             let store = try await SeedSources.openStore(at: directory, configuration: Self.configuration(base))
-            try await store.fetch(.brastlewarkCensus)
+            let report = try await store.fetch(.brastlewarkCensus)
+            try #require(report.holdsBody, "\(report)")
             // Seq 1, one event: the interval (500) is far, the body's bytes are not.
             #expect(try Checkpoint.decode(try #require(try store.log.loadCheckpoint()), log: store.log, sources: store.sources)?.seq == 1)
             await store.close()
