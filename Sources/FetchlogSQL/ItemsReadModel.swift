@@ -21,7 +21,7 @@ package enum ItemsReadModel {
         let resource = try connection.prepare("INSERT INTO resources VALUES (?, ?, ?, ?, ?)")
         var number = 0
         let copying = !reused.isEmpty && prior.map { FileManager.default.fileExists(atPath: $0) } == true
-        if copying, let prior { try connection.execute("ATTACH DATABASE \(SQLEngine.quoteLiteral(prior)) AS prior") }
+        if copying, let prior { try connection.execute("ATTACH DATABASE \(SQLEngine.literal(prior)) AS prior") }
         for (source, names) in SQLTables.resources(in: state) {
             if copying, reused.contains(source) {
                 let rows = try connection.prepare("SELECT resource, records, count, search FROM prior.resources WHERE source = ? ORDER BY rowid")

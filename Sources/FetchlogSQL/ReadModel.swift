@@ -144,7 +144,7 @@ package enum ReadModel {
                 for name in SQLTables.viewNames(in: state) {
                     if reusable("view:" + name), let prior {
                         if !attached {
-                            try connection.execute("ATTACH DATABASE \(SQLEngine.quoteLiteral(file(of: nil, in: prior.directory))) AS prior")
+                            try connection.execute("ATTACH DATABASE \(SQLEngine.literal(file(of: nil, in: prior.directory))) AS prior")
                             attached = true
                         }
                         if try copyTable(name, from: "prior", into: connection) {

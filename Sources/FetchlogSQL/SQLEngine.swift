@@ -311,6 +311,13 @@ package final class SQLEngine {
     /// views it names with theirs; over a read model on disk, attaches the files that hold them.
     private func ensureTables(for sql: String, subject: SQLSubject, excluding: String?) throws(SQLError) {
         var mentions = SQLText.mentions(sql)
+        // What the statement itself names (not what the saved views it names read): the
+        // columns "did you mean" offers are these tables' and views'.
+        let outer = mentions
+        namedTables = subject.tableNames.filter { name in
+            let parts = name.lowercased().split(separator: ".", maxSplits: 1).map(String.init)
+            return parts.count == 2 ? outer.qualified.contains { $0.0 == parts[0] && $0.1 == parts[1] } : outer.names.contains(parts[0])
+        }
         // A saved view's own tables, and views it names, transitively.
         var views: [String] = []
         var queue = Array(mentions.names)
@@ -323,10 +330,8 @@ package final class SQLEngine {
             mentions.qualified += inner.qualified
             queue += inner.names
         }
-        namedTables = []
         do {
             for name in subject.viewNames + [SQLTables.eventsName] where mentions.names.contains(name.lowercased()) {
-                namedTables.append(name)
                 guard let state = subject.state else { continue }
                 if name == SQLTables.eventsName {
                     try build(key: name, version: [subject.seq], confirmed: false) { [events] in
@@ -352,7 +357,6 @@ package final class SQLEngine {
                 }
             }
             for (source, resource) in needed {
-                namedTables.append(source + "." + resource)
                 if !attached.contains(source.lowercased()) {
                     let file = readModel.map { ReadModel.file(of: source, in: $0) } ?? ":memory:"
                     try connection.execute("ATTACH DATABASE \(Self.literal(file)) AS \(Self.quote(source))")
@@ -381,9 +385,10 @@ package final class SQLEngine {
     /// Table `name`'s (a view's, `SOURCE.RESOURCE`) columns as the connection holds them.
     private func columns(of name: String) throws(SQLError) -> [SQLColumn] {
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-        let (schema, table) = parts.count == 2 ? (Self.quote(parts[0]), parts[1]) : ("main", parts[0])
+        // An unqualified name is looked up as a query looks it up: a saved view is a TEMP view.
+        let pragma = parts.count == 2 ? "PRAGMA \(Self.quote(parts[0])).table_info(\(Self.quote(parts[1])))" : "PRAGMA table_info(\(Self.quote(parts[0])))"
         do {
-            let statement = try connection.prepare("PRAGMA \(schema).table_info(\(Self.quote(table)))")
+            let statement = try connection.prepare(pragma)
             var columns: [SQLColumn] = []
             while try statement.step() {
                 guard case .text(let column) = statement.value(at: 1) else { continue }
@@ -469,8 +474,6 @@ package final class SQLEngine {
 
     /// `"name"`, with `"` doubled.
     package static func quote(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-    /// `text` as an SQL string literal.
-    package static func quoteLiteral(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 }
 
 /// Set from any thread to stop the running query; read by the progress handler.

@@ -78,6 +78,11 @@ extension APIResponder {
 
     // MARK: saved views at /api/views/NAME
 
+    /// The most rows `GET /api/views/NAME` answers for a saved view: the whole answer is one
+    /// response held in memory (and cached), so a view of a whole large table pages through
+    /// `GET /api/sql` instead.
+    static let maxSavedViewRows = 100_000
+
     /// The saved view `name` names in `state` (SQL names are case-insensitive), if any.
     static func savedView(_ name: String, in state: LogState) -> SavedView? {
         if let view = state.savedViews[name] { return view }
@@ -94,8 +99,14 @@ extension APIResponder {
     /// `savedView(_:state:cached:)` for whoever holds the content (the event stream too).
     static func savedView(_ view: SavedView, state: LogState, cached: Bool, content: ServeContent) async throws -> ViewCache.Canonical {
         let make = { () async throws -> ViewCache.Canonical in
+            // One row past the cap is read to know the view is over it, and no more.
             let answer = try await Self.answeringSQL(timeout: 10) {
-                try await content.store.sqlQuery("SELECT * FROM \(Self.quoted(view.name))", state: state)
+                try await content.store.sqlQuery("SELECT * FROM \(Self.quoted(view.name))", state: state, maxRows: maxSavedViewRows + 1)
+            }
+            guard answer.rows.count <= maxSavedViewRows else {
+                throw APIError(status: .unprocessableContent,
+                               message: "the saved view \(view.name) holds more than \(maxSavedViewRows) rows: page through them with GET /api/sql?q=SELECT * FROM \(view.name)&limit=1000&offset=N, or export \(view.name) with the CLI",
+                               exit: 1)
             }
             return ViewCache.canonical(.object([
                 ("view", .string(view.name)), ("asOf", .number(Int(answer.asOf))), ("count", .number(answer.rows.count)),

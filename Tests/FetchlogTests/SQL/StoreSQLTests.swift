@@ -217,6 +217,14 @@ import Testing
             #expect(error.message.hasPrefix("no such column: hair"), "\(error)")
             #expect(error.message.contains("hairColor"), "\(error)")
         }
+        // Over a saved view, its own columns are what exists.
+        try await store.sql("CREATE VIEW olds AS SELECT name, age FROM gnomes WHERE age > 300")
+        do {
+            _ = try await store.sql("SELECT nmae FROM olds")
+            Issue.record("an unknown column of a saved view answered")
+        } catch let error as SQLError {
+            #expect(error.message == "no such column: nmae (did you mean 'name'?). Columns of the tables named: age, name", "\(error)")
+        }
     }
 
     /// A table is built again only when an event of a source that feeds it arrived: another

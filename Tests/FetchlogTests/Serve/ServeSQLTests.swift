@@ -152,6 +152,28 @@ import Testing
         try await server.stop()
     }
 
+    /// A saved view answers whole at /api/views/NAME up to 100,000 rows; past that it is
+    /// refused with where to page it, and the server goes on answering.
+    @Test func aSavedViewPastTheRowCapIsRefusedWithWhereToPageIt() async throws {
+        let dir = try await ServeAPITests.sampleStore("serve-sql-cap")
+        func count(_ n: Int) -> String {
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(n)) SELECT i FROM n"
+        }
+        for (name, rows) in [("fits", 100_000), ("over", 100_001)] {
+            let saved = try await runFetchlog(["--store", dir.path, "sql", "CREATE VIEW \(name) AS \(count(rows))"])
+            #expect(saved.status == 0, "\(saved.stderr)")
+        }
+        let server = try await ServeProcess(store: dir.path)
+        let fits = try await server.get("/api/views/fits")
+        #expect(fits.status == 200)
+        #expect(try JSONValue.parse(fits.body)["count"] == .number(100_000))
+        let over = try await server.get("/api/views/over")
+        #expect(over.status == 422, "\(over.body)")
+        #expect(over.body.contains("the saved view over holds more than 100000 rows: page through them with GET /api/sql?q=SELECT * FROM over"), "\(over.body)")
+        #expect(try await server.get("/api/views/fits").status == 200)
+        try await server.stop()
+    }
+
     /// The page's query box in chromium: its rows are `fetchlog sql`'s, a group-by draws one
     /// bar a group, and the views' slider moves the answer to an earlier seq.
     @Test func thePageQueryBoxAnswersAsFetchlogSQLChartsAndFollowsTheSlider() async throws {
