@@ -27,7 +27,7 @@ public struct HeldDocument: Sendable, Equatable {
     /// As the source's plug-in decoded it; cast to the plug-in's own type to read it.
     ///
     /// Restored from a checkpoint, the body is decoded the first time this is read: a
-    /// command that reads no item (`status`, `sources`, `log …`) never decodes one.
+    /// command that reads no item (`status`, `source list`, `log stats`) never decodes one.
     public var document: any SourceDocument { held.document }
     private let held: DecodedOnce
     /// False while a body restored from a checkpoint waits to be read (tests see the cold start).

@@ -385,7 +385,9 @@ public final class Store: Sendable {
         // `views`, the record saved before is kept (it carries its own seq).
         try await log.saveCheckpoint(bytes, views: views ? ViewRecord.encode(state) : nil)
         guarded.withLock { g in
-            g.appliedSinceCheckpoint = 0
+            // The event count paces the view record: a checkpoint without it leaves the
+            // count running, so large fetches never keep the record from being renewed.
+            if views { g.appliedSinceCheckpoint = 0 }
             g.bodyBytesSinceCheckpoint = 0
         }
         logger.info("checkpoint saved", metadata: ["seq": "\(state.seq)", "bytes": "\(bytes.count)"])
