@@ -93,16 +93,23 @@ package enum ItemsReadModel {
             return index.matching(needle)
         }
 
-        /// The items at `positions`, in that order.
-        package func items(at positions: [Int]) throws -> [JSONValue] {
-            let select = try connection.prepare("SELECT record FROM \(table) WHERE rowid = ?")
-            return try positions.map { position in
-                try select.bind([.integer(Int64(position + 1))])
-                defer { select.reset() }
-                guard try select.step(), case .text(let text) = select.value(at: 0) else {
-                    throw ItemsReadModelError(message: "item \(position) of \(table) is missing")
+        /// The items at `positions`, in that order. Any failure (a record missing or not JSON,
+        /// a file that does not read) is an `ItemsReadModelError`: the caller asks the store.
+        package func items(at positions: [Int]) throws(ItemsReadModelError) -> [JSONValue] {
+            do {
+                let select = try connection.prepare("SELECT record FROM \(table) WHERE rowid = ?")
+                return try positions.map { position in
+                    try select.bind([.integer(Int64(position + 1))])
+                    defer { select.reset() }
+                    guard try select.step(), case .text(let text) = select.value(at: 0) else {
+                        throw ItemsReadModelError(message: "item \(position) of \(table) is missing")
+                    }
+                    return try JSONValue.parse(text)
                 }
-                return try JSONValue.parse(text)
+            } catch let error as ItemsReadModelError {
+                throw error
+            } catch {
+                throw ItemsReadModelError(message: "\(table) does not read: \(error)")
             }
         }
     }

@@ -124,15 +124,17 @@ package enum ReadModel {
     /// Writes the read model of `state` (the head, with pending changes folded) and `events`
     /// (the log's summaries up to the state's seq), stamped `stamp`, replacing the one there.
     /// With `keys`, a part whose key the read model there recorded too is copied from it
-    /// (SQLite to SQLite, no view built); every part is recorded with its key.
-    package static func write(state: LogState, events: [JSONValue], stamp: Stamp, storePath: String, keys: Keys? = nil) throws {
+    /// (SQLite to SQLite, no view built) unless `reusing` is false; every part is recorded
+    /// with its key.
+    package static func write(state: LogState, events: [JSONValue], stamp: Stamp, storePath: String, keys: Keys? = nil,
+                              reusing: Bool = true) throws {
         let fm = FileManager.default
         let final = directory(of: storePath)
         let temporary = storePath + "/" + StoreProbe.readModelTemporaryPrefix + String(ProcessInfo.processInfo.processIdentifier)
         try? fm.removeItem(atPath: temporary)
         try fm.createDirectory(atPath: temporary, withIntermediateDirectories: false)
         // What the read model there holds and may give: only one of this contract and reducer.
-        let prior = keys == nil ? nil : Prior(directory: final, stamp: stamp)
+        let prior = keys == nil || !reusing ? nil : Prior(directory: final, stamp: stamp)
         func reusable(_ part: String) -> Bool {
             guard let key = keys?.parts[part], let prior else { return false }
             return prior.keys[part] == key
@@ -280,7 +282,8 @@ extension ReadModel {
     /// The read model of the store `store` opened (its head), written now: for a one-shot
     /// that found none current. Returns its subject, or nil when it could not be written
     /// (a read-only directory, a full disk: then the caller answers from the store).
-    package static func rebuild(from store: Store, storePath: String) -> SQLSubject? {
+    /// `reusing: false` copies nothing from the read model there (it was found damaged).
+    package static func rebuild(from store: Store, storePath: String, reusing: Bool = true) -> SQLSubject? {
         let snapshot = store.snapshot
         let state = snapshot.state
         guard let stamp = try? stamp(of: store.maintenance, at: state.seq),
@@ -290,7 +293,7 @@ extension ReadModel {
         let lastSeq = snapshot.pendingSync == 0 ? try? store.maintenance.lastSeqBySource(upTo: state.seq) : nil
         do {
             try write(state: state, events: events, stamp: stamp, storePath: storePath,
-                      keys: lastSeq.map { Keys.of(state, lastSeq: $0) })
+                      keys: lastSeq.map { Keys.of(state, lastSeq: $0) }, reusing: reusing)
         } catch {
             return nil
         }

@@ -79,18 +79,20 @@ struct ItemsCommand: SharedCommand {
         }
         let path = context.maintenance.path
         let stamp = try ReadModel.stamp(of: context.maintenance)
+        var damaged = false
         if let held = ItemsReadModel.open(storePath: path, stamp: stamp, source: source, resource: resource),
            let found = held.positions(text: text) {
             do {
                 return try Self.page(found: found, count: held.count, items: held.items(at:), limit: limit, page: page)
             } catch is ItemsReadModelError {
-                // A damaged copy: the store answers below (and the read model is written anew).
+                // A damaged copy: the store answers below, and the read model is written anew.
+                damaged = true
             }
         }
         let store = try await openStore(context.maintenance, clock: context.clock)
         let answer = try Self.paged(store.snapshot.state, source: source, resource: resource, text: text,
                                     conditions: [], limit: limit, page: page, confirmedOnly: false)
-        if !ReadModel.isCurrent(storePath: path, stamp: stamp) { _ = ReadModel.rebuild(from: store, storePath: path) }
+        if damaged || !ReadModel.isCurrent(storePath: path, stamp: stamp) { _ = ReadModel.rebuild(from: store, storePath: path, reusing: !damaged) }
         return answer
     }
 

@@ -115,6 +115,13 @@ import SampleUpstream
         try connection.execute("UPDATE \(table) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
         let marked = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
         #expect(marked.stdout.contains("\n0,Marker Copy,"), "\(marked.stdout)")
+        // A record that is not JSON: the store answers, and the copy is written anew.
+        try connection.execute("UPDATE \(table) SET record = 'not json' WHERE rowid = 1")
+        let repaired = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
+        #expect(repaired.stdout == first.stdout, "\(repaired.stderr)")
+        let again = try FetchlogSQLite.SQLiteConnection(path: items)
+        try again.execute("UPDATE \(try Self.recordsTable(again, source: "census", resource: "gnomes")) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        #expect(try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"]).stdout == marked.stdout)
         // Behind the log by an event of another source (a saved view): the store answers, and
         // the read model is written anew with census's items copied, marker and all.
         #expect(try await fixture.run(["sql", "CREATE VIEW olds AS SELECT name FROM gnomes WHERE age > 300"]).status == 0)
