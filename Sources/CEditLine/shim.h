@@ -136,6 +136,18 @@ static inline int fl_history_enter(History *h, const char *line) {
     HistEvent ev;
     return history(h, &ev, H_ENTER, line);
 }
+/// The newest entry's text, or NULL when there is none (valid until the history changes).
+static inline const char *fl_history_newest(History *h) {
+    HistEvent ev;
+    if (history(h, &ev, H_FIRST) < 0) return NULL;
+    return ev.str;
+}
+/// Deletes the newest entry; 0 on success, -1 when there is none.
+static inline int fl_history_delete_newest(History *h) {
+    HistEvent ev;
+    if (history(h, &ev, H_FIRST) < 0) return -1;
+    return history(h, &ev, H_DEL, ev.num) < 0 ? -1 : 0;
+}
 /// Number of entries loaded, or -1.
 static inline int fl_history_load(History *h, const char *path) {
     HistEvent ev;

@@ -237,13 +237,27 @@ func runShell(_ maintenance: StoreMaintenance, network: FetchConfiguration, opti
         }
         // libedit blocks its thread while a line is typed: read on a thread of its own so the
         // cooperative pool keeps running background fetches (whose messages print above).
+        // The lines of the statement being typed, and how many became history entries.
+        var statementLines: [String] = []
+        var statementEntries = 0
         while let line = await readOffPool(editor, continuing: statement.isCollecting) {
             // Ctrl-C at the continuation prompt drops the statement, as in sqlite3.
-            if editor.lastLineCancelled { statement.discard(); continue }
+            if editor.lastLineCancelled {
+                statement.discard()
+                statementLines = []
+                statementEntries = 0
+                continue
+            }
             let collecting = statement.isCollecting
             let trimmed = collecting ? line : line.trimmingCharacters(in: .whitespaces)
             if !collecting, trimmed == "quit" || trimmed == "exit" { break }
+            if !line.allSatisfy(\.isWhitespace) { statementLines.append(line.trimmingCharacters(in: .whitespaces)) }
+            if editor.lastLineEntered { statementEntries += 1 }
             guard let command = statement.add(trimmed) else { continue }
+            // A statement typed over several lines is one history entry, as psql keeps it.
+            if statementLines.count > 1 { editor.replaceNewestHistory(statementEntries, with: statementLines.joined(separator: " ")) }
+            statementLines = []
+            statementEntries = 0
             await interrupts.run { await session.execute(command) }
         }
         // Ctrl-D inside a statement: what was typed runs, as sqlite3 runs it at end of input.

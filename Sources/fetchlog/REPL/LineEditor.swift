@@ -201,12 +201,28 @@ final class LineEditor: @unchecked Sendable {
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         let line = String(decoding: bytes, as: UTF8.self)
+        lastLineEntered = false
         if !line.allSatisfy(\.isWhitespace) {
+            // A line equal to the newest entry is not entered again (unique history).
+            let newest = fl_history_newest(historyHandle).map { String(cString: $0) }
             fl_history_enter(historyHandle, line)
+            lastLineEntered = newest != line
             // Saved after every line, so history survives a REPL that ends with exit().
             saveHistory()
         }
         return line
+    }
+
+    /// Whether the last line read became a history entry (not blank, not the newest again).
+    private(set) var lastLineEntered = false
+
+    /// Replaces the newest `count` history entries by `entry`: a statement typed over several
+    /// lines is recalled whole, as one entry, by the up arrow.
+    func replaceNewestHistory(_ count: Int, with entry: String) {
+        guard count > 0 else { return }
+        for _ in 0 ..< count { _ = fl_history_delete_newest(historyHandle) }
+        fl_history_enter(historyHandle, entry)
+        saveHistory()
     }
 
     /// The `EL_GETCFN` reader: one character from stdin (UTF-8 decoded), meanwhile

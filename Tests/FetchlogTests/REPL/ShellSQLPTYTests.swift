@@ -32,5 +32,8 @@ import Testing
         #expect(lines.contains("error: interrupted: the query was stopped"), "\(run.report)")
         let still = try #require(lines.firstIndex(of: "fetchlog> VALUES ('still here');"), "\(run.report)")
         #expect(lines[still + 3] == "still here", "\(run.report)")
+        // The statement typed over two lines is one history entry (the file writes a space as \040).
+        let history = try pty.historyEntries(dir.sub("state/nested/history")).map { $0.replacingOccurrences(of: "\\040", with: " ") }
+        #expect(history == ["SELECT count(*) AS n FROM gnomes;", "SELECT 'dropped'", "VALUES ('kept');", endless, "VALUES ('still here');"], "\(history)")
     }
 }
