@@ -162,3 +162,17 @@ func openStore(in dir: TemporaryDirectory, id: String) throws -> EventLog {
     options.newStoreID = id
     return try EventLog.open(at: dir.sub(id), options: options)
 }
+
+extension FetchConfiguration {
+    /// Fetches that must not fail or retry for a slow machine: the suite shares two cores
+    /// with every other suite, where a loopback answer can take longer than the default
+    /// timeouts (CI once recorded a fetch-failed at seq 1 and a retry that shifted a test's
+    /// exact seqs). No retry, so a failure throws with its cause; margins far past any stall.
+    mutating func bearTheSuitesLoad() {
+        retry.retries = 0
+        connectTimeout = .seconds(300)
+        readTimeout = .seconds(300)
+        deadline = .seconds(600)
+        minimumRate = .off
+    }
+}

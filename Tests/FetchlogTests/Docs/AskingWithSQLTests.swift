@@ -23,15 +23,8 @@ import Testing
         let directory = URL(filePath: temporary.path)
         var configuration = Store.Configuration()
         configuration.fetching.upstream = Upstream(base: upstreamURL)
-        // The article's seqs are exact (the census is 1, the shows page 2): a retry would
-        // shift them. CI runs every suite at once on two cores, where a loopback answer can
-        // take longer than the 20 s read timeout (CI once recorded a fetch-failed at seq 1),
-        // so the margins are wide and a failure throws with its cause instead of retrying.
-        configuration.fetching.retry.retries = 0
-        configuration.fetching.connectTimeout = .seconds(300)
-        configuration.fetching.readTimeout = .seconds(300)
-        configuration.fetching.deadline = .seconds(600)
-        configuration.fetching.minimumRate = .off
+        // The article's seqs are exact (the census is 1, the shows page 2): a retry would shift them.
+        configuration.fetching.bearTheSuitesLoad()
         let store = try await SeedSources.openStore(at: directory, configuration: configuration)
         try await store.fetch(.brastlewarkCensus)
         try await store.fetch(.tvmazeShowsPage(0))

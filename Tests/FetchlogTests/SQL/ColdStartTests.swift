@@ -15,13 +15,8 @@ import SampleUpstream
     static func configuration(_ upstream: URL) -> Store.Configuration {
         var configuration = Store.Configuration()
         configuration.fetching.upstream = Upstream(base: upstream)
-        configuration.fetching.retry.retries = 0
-        // The suite shares two cores with every other: a loopback answer can take longer
-        // than the default timeouts, and a failed fetch would hold no body to count.
-        configuration.fetching.connectTimeout = .seconds(300)
-        configuration.fetching.readTimeout = .seconds(300)
-        configuration.fetching.deadline = .seconds(600)
-        configuration.fetching.minimumRate = .off
+        // A failed fetch would hold no body to count.
+        configuration.fetching.bearTheSuitesLoad()
         configuration.checkpointBodyBytes = 64 << 10
         return configuration
     }
