@@ -15,7 +15,7 @@ enum RunningNote {
             do {
                 try await Task.sleep(for: .milliseconds(500))
                 while !Task.isCancelled {
-                    writeErr(Data(("\r\u{1B}[K" + text(what, elapsed: ContinuousClock.now - started)).utf8))
+                    writeErr(Data(("\r\u{1B}[K" + text(what, seconds: Format.seconds(ContinuousClock.now - started))).utf8))
                     shown = true
                     try await Task.sleep(for: .milliseconds(250))
                 }
@@ -30,7 +30,7 @@ enum RunningNote {
     }
 
     /// The note's text (tested on its own: it is what a terminal shows).
-    static func text(_ what: String, elapsed: Duration) -> String {
-        "\(what) · \(String(format: "%.1f", Format.seconds(elapsed))) s · Ctrl-C stops it"
+    static func text(_ what: String, seconds: Double) -> String {
+        "\(what) · \(String(format: "%.1f", seconds)) s · Ctrl-C stops it"
     }
 }

@@ -253,7 +253,8 @@ import Testing
     }
 
     @Test func aLongQuerySaysHowLongItHasRunAndHowToStopIt() async throws {
-        #expect(RunningNote.text("running", elapsed: .milliseconds(3_300)) == "running · 3.3 s · Ctrl-C stops it")
+        // The note's wording for a given count of seconds (formatting only; nothing is timed).
+        #expect(RunningNote.text("running", seconds: 3.3) == "running · 3.3 s · Ctrl-C stops it")
         // Off a terminal the work runs as it is, its value and its error passed through.
         #expect(try await RunningNote.around("running", enabled: false) { 7 } == 7)
         await #expect(throws: CommandError.self) {

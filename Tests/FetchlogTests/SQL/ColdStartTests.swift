@@ -21,11 +21,15 @@ import SampleUpstream
         return configuration
     }
 
-    @Test func aFetchOfALargeBodySavesACheckpointAndOpeningDecodesNoBodyUntilAViewReadsIt() async throws {
+    /// The sample upstream (stopped when the test ends) and a new store directory.
+    static func upstreamAndDirectory(_ name: String) async throws -> (upstream: SampleUpstream, base: URL, temporary: TemporaryDirectory) {
         let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
-        let base = try await upstream.start()
+        return (upstream, try await upstream.start(), TemporaryDirectory(name))
+    }
+
+    @Test func aFetchOfALargeBodySavesACheckpointAndOpeningDecodesNoBodyUntilAViewReadsIt() async throws {
+        let (upstream, base, temporary) = try await Self.upstreamAndDirectory("cold-start")
         defer { Task { await upstream.stop() } }
-        let temporary = TemporaryDirectory("cold-start")
         let directory = URL(filePath: temporary.path)
         do {
             let store = try await SeedSources.openStore(at: directory, configuration: Self.configuration(base))
@@ -55,18 +59,18 @@ import SampleUpstream
     }
 
     @Test func aStoreWithoutSuchACheckpointSavesOneWhenItsOpeningDecodedLargeBodies() async throws {
-        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
-        let base = try await upstream.start()
+        let (upstream, base, temporary) = try await Self.upstreamAndDirectory("cold-start-open")
         defer { Task { await upstream.stop() } }
-        let temporary = TemporaryDirectory("cold-start-open")
         let directory = URL(filePath: temporary.path)
         do {
             // Written with the threshold out of reach: no checkpoint.
             var configuration = Self.configuration(base)
             configuration.checkpointBodyBytes = .max
             let store = try await SeedSources.openStore(at: directory, configuration: configuration)
-            try await store.fetch(.brastlewarkCensus)
-            try await store.fetch(.tvmazeShowsPage(0))
+            for resource in [Resource.brastlewarkCensus, .tvmazeShowsPage(0)] {
+                let report = try await store.fetch(resource)
+                try #require(report.holdsBody, "\(report)")
+            }
             #expect(try store.log.loadCheckpoint() == nil)
             await store.close()
         }
