@@ -15,11 +15,13 @@ import Foundation
 /// Files: `catalog.sqlite` (the stamp and the names: views, resources, saved views),
 /// `main.sqlite` (the views and `events`), `source-NAME.sqlite` per manifest source (its
 /// resources, attached as schema NAME when a query names it), `items.sqlite` (each resource's
-/// items and search, for a one-shot `items`: `ItemsReadModel`).
+/// items and search, for a one-shot `items`: `ItemsReadModel`), `copies.sqlite` (what
+/// plug-in views keep for their one-shot commands: `ViewCopiesReadModel`).
 package enum ReadModel {
     /// The version of the table contract the files hold; a change rebuilds them.
     /// 2: `items.sqlite` (each resource's items and search bytes, for one-shot `items`).
-    package static let contract = 2
+    /// 3: `copies.sqlite` (what plug-in views keep for their one-shot commands).
+    package static let contract = 3
 
     /// What a read model must match to answer for the log as it is.
     package struct Stamp: Equatable, Sendable {
@@ -181,6 +183,9 @@ package enum ReadModel {
             }
             try ItemsReadModel.write(state: state, to: temporary + "/" + ItemsReadModel.fileName,
                                      reusing: reusedSources, from: prior.map { $0.directory + "/" + ItemsReadModel.fileName })
+            let copiedViews = Set(state.sources.views.filter { $0.copy != nil && reusable("view:" + $0.name) }.map(\.name))
+            try ViewCopiesReadModel.write(state: state, to: temporary + "/" + ViewCopiesReadModel.fileName,
+                                          reusing: copiedViews, from: prior.map { $0.directory + "/" + ViewCopiesReadModel.fileName })
             for view in state.savedViews.values.sorted(by: { $0.name < $1.name }) { names.append(("saved", nil, view.name, view.sql, view.seq)) }
             // The catalog last: a directory without it is never read.
             try fill(temporary + "/catalog.sqlite") { connection in

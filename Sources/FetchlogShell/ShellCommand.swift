@@ -70,6 +70,9 @@ public struct ShellCommand: Sendable {
     /// Tab completion of the argument at `position` (1: the first) from the state: ids,
     /// names, sub-commands.
     public let complete: @Sendable (_ state: LogState, _ position: Int) -> [String]
+    /// How a one-shot run (`fetchlog query "…"`) answers from the read model's copy of a
+    /// view, without folding the log; nil: it runs in a shell over the store.
+    package private(set) var cold: ColdAnswer?
 
     public init(name: String, usage: String, summary: String, example: String,
                 complete: @escaping @Sendable (_ state: LogState, _ position: Int) -> [String] = { _, _ in [] },
@@ -95,9 +98,27 @@ public struct ShellCommand: Sendable {
         }
     }
 
+    /// This command, answering a one-shot run from the read model's copy of `view`.
+    package func answering(fromCopyOf view: String, _ answer: @escaping @Sendable (HeldViewCopy, [String]) throws -> ShellOutput?) -> ShellCommand {
+        var command = self
+        command.cold = ColdAnswer(view: view, answer: answer)
+        return command
+    }
+
     public var json: JSONValue {
         .object([("name", .string(name)), ("usage", .string(usage)), ("summary", .string(summary)), ("example", .string(example))])
     }
+}
+
+/// A command's one-shot answer from the read model (issue 35, cold start): what the
+/// read model kept of `view` (`ViewCopy`, current with the log) and the command's
+/// arguments give its output exactly as a shell over the store would print it. `answer`
+/// returns nil when the copy cannot answer these arguments (the shell then does); it
+/// throws the command's own errors (`ShellError`), and any other error when the copy is
+/// damaged (the shell answers, and the read model is written anew).
+package struct ColdAnswer: Sendable {
+    package let view: String
+    package let answer: @Sendable (HeldViewCopy, [String]) throws -> ShellOutput?
 }
 
 /// Small helpers every command's arguments and answers need.

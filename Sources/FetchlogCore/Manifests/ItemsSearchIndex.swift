@@ -28,15 +28,22 @@ package final class ItemsSearchIndex: Sendable {
     package let separable: Bool
 
     convenience init(_ items: [JSONValue], fields: [String]) {
+        self.init(count: items.count) { Self.texts(items[$0], fields) }
+    }
+
+    /// The index of `count` entries whose searchable texts (already folded: trimmed and
+    /// lowercased, as `ItemsView.fold` does) `texts` gives by position: a plug-in view's own
+    /// search kept in the read model (`ViewCopy`).
+    package convenience init(count: Int, texts: (Int) -> [String]) {
         var bytes: [UInt8] = [], starts: [Int] = [], nonASCII: [Bool] = []
         var separable = true
-        bytes.reserveCapacity(items.count * 32)
-        starts.reserveCapacity(items.count)
-        nonASCII.reserveCapacity(items.count)
-        for item in items {
+        bytes.reserveCapacity(count * 32)
+        starts.reserveCapacity(count)
+        nonASCII.reserveCapacity(count)
+        for position in 0 ..< count {
             starts.append(bytes.count)
             let start = bytes.count
-            for text in Self.texts(item, fields) {
+            for text in texts(position) {
                 // ASCII is its own composition: only other text is composed (NFC).
                 let utf8 = text.utf8.contains(where: { $0 >= 0x80 }) ? Array(text.precomposedStringWithCanonicalMapping.utf8) : Array(text.utf8)
                 if separable, utf8.contains(where: { $0 <= 0x01 }) { separable = false }

@@ -10,6 +10,8 @@ public struct ViewDefinition: Sendable {
     /// The members of the records of its list, in export order: the columns of its SQL table
     /// (issue 35) even while the list is empty.
     package let columns: [String]
+    /// What the read model keeps of the view for one-shot commands (`ViewCopy`); nil: none.
+    package private(set) var copy: (@Sendable (LogState) -> ViewCopy?)?
 
     /// A view named `name`, fed by `sources`, exported by `export`; `columns`: the members of
     /// its list's records (its SQL table's columns when the list is empty).
@@ -23,6 +25,13 @@ public struct ViewDefinition: Sendable {
     /// The definition of an `ExportableView` whose initialiser takes the state.
     public init<V: ExportableView>(_ type: V.Type, sources: Set<String>, columns: [String] = [], make: @escaping @Sendable (LogState) -> V) {
         self.init(name: V.viewName, sources: sources, columns: columns) { state in make(state).export(asOf: state.seq) }
+    }
+
+    /// This view, with `copy` kept by the read model for its one-shot commands.
+    package func copied(by copy: @escaping @Sendable (LogState) -> ViewCopy?) -> ViewDefinition {
+        var view = self
+        view.copy = copy
+        return view
     }
 
     static let assets = ViewDefinition(AssetsView.self, sources: [Source.assets.rawValue],

@@ -9,9 +9,14 @@ enum BrastlewarkCommands {
                  ("professions", .array(g.professions.map(JSONValue.string))), ("friends", .array(g.friends.map(JSONValue.string)))])
     }
 
+    static let gnomesUsage = "gnomes [--limit N] [--page N] [TEXT]"
+    static let gnomesColumns = ["id", "name", "age", "hair", "professions", "friends"]
+
+    /// A one-shot run answers from the read model's copy of the census (`GnomesCopy`): the
+    /// same answer, every line of it, without decoding the census.
     static func gnomes(_ session: any ShellContext, _ args: [String]) async throws -> ShellOutput? {
         // Pages of 20 like shows; --limit N sets the page size.
-        let arguments = try ShellArguments(args, usage: "gnomes [--limit N] [--page N] [TEXT]", options: ["limit", "page"])
+        let arguments = try ShellArguments(args, usage: gnomesUsage, options: ["limit", "page"])
         let limit = try arguments.int("limit", minimum: 1) ?? Shell.pageSize
         let page = try arguments.int("page", minimum: 1) ?? 1
         try await session.open(.brastlewarkCensus, "census")
@@ -29,7 +34,7 @@ enum BrastlewarkCommands {
                 ? "no gnome matches the filter\(filter) of \(census) in the census: filter reset shows them all"
                 : "no gnome's name, hair colour or profession contains '\(text)'\(filter); \(census) gnomes in the census"
         }
-        return .table(columns: ["id", "name", "age", "hair", "professions", "friends"], rows: rows, records: shown.map(gnomeRecord), footer: footer)
+        return .table(columns: gnomesColumns, rows: rows, records: shown.map(gnomeRecord), footer: footer)
     }
 
     static func findGnome(_ session: any ShellContext, _ word: String) throws -> GnomeRow {
@@ -216,7 +221,8 @@ enum BrastlewarkCommands {
     }
 
     static let commands: [ShellCommand] = [
-        ShellCommand(name: "gnomes", usage: "gnomes [--limit N] [--page N] [TEXT]", summary: "the census (active filter ∧ search by name, hair colour, profession)", example: "gnomes tinker", run: gnomes),
+        ShellCommand(name: "gnomes", usage: gnomesUsage, summary: "the census (active filter ∧ search by name, hair colour, profession)", example: "gnomes tinker", run: gnomes)
+            .answering(fromCopyOf: GnomesView.viewName, GnomesCopy.gnomes),
         ShellCommand(name: "gnome", usage: "gnome NAME|ID", summary: "one gnome", example: "gnome 0", complete: gnomeNames(1 ... 1), run: gnome),
         ShellCommand(name: "filter", usage: "filter show | set FIELD=VALUE… | reset", summary: "the gnome filter: hair_color, profession, name, age, weight, height, friends (ranges as MIN-MAX)", example: "filter set hair_color=pink profession=tinker", complete: { _, position in position == 1 ? ["show", "set", "reset"] : [] }, run: filter),
         ShellCommand(name: "friends", usage: "friends NAME|ID", summary: "a gnome's friends, who lists them, unknown names", example: "friends 0", complete: gnomeNames(1 ... 1), run: friends),

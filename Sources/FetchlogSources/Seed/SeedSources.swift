@@ -15,7 +15,8 @@ public enum SeedSources {
         ViewDefinition(FriendsView.self, sources: ["brastlewark"],
                        columns: ["id", "friends", "listedBy", "unknownFriends"], make: FriendsView.init),
         ViewDefinition(GnomesView.self, sources: ["brastlewark"],
-                       columns: ["id", "name", "thumbnail", "age", "weight", "height", "hairColor", "professions", "friends"], make: GnomesView.init),
+                       columns: ["id", "name", "thumbnail", "age", "weight", "height", "hairColor", "professions", "friends"], make: GnomesView.init)
+            .copied(by: GnomesCopy.make),
         ViewDefinition(PagesView.self, sources: ["viaplay"],
                        columns: ["path", "title", "description", "pageType", "sections", "blocks", "nextHref"], make: PagesView.init),
         ViewDefinition(SearchView.self, sources: ["thmanyah", "tvmaze"],

@@ -95,10 +95,27 @@ struct QueryCommand: AsyncParsableCommand {
             return
         }
         let maintenance = try reportingErrors { try storeOptions.open() }
+        // A command with a copy in the read model (`gnomes TEXT`) answers from it, as the
+        // shell would, without opening the store.
+        let cold = ColdQuery.run(line, maintenance: maintenance, mode: try sessionOptions.mode())
+        if case .answered(let status) = cold {
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         let session = try await makeSession(maintenance, configuration: configuration, options: sessionOptions)
         session.finishBackgroundWork = true
         let error = await session.execute(line)
         await session.policy.waitForBackgroundWork()
+        // Its copy absent, behind or damaged: written now, for the next one-shot.
+        if error == nil, ColdQuery.command(for: line) != nil, Replication.route(of: maintenance) == nil {
+            let path = maintenance.path
+            if case .damaged = cold {
+                _ = ReadModel.rebuild(from: session.store, storePath: path, reusing: false)
+            } else if let stamp = try? ReadModel.stamp(of: maintenance, at: session.store.snapshot.state.seq),
+                      !ReadModel.isCurrent(storePath: path, stamp: stamp) {
+                _ = ReadModel.rebuild(from: session.store, storePath: path)
+            }
+        }
         await session.store.close()
         session.close()
         if let error { throw ExitCode(error.status) }

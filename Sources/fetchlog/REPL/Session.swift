@@ -147,6 +147,11 @@ final class Session: ShellContext, @unchecked Sendable {
     /// Writes command output to the terminal or the `.output` file.
     func emit(_ text: String) {
         if let outputHandle { writeAll(Data(text.utf8), to: outputHandle); return }
+        Self.show(text, pager: pager)
+    }
+
+    /// Writes `text` to stdout, through `$PAGER` when `pager` and it is longer than the window.
+    static func show(_ text: String, pager: Bool) {
         if pager, let rows = terminalHeight(), text.reduce(0, { $0 + ($1 == "\n" ? 1 : 0) }) >= rows - 1, Pager.show(text) { return }
         writeOut(Data(text.utf8))
     }

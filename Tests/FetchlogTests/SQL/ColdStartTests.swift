@@ -141,6 +141,53 @@ import SampleUpstream
         #expect(unknown.stderr.contains("census has no resource 'gnomez' (did you mean 'gnomes'?)"), "\(unknown.stderr)")
     }
 
+    /// The seed source's `gnomes [TEXT]` run one-shot (`fetchlog query "gnomes tob"`)
+    /// answers from the read model's copy of the census (`copies.sqlite`), exactly as a shell
+    /// over the store does: every format, page, search, error and footer, with and without
+    /// an active filter. (`--format` inside the line is the shell's to handle: that run asks
+    /// the store, and is the reference here.) The copy is what answers (a marker shows), a
+    /// damaged one is written anew, and a filter set since moves the read model on.
+    @Test func oneShotGnomesAnswerFromTheReadModelAsTheStoreDoes() async throws {
+        let fixture = try await SQLTestStore.make("cold-gnomes")
+        let asks = ["gnomes tob", "gnomes", "gnomes TOB --page 2 --limit 3", "gnomes --limit 500 pink", "gnomes zzzz", "gnomes é",
+                    "gnomes \"  tinker  \"", "gnomes --page 99", "gnomes --limit 0", "gnomes --colour pink", "gnomes Tobus Quickwhistle"]
+        func compare(_ label: String) async throws {
+            for ask in asks {
+                for format in ["table", "json", "csv"] {
+                    let store = try await fixture.run(["query", ask + " --format " + format])
+                    let copy = try await fixture.run(["--format", format, "query", ask])
+                    #expect(copy.status == store.status, "\(label) \(ask) \(format): \(copy.stderr)")
+                    #expect(copy.stdout == store.stdout, "\(label) \(ask) \(format)")
+                    #expect(copy.stderr == store.stderr, "\(label) \(ask) \(format)")
+                }
+            }
+        }
+        // The first one-shot finds no read model: the store answers and writes it.
+        let first = try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"])
+        #expect(first.stdout == "id,name,age,hair,professions,friends\r\n0,Tobus Quickwhistle,306,Pink,\"Metalworker, Woodcarver, Stonecarver, Tinker, Tailor, Potter\",2\r\n",
+                "\(first.stdout)")
+        #expect(FileManager.default.fileExists(atPath: fixture.store + "/sql/copies.sqlite"))
+        try await compare("no filter")
+        let copies = try FetchlogSQLite.SQLiteConnection(path: fixture.store + "/sql/copies.sqlite")
+        let table = try Self.copyTable(copies, view: "gnomes")
+        try copies.execute("UPDATE \(table) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        let marked = try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"])
+        #expect(marked.stdout.contains("\n0,Marker Copy,306,"), "\(marked.stdout)")
+        // Damaged: the store answers, and the read model is written anew (the marker gone).
+        try copies.execute("UPDATE \(table) SET record = 'not json' WHERE rowid = 1")
+        #expect(try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"]).stdout == first.stdout)
+        let rewritten = try FetchlogSQLite.SQLiteConnection(path: fixture.store + "/sql/copies.sqlite")
+        try rewritten.execute("UPDATE \(try Self.copyTable(rewritten, view: "gnomes")) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        #expect(try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"]).stdout == marked.stdout)
+        // A filter set: the log moved, so the next one-shot asks the store and writes the
+        // copy anew (the census's view rebuilt: brastlewark's events moved), filter and all.
+        #expect(try await fixture.run(["query", "filter set hair_color=pink age=100-300"]).status == 0)
+        let filtered = try await fixture.run(["query", "gnomes --limit 2"])
+        #expect(filtered.stdout.contains("(filter: hair_color=pink age=100-300)"), "\(filtered.stdout)")
+        #expect(!filtered.stdout.contains("Marker Copy"))
+        try await compare("filtered")
+    }
+
     /// A read model behind the log is written anew, copying every part whose sources' events
     /// did not move (a marker written into such a part survives), building the rest (a marker
     /// there is gone), and answering as the store does.
@@ -206,6 +253,13 @@ import SampleUpstream
     static func recordsTable(_ connection: FetchlogSQLite.SQLiteConnection, source: String, resource: String) throws -> String {
         let statement = try connection.prepare("SELECT records FROM resources WHERE source = ? AND resource = ?")
         try statement.bind([.text(source), .text(resource)])
+        guard try statement.step(), case .text(let table) = statement.value(at: 0) else { throw CocoaError(.fileReadCorruptFile) }
+        return table
+    }
+
+    static func copyTable(_ connection: FetchlogSQLite.SQLiteConnection, view: String) throws -> String {
+        let statement = try connection.prepare("SELECT records FROM copies WHERE view = ?")
+        try statement.bind([.text(view)])
         guard try statement.step(), case .text(let table) = statement.value(at: 0) else { throw CocoaError(.fileReadCorruptFile) }
         return table
     }
