@@ -17,7 +17,38 @@ public struct SQLAnswer: Sendable, Equatable {
     }
 
     /// Rows as objects, column name → value in column order: `fetchlog sql --format json`.
+    /// A repeated column name is a key of its own (`Self.keys`).
     public var json: JSONValue {
-        .array(rows.map { row in .object(zip(columns, row).map { ($0, $1) }) })
+        let keys = Self.keys(columns)
+        return .array(rows.map { row in .object(zip(keys, row).map { ($0, $1) }) })
+    }
+
+    /// The columns as the keys of a row object: each name as it is, but a name already used
+    /// (`SELECT * FROM a JOIN b`, both with an `id`) gets `:N`, as SQLite names a view's
+    /// repeated columns (`id`, `id:1`): a JSON reader keeps one value per key, so a repeated
+    /// key would silently lose all but one column.
+    package static func keys(_ columns: [String]) -> [String] {
+        var used = Set<String>()
+        var next: [String: Int] = [:]
+        return columns.map { name in
+            guard used.contains(name) else {
+                used.insert(name)
+                return name
+            }
+            // `a:1` repeated counts on from `a`'s numbers, as SQLite does.
+            var base = Substring(name)
+            if let colon = name.lastIndex(of: ":"), name.index(after: colon) < name.endIndex, name[name.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber }) {
+                base = name[..<colon]
+            }
+            var number = next[String(base), default: 0]
+            var key: String
+            repeat {
+                number += 1
+                key = "\(base):\(number)"
+            } while used.contains(key)
+            next[String(base)] = number
+            used.insert(key)
+            return key
+        }
     }
 }

@@ -32,7 +32,7 @@ extension APIResponder {
         let page = answer.rows.dropFirst(offset).prefix(limit)
         let json = JSONValue.object([
             ("columns", .array(answer.columns.map { .string($0) })),
-            ("rows", .array(page.map { Self.row($0, columns: answer.columns) })),
+            ("rows", .array(Self.rows(page, columns: answer.columns))),
             ("asOf", .number(Int(answer.asOf))), ("offset", .number(offset)), ("limit", .number(limit)),
             ("more", .bool(answer.rows.count > offset + limit)),
         ])
@@ -110,7 +110,7 @@ extension APIResponder {
             }
             return ViewCache.canonical(.object([
                 ("view", .string(view.name)), ("asOf", .number(Int(answer.asOf))), ("count", .number(answer.rows.count)),
-                ("rows", .array(answer.rows.map { Self.row($0, columns: answer.columns) })),
+                ("rows", .array(Self.rows(answer.rows, columns: answer.columns))),
             ]), ordered: true)
         }
         return cached ? try await content.shared.views.canonical(view.name, state: state, make: make) : try await make()
@@ -124,8 +124,11 @@ extension APIResponder {
     // MARK: helpers
 
     /// A row as an object of column → value, in column order.
-    static func row(_ values: [JSONValue], columns: [String]) -> JSONValue {
-        .object(zip(columns, values).map { ($0, $1) })
+    /// Rows as objects of column → value, in column order; a repeated column name is a key
+    /// of its own (`SQLAnswer.keys`).
+    static func rows(_ rows: some Sequence<[JSONValue]>, columns: [String]) -> [JSONValue] {
+        let keys = SQLAnswer.keys(columns)
+        return rows.map { values in .object(zip(keys, values).map { ($0, $1) }) }
     }
 
     static func ordered(_ json: JSONValue) -> Response {

@@ -528,7 +528,10 @@ enum PageScript {
       }
       if (ticket !== sql.ticket) return;   // a later run answered first
       $("sql-error").textContent = "";
-      const rows = answer.rows.map((r) => answer.columns.map((c) => r[c]));
+      // A repeated column name has a key of its own in each row object (id, id:1): as the
+      // server names them (SQLAnswer.keys), not Object.values (which puts keys like "1" first).
+      const keys = rowKeys(answer.columns);
+      const rows = answer.rows.map((r) => keys.map((k) => r[k]));
       const first = rows.length ? answer.offset + 1 : 0;
       status.textContent = (rows.length ? "rows " + first + "–" + (answer.offset + rows.length) : "no rows") + (answer.more ? " (more)" : "")
                          + " · as of seq " + answer.asOf;
@@ -556,6 +559,22 @@ enum PageScript {
     }
     // (label, number) rows as horizontal bars, inline SVG (no library): one bar a row, scaled to
     // the largest magnitude; negative values are drawn from the same axis, to the left.
+    // The keys of an /api/sql row object: a name already used gets ":N", counting on from
+    // its base name's numbers (SQLAnswer.keys on the server, as SQLite names a view's columns).
+    function rowKeys(columns) {
+      const used = new Set(), next = new Map();
+      return columns.map((name) => {
+        if (!used.has(name)) { used.add(name); return name; }
+        const m = /^(.*):([0-9]+)$/.exec(name);
+        const base = m ? m[1] : name;
+        let n = next.get(base) || 0, key;
+        do { n += 1; key = base + ":" + n; } while (used.has(key));
+        next.set(base, n);
+        used.add(key);
+        return key;
+      });
+    }
+
     function drawChart(rows) {
       const box = $("sql-chart");
       box.dataset.bars = rows ? String(rows.length) : "";

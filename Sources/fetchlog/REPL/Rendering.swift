@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSQL
 import FetchlogSources
 import Foundation
 
@@ -42,7 +43,9 @@ struct Renderer {
                 return pairs.map { Format.padRight($0.0, labelWidth) + "  " + $0.1 }.joined(separator: "\n") + "\n"
             }
         case .rows(let columns, let values, let footer):
-            let objects = { values.lazy.map { row in JSONValue.object(zip(columns, row).map { ($0, $1) }) } }
+            // A repeated column name is a key of its own (`id`, `id:1`), as the library's rows.
+            let keys = SQLAnswer.keys(columns)
+            let objects = { values.lazy.map { row in JSONValue.object(zip(keys, row).map { ($0, $1) }) } }
             switch mode {
             case .json: return JSONValue.array(Array(objects())).orderedText() + "\n"
             case .ndjson: return objects().map { $0.orderedText() + "\n" }.joined()

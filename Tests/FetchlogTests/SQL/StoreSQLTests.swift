@@ -54,6 +54,39 @@ import Testing
         #expect(top.count == 3)
     }
 
+    struct GnomeAndFriends: Decodable, Equatable {
+        let id: Int
+        let name: String
+        let otherID: Int
+        let friends: String
+        let otherFriends: String
+        enum CodingKeys: String, CodingKey {
+            case id, name, friends
+            case otherID = "id:1"
+            case otherFriends = "friends:1"
+        }
+    }
+
+    /// A column name the answer repeats (`SELECT *` over a join) is a key of its own in a row
+    /// object, as SQLite names a saved view's columns: no column is lost to a JSON reader.
+    @Test func aRepeatedColumnNameIsAKeyOfItsOwn() async throws {
+        let (_, log, store) = try Self.sampleStore("sql-repeated")
+        defer { log.close() }
+        #expect(SQLAnswer.keys(["a", "a", "a", "b", "b", "a:1", "c:x", "c:x"]) == ["a", "a:1", "a:2", "b", "b:1", "a:3", "c:x", "c:x:1"])
+        let answer = try await store.sql("SELECT 1 AS a, 2 AS a, 3 AS a, 4 AS b, 5 AS b, 6 AS \"a:1\"")
+        #expect(answer.columns == ["a", "a", "a", "b", "b", "a:1"])
+        #expect(answer.json.orderedText() == #"[{"a":1,"a:1":2,"a:2":3,"b":4,"b:1":5,"a:3":6}]"#)
+        // The names SQLite gives the columns of a view over the same select.
+        #expect(try await store.sql("CREATE VIEW repeated AS SELECT 1 AS a, 2 AS a, 3 AS a, 4 AS b, 5 AS b, 6 AS \"a:1\"").rows.isEmpty)
+        #expect(try await store.sql("SELECT * FROM repeated").columns == SQLAnswer.keys(answer.columns))
+        let joined = try await store.sql("SELECT g.id, g.name, f.id, g.friends, f.friends FROM gnomes g JOIN friends f ON f.id = g.id WHERE g.id = 1",
+                                         as: GnomeAndFriends.self)
+        let gnome = try #require(ViewCatalog.export("gnomes", state: store.snapshot.state)["gnomes"]?.arrayValue?[1])
+        let friends = try #require(ViewCatalog.export("friends", state: store.snapshot.state)["gnomes"]?.arrayValue?[1])
+        #expect(joined == [GnomeAndFriends(id: 1, name: gnome["name"]!.stringValue!, otherID: 1, friends: gnome["friends"]!.canonicalText(),
+                                           otherFriends: friends["friends"]!.canonicalText())])
+    }
+
     @Test func aSavedViewIsAnEventThatReplayAndANewStoreKnow() async throws {
         let (_, log, store) = try Self.sampleStore("sql-saved")
         defer { log.close() }
