@@ -16,7 +16,9 @@ package final class SQLService: @unchecked Sendable {
 
     /// The store's service (one per store): its engine builds the tables of the store's states.
     package static func of(_ store: Store) -> SQLService {
-        store.attachments.value("sql") {
+        // A store that asks SQL records its saved views with its checkpoints.
+        SavedViewRecording.installed
+        return store.attachments.value("sql") {
             SQLService { [weak store] in try SQLEngine { seq in try store?.eventSummaries(upTo: seq) ?? [] } }
         }
     }

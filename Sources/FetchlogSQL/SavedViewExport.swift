@@ -48,3 +48,23 @@ package enum SavedViewExport {
         ])
     }
 }
+
+/// The saved views in the view record saved with each checkpoint (`replay --diff`): the
+/// core runs no SQL, so this module installs the exporter — on a store's first SQL use, and
+/// by the command line at start. Each saved view is recorded as `export NAME` gives it, or
+/// as the error asking it gives (a view that no longer compiles).
+package enum SavedViewRecording {
+    package static let installed: Void = {
+        ViewRecord.install { state, events in
+            guard !state.savedViews.isEmpty, let engine = try? SQLEngine(events: events) else { return [] }
+            return state.savedViews.keys.sorted().map { name in
+                do {
+                    let answer = try engine.query("SELECT * FROM \(SQLEngine.quote(name))", state: state)
+                    return (name, SavedViewExport.document(name: name, answer: answer))
+                } catch {
+                    return (name, .object([("view", .string(name)), ("error", .string("\(error)"))]))
+                }
+            }
+        }
+    }()
+}

@@ -2,6 +2,7 @@ import ArgumentParser
 import FetchlogCore
 import FetchlogReplication
 import FetchlogSources
+import FetchlogSQL
 import Foundation
 import Logging
 
@@ -41,6 +42,8 @@ struct FetchlogCommand: AsyncParsableCommand {
     static func main() async {
         // The engine's messages name settings; here they are flags (`--deadline`).
         CommandLineTerms.install()
+        // Checkpoints record the saved views too (`replay --diff`).
+        SavedViewRecording.installed
         var arguments = Array(CommandLine.arguments.dropFirst())
         do {
             let verbosity = try Verbosity.take(from: &arguments)

@@ -20,7 +20,7 @@ func writePaddedLogExport(count: Int, to path: String) throws {
         }
         _ = try log.appendBlocking(contentsOf: events)
     }
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     guard let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
     _ = try log.exportNDJSON { try handle.write(contentsOf: Data($0.utf8)) }
     try handle.close()

@@ -3,13 +3,7 @@
 extension Store {
     /// Each event's `log tail` summary (`EventSummary`), seq 1 through `seq`.
     package func eventSummaries(upTo seq: UInt64) throws -> [JSONValue] {
-        var rows: [JSONValue] = []
-        try log.scan(from: 1, batchSize: 256) { event in
-            guard event.seq <= seq else { return false }
-            rows.append(EventSummary.record(of: event))
-            return true
-        }
-        return rows
+        try ViewRecord.eventSummaries(log, upTo: seq)
     }
 }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Every view's export as this build made it, saved beside each checkpoint: what a later
 /// build compares its own reading with (`replay --diff`). A checkpoint keeps documents only
 /// by reference (they are decoded again by whoever loads it), so without this record a
@@ -17,12 +19,46 @@ package enum ViewRecord {
         }
     }
 
-    package static func encode(_ state: LogState) -> [UInt8] {
-        let views: [(String, JSONValue)] = names(in: state).compactMap { name in
+    /// The saved views' exports as of a state (`export NAME`, by name), given the log's
+    /// summaries for the `events` table: the SQL engine's, which the engine's module
+    /// installs (the core runs no SQL). A process that never installed it records no saved
+    /// view, and a later `replay --diff` calls them new.
+    package typealias SavedViewExporter = @Sendable (_ state: LogState, _ events: @escaping (UInt64) throws -> [JSONValue]) -> [(String, JSONValue)]
+
+    private static let savedViewExporter = Mutex<SavedViewExporter?>(nil)
+
+    /// Installs the exporter of saved views (the SQL module does, once).
+    package static func install(savedViews exporter: @escaping SavedViewExporter) {
+        savedViewExporter.withLock { $0 = exporter }
+    }
+
+    /// Every recorded view's export as of `state`: the registered views, the manifest
+    /// resources' items, then the saved views (when an exporter is installed), whose `events`
+    /// table reads `log`.
+    package static func exports(of state: LogState, log: EventLog) -> [(String, JSONValue)] {
+        var views: [(String, JSONValue)] = names(in: state).compactMap { name in
             (try? ViewCatalog.export(name, state: state)).map { (name, $0) }
         }
+        if !state.savedViews.isEmpty, let exporter = savedViewExporter.withLock({ $0 }) {
+            views += exporter(state) { seq in try Self.eventSummaries(log, upTo: seq) }
+        }
+        return views
+    }
+
+    /// The log's events up to `seq` as the `events` table's rows.
+    static func eventSummaries(_ log: EventLog, upTo seq: UInt64) throws -> [JSONValue] {
+        var rows: [JSONValue] = []
+        try log.scan(from: 1, batchSize: 256) { event in
+            guard event.seq <= seq else { return false }
+            rows.append(EventSummary.record(of: event))
+            return true
+        }
+        return rows
+    }
+
+    package static func encode(_ state: LogState, log: EventLog) -> [UInt8] {
         let json: JSONValue = .object([("seq", .number(state.seq)), ("reducerVersion", .number(LogState.reducerVersion)),
-                                       ("views", .object(views))])
+                                       ("views", .object(exports(of: state, log: log)))])
         return Array(json.canonicalText().utf8)
     }
 }
@@ -49,14 +85,14 @@ package struct ReplayDiff: Sendable {
     /// The diff of `record` (the view record saved with a checkpoint, as the store hands it
     /// over: `Store.replayDiff`) against `replay(seq)`, this build's state at the record's
     /// seq. nil when there is no record (no checkpoint saved since views were recorded).
-    static func compute(record bytes: [UInt8]?, replay: (UInt64) throws -> LogState) throws -> ReplayDiff? {
+    static func compute(record bytes: [UInt8]?, log: EventLog, replay: (UInt64) throws -> LogState) throws -> ReplayDiff? {
         guard let bytes, let json = try? JSONValue.parse(bytes: bytes),
               let seq = json["seq"]?.intValue.map(UInt64.init), case .object(let recorded)? = json["views"] else { return nil }
         let replayed = try replay(seq)
         var views: [ViewChanges] = []
-        let now = ViewRecord.names(in: replayed)
-        for name in now {
-            let after = try ViewCatalog.export(name, state: replayed)
+        let exports = ViewRecord.exports(of: replayed, log: log)
+        let now = exports.map(\.0)
+        for (name, after) in exports {
             guard let before = recorded.first(where: { $0.0 == name })?.1 else {
                 views.append(ViewChanges(view: name, changes: [], status: "new"))
                 continue

@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogSources
+import FetchlogSQL
 import Foundation
 import Testing
 
@@ -50,6 +51,29 @@ import Testing
         #expect(differing.contains("gnomes"))
         #expect(diff.views.first { $0.view == "pages" }?.status == "same")
         #expect(diff.views.first { $0.view == "friends" }?.status == "same") // friendships do not read ages
+        await harness.stop()
+    }
+
+    /// A saved view is recorded with the checkpoint as `export NAME` gives it (issue 35), so a
+    /// changed reducer names the rows of the saved view it changes, and a view that no longer
+    /// compiles is recorded as its error.
+    @Test func aSavedViewIsRecordedAndItsChangedRowsNamed() async throws {
+        let harness = try await FetchHarness.start()
+        _ = try await harness.store.fetch(.brastlewarkCensus)
+        _ = try await harness.store.sql("CREATE VIEW elders AS SELECT id, name, age FROM gnomes WHERE age >= 306 ORDER BY id LIMIT 2")
+        try await harness.store.saveCheckpoint()
+        let same = try #require(try Store.replayDiff(harness.log, sources: .seed))
+        #expect(same.seq == 2)
+        #expect(same.views.map(\.view) == SeedSources.registry.views.map(\.name) + ["elders"])
+        #expect(same.views.allSatisfy { $0.status == "same" }, "\(same.views.filter { $0.status != "same" }.map(\.view))")
+        let changed = SourceRegistry(SeedSources.plugins.map { $0.source == .brastlewark ? OlderTobus() : $0 }, views: SeedSources.views)
+        let diff = try #require(try Store.replayDiff(harness.log, sources: changed))
+        let elders = try #require(diff.views.first { $0.view == "elders" })
+        #expect(elders.status == "differs")
+        #expect(elders.changes.map(\.kind) == [.changed])
+        #expect(elders.changes.first?.path.hasSuffix("/age") == true, "\(elders.changes)")
+        #expect(elders.changes.first?.before == .number(306))
+        #expect(elders.changes.first?.after == .number(307))
         await harness.stop()
     }
 
