@@ -1,4 +1,5 @@
 import FetchlogCore
+import FetchlogSQL
 import Foundation
 import NIOCore
 import Synchronization
@@ -66,7 +67,7 @@ package final class StreamHub: Sendable {
         let snapshots = content.store.snapshots()
         return Task { [weak self] in
             var changes = ViewChanges(baseline: baseline.state)
-            var saved = await Self.savedViews(of: baseline.state, content)
+            var saved = await Self.savedViews(of: baseline.state, content, previous: [:])
             var sent = baseline.seq
             for await snapshot in snapshots {
                 guard let self, !Task.isCancelled else { return }
@@ -78,10 +79,10 @@ package final class StreamHub: Sendable {
                     let data = JSONValue.object([("view", .string(view)), ("etag", etag.map { .string($0) } ?? .null), ("seq", .number(snapshot.seq))])
                     viewText += "event: view\ndata: \(data.canonicalText())\n\n"
                 }
-                // Saved views (issue 35) are asked again for each snapshot while a client
-                // listens (their tables are built again only when their sources changed), and
-                // announced when their rows changed, as the fixed views are.
-                let now = await Self.savedViews(of: snapshot.state, content)
+                // Saved views (issue 35) are asked again when a source they read moved (or
+                // for each snapshot, when they read the log itself), and announced when
+                // their rows changed, as the fixed views are.
+                let now = await Self.savedViews(of: snapshot.state, content, previous: saved)
                 for name in Set(saved.keys).union(now.keys).sorted() where saved[name]?.rows != now[name]?.rows {
                     let data = JSONValue.object([("view", .string(name)), ("etag", now[name].flatMap { $0.rows == nil ? nil : JSONValue.string($0.etag) } ?? .null), ("seq", .number(snapshot.seq))])
                     viewText += "event: view\ndata: \(data.canonicalText())\n\n"
@@ -101,15 +102,29 @@ package final class StreamHub: Sendable {
         }
     }
 
-    /// Each saved view of `state` by name: its export without `asOf` (nil when asking it
-    /// fails: a view that no longer compiles) and its ETag, as `GET /api/views/NAME` answers.
-    private static func savedViews(of state: LogState, _ content: ServeContent) async -> [String: (rows: JSONValue?, etag: String)] {
-        var answers: [String: (rows: JSONValue?, etag: String)] = [:]
+    /// What the stream knows of a saved view: its export without `asOf` (nil when asking it
+    /// fails: a view that no longer compiles), its ETag, and the change key of what it reads
+    /// when that was asked (nil: unknown, asked again for every snapshot).
+    struct SavedAnswer {
+        let rows: JSONValue?
+        let etag: String
+        let key: [UInt64]?
+    }
+
+    /// Each saved view of `state` by name, as `GET /api/views/NAME` answers; a view whose
+    /// definition and inputs (`SavedViewInputs`) are as they were in `previous` is not asked again.
+    private static func savedViews(of state: LogState, _ content: ServeContent, previous: [String: SavedAnswer]) async -> [String: SavedAnswer] {
+        var answers: [String: SavedAnswer] = [:]
         for view in state.savedViews.values {
+            let key = SavedViewInputs.of(view.name, in: state).map { [view.seq] + state.changes.key(for: $0) }
+            if let key, let known = previous[view.name], known.key == key {
+                answers[view.name] = known
+                continue
+            }
             if let export = try? await APIResponder.savedView(view, state: state, cached: true, content: content) {
-                answers[view.name] = (ViewChanges.withoutAsOf(export.json), export.etag)
+                answers[view.name] = SavedAnswer(rows: ViewChanges.withoutAsOf(export.json), etag: export.etag, key: key)
             } else {
-                answers[view.name] = (nil, "")
+                answers[view.name] = SavedAnswer(rows: nil, etag: "", key: key)
             }
         }
         return answers

@@ -87,6 +87,24 @@ import Testing
                                            otherFriends: friends["friends"]!.canonicalText())])
     }
 
+    /// What a saved view reads (`/api/stream` asks it again only when that moved): the
+    /// inputs of the views it names, through the saved views it names; nil over `events`.
+    @Test func aSavedViewsInputsAreThoseOfWhatItNames() async throws {
+        let (_, log, store) = try Self.sampleStore("sql-inputs")
+        defer { log.close() }
+        _ = try await store.sql("CREATE VIEW pinks AS SELECT name FROM gnomes WHERE hairColor = 'Pink'")
+        _ = try await store.sql("CREATE VIEW pinkshows AS SELECT (SELECT count(*) FROM pinks) AS p, (SELECT count(*) FROM shows) AS s")
+        _ = try await store.sql("CREATE VIEW fetches AS SELECT count(*) FROM events")
+        _ = try await store.sql("CREATE VIEW fetchesToo AS SELECT * FROM fetches")
+        let state = store.snapshot.state
+        let always: Set<String> = [SavedViews.source, Source.assets.rawValue]
+        #expect(SavedViewInputs.of("pinks", in: state) == always.union(["brastlewark"]))
+        #expect(SavedViewInputs.of("PinkShows", in: state) == always.union(["brastlewark", "tvmaze"]))
+        #expect(SavedViewInputs.of("fetches", in: state) == nil)
+        #expect(SavedViewInputs.of("fetchesToo", in: state) == nil)
+        #expect(SavedViewInputs.of("nosuch", in: state) == nil)
+    }
+
     @Test func aSavedViewIsAnEventThatReplayAndANewStoreKnow() async throws {
         let (_, log, store) = try Self.sampleStore("sql-saved")
         defer { log.close() }
