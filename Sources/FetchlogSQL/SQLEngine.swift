@@ -19,6 +19,12 @@ package final class SQLEngine {
     private var built: [String: (version: [UInt64], confirmed: Bool)] = [:]
     /// How many tables this engine has built (tests see a table kept as it was by it).
     package private(set) var tablesBuilt = 0
+    /// How many rows this engine has written into tables (tests see a page's rows added
+    /// to a table kept by segments, not the table written again).
+    package private(set) var rowsWritten = 0
+    /// Per table kept by segments (`ViewSegment`): each segment's token and row count, in
+    /// order, and the table's columns.
+    private var segmentsBuilt: [String: (tokens: [[UInt64]], counts: [Int], columns: [String])] = [:]
     /// The tables the last statement named, as `SQLSubject.tableNames` writes them.
     private var namedTables: [String] = []
     /// A read model on disk (`ReadModel`) this engine reads instead of building tables.
@@ -338,7 +344,9 @@ package final class SQLEngine {
                         SQLTables.eventsTable((try? events(state.seq)) ?? [])
                     }
                 } else {
-                    try build(key: name.lowercased(), version: Self.version(of: name, in: state), confirmed: false) { SQLTables.viewTable(name, state: state) }
+                    let segments = state.sources.views.first { $0.name == name }?.segments
+                    try build(key: name.lowercased(), version: Self.version(of: name, in: state), confirmed: false,
+                              segments: segments.map { make in { make(state) } }) { SQLTables.viewTable(name, state: state) }
                 }
             }
             var needed: [(String, String)] = []
@@ -408,14 +416,73 @@ package final class SQLEngine {
         for key in built.keys where key.hasPrefix(schema + ".") { built[key] = nil }
     }
 
-    private func build(key: String, version: [UInt64], confirmed: Bool, make: () throws -> SQLTable?) throws {
+    /// Builds table `key` unless it was built at `version`. With `segments` (a view's list
+    /// as `ViewSegment`s), a table built before keeps the rows of the segments whose tokens
+    /// still lead and takes the rest's records: what a change costs is what it changed.
+    private func build(key: String, version: [UInt64], confirmed: Bool, segments: (() -> [ViewSegment]?)? = nil,
+                       make: () throws -> SQLTable?) throws {
         if let done = built[key], done.version == version, done.confirmed == confirmed { return }
+        let parts = segments?()
+        if let parts, let kept = segmentsBuilt[key], built[key]?.confirmed == confirmed,
+           try extend(key: key, kept: kept, with: parts) {
+            built[key] = (version, confirmed)
+            return
+        }
+        segmentsBuilt[key] = nil
         guard let table = try make() else { return }
         try Self.write(table, into: connection)
         tablesBuilt += 1
+        rowsWritten += table.rows.count
         // A view with no list is one row of its members, `asOf` among them: that moves with
         // every event, so such a table is never taken as current by its sources' tokens.
         built[key] = (table.columns.contains { $0.name == "asOf" } ? [] : version, confirmed)
+        if let parts, parts.reduce(0, { $0 + $1.count }) == table.rows.count {
+            segmentsBuilt[key] = (parts.map(\.token), parts.map(\.count), table.columns.map(\.name))
+        }
+    }
+
+    /// Brings the table of `key` (built from segments `kept`) to `parts`: the rows of the
+    /// leading segments whose tokens are unchanged stay, the rest are deleted, and the
+    /// records of the segments from the first change on are inserted. False (nothing
+    /// changed) when a record has a member the table has no column for: it is built whole.
+    private func extend(key: String, kept: (tokens: [[UInt64]], counts: [Int], columns: [String]), with parts: [ViewSegment]) throws -> Bool {
+        var same = 0
+        while same < min(kept.tokens.count, parts.count), kept.tokens[same] == parts[same].token { same += 1 }
+        let keptRows = kept.counts.prefix(same).reduce(0, +)
+        var records: [JSONValue] = []
+        for part in parts[same...] { records += part.records() }
+        let index = Dictionary(uniqueKeysWithValues: kept.columns.enumerated().map { ($1, $0) })
+        var rows: [[SQLiteValue]] = []
+        rows.reserveCapacity(records.count)
+        for record in records {
+            var row = [SQLiteValue](repeating: .null, count: kept.columns.count)
+            guard case .object(let members) = record else { return false }
+            // The first of a repeated member, as `SQLTables.records` takes it.
+            for (member, value) in members.reversed() {
+                guard let at = index[member] else { return false }
+                row[at] = SQLTables.value(value)
+            }
+            rows.append(row)
+        }
+        let name = "main." + Self.quote(key)
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute("DELETE FROM \(name) WHERE rowid > \(keptRows)")
+            if !rows.isEmpty {
+                let insert = try connection.prepare("INSERT INTO \(name) (rowid, \(kept.columns.map(Self.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: kept.columns.count + 1).joined(separator: ",")))")
+                for (offset, row) in rows.enumerated() {
+                    try insert.bind([.integer(Int64(keptRows + offset + 1))] + row)
+                    try insert.run()
+                }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        rowsWritten += rows.count
+        segmentsBuilt[key] = (parts.map(\.token), parts.map(\.count), kept.columns)
+        return true
     }
 
     /// What view `name` (a fixed view, `items/SOURCE/RESOURCE`) is built from in `state`: the

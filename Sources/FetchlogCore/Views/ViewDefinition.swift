@@ -12,6 +12,9 @@ public struct ViewDefinition: Sendable {
     package let columns: [String]
     /// What the read model keeps of the view for one-shot commands (`ViewCopy`); nil: none.
     package private(set) var copy: (@Sendable (LogState) -> ViewCopy?)?
+    /// The records of the view's list as consecutive segments (`ViewSegment`), so a table
+    /// kept in a long-lived process is brought up to date by the segments that changed; nil: none.
+    package private(set) var segments: (@Sendable (LogState) -> [ViewSegment]?)?
 
     /// A view named `name`, fed by `sources`, exported by `export`; `columns`: the members of
     /// its list's records (its SQL table's columns when the list is empty).
@@ -31,6 +34,13 @@ public struct ViewDefinition: Sendable {
     package func copied(by copy: @escaping @Sendable (LogState) -> ViewCopy?) -> ViewDefinition {
         var view = self
         view.copy = copy
+        return view
+    }
+
+    /// This view, with its list's records also given as `segments`.
+    package func segmented(by segments: @escaping @Sendable (LogState) -> [ViewSegment]?) -> ViewDefinition {
+        var view = self
+        view.segments = segments
         return view
     }
 
@@ -59,5 +69,23 @@ public struct ParameterizedView: Sendable {
         self.prefix = prefix
         self.pattern = pattern
         self.export = export
+    }
+}
+
+/// A run of consecutive records of a view's list (issue 35: the shell's next query after a
+/// fetch that adds a page costs the page): the segments of a state, in order, hold exactly
+/// the records of the list its export holds, and a segment's `token` is equal in two states
+/// only when its records (and where they start) are. A reader that kept the records of
+/// earlier tokens keeps those whose tokens still lead, and asks only the rest for records.
+package struct ViewSegment: Sendable {
+    package let token: [UInt64]
+    /// How many records `records` gives (known without making them).
+    package let count: Int
+    package let records: @Sendable () -> [JSONValue]
+
+    package init(token: [UInt64], count: Int, records: @escaping @Sendable () -> [JSONValue]) {
+        self.token = token
+        self.count = count
+        self.records = records
     }
 }

@@ -24,7 +24,8 @@ public enum SeedSources {
         ViewDefinition(SectionsView.self, sources: ["thmanyah"],
                        columns: ["name", "type", "rawType", "contentType", "rawContentType", "order", "page", "items"], make: SectionsView.init),
         ViewDefinition(ShowsView.self, sources: ["tvmaze"],
-                       columns: ["id", "name", "premiereYear", "genres", "status", "rating", "summary", "image", "itemIndex"], make: ShowsView.init),
+                       columns: ["id", "name", "premiereYear", "genres", "status", "rating", "summary", "image", "itemIndex"], make: ShowsView.init)
+            .segmented(by: ShowsView.segments),
     ]
 
     public static let parameterizedViews: [ParameterizedView] = [

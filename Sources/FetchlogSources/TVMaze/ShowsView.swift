@@ -126,14 +126,58 @@ public struct ShowsView: ExportableView, Equatable {
     /// Each page number's rows, kept with the shows they were made from (a page fetched
     /// again, or another state's page, is made anew when its shows differ).
     final class PageRows: Sendable {
-        private let kept = Mutex<[Int: (shows: [TVMazeShow], rows: [ShowRow])]>([:])
+        /// Per page: the shows, their rows in the page's order, and the rows in id order when
+        /// no id repeats in the page (nil when one does).
+        private let kept = Mutex<[Int: (shows: [TVMazeShow], rows: [ShowRow], byID: [ShowRow]?)]>([:])
 
-        func rows(page: Int, shows: [TVMazeShow]) -> [ShowRow] {
-            if let hit = kept.withLock({ $0[page] }), hit.shows == shows { return hit.rows }
+        func rows(page: Int, shows: [TVMazeShow]) -> [ShowRow] { entry(page: page, shows: shows).rows }
+
+        /// The page's rows in id order, each id once; nil when an id repeats in the page.
+        func rowsByID(page: Int, shows: [TVMazeShow]) -> [ShowRow]? { entry(page: page, shows: shows).byID }
+
+        private func entry(page: Int, shows: [TVMazeShow]) -> (shows: [TVMazeShow], rows: [ShowRow], byID: [ShowRow]?) {
+            if let hit = kept.withLock({ $0[page] }), hit.shows == shows { return hit }
             let rows = shows.map { ShowRow($0, itemIndex: 0) }
-            kept.withLock { $0[page] = (shows, rows) }
-            return rows
+            let sorted = rows.sorted { $0.id < $1.id }
+            let unique = zip(sorted, sorted.dropFirst()).allSatisfy { $0.id < $1.id }
+            let made = (shows, rows, unique ? sorted : nil)
+            kept.withLock { $0[page] = made }
+            return made
         }
+    }
+
+    /// The list as one segment per held page (`ViewSegment`), so SQL's `shows` table in a
+    /// long-lived process takes a fetch that adds a page by inserting that page's rows: when
+    /// no download is failing (a failing image re-chooses rows on any page), and the pages,
+    /// in page order, hold ascending runs of ids that do not overlap (TVmaze's pages do). Then
+    /// the id-ordered list is the pages' rows one after the other, and a row's `itemIndex` is
+    /// where its page starts plus its place there. A page's token: its number, the seq that
+    /// holds it, where it starts. Nil otherwise: the table is built from the export.
+    static func segments(_ state: LogState) -> [ViewSegment]? {
+        guard state.failingAssets.isEmpty else { return nil }
+        let pages = state.documents.compactMap { key, held -> (page: Int, seq: UInt64, shows: [TVMazeShow])? in
+            guard let n = CatalogPaths.tvmazeShowsPage(key), case .tvmazeShowsPage(let shows)? = held.tvmaze else { return nil }
+            return (n, held.seq, shows)
+        }.sorted { $0.page < $1.page }
+        var segments: [ViewSegment] = []
+        var start = 0
+        var lastID = Int.min
+        for (page, seq, shows) in pages {
+            guard let rows = pageRows.rowsByID(page: page, shows: shows) else { return nil }
+            guard let first = rows.first, let last = rows.last else { continue }
+            guard first.id > lastID else { return nil }
+            lastID = last.id
+            let offset = start
+            segments.append(ViewSegment(token: [UInt64(page), seq, UInt64(offset)], count: rows.count) {
+                rows.enumerated().map { index, row in
+                    var row = row
+                    row.itemIndex = offset + index
+                    return row.json
+                }
+            })
+            start += rows.count
+        }
+        return segments
     }
 
     private static let pageRows = PageRows()
