@@ -346,7 +346,9 @@ package final class SQLEngine {
                 } else {
                     let segments = state.sources.views.first { $0.name == name }?.segments
                     try build(key: name.lowercased(), version: Self.version(of: name, in: state), confirmed: false,
-                              segments: segments.map { make in { make(state) } }) { SQLTables.viewTable(name, state: state) }
+                              segments: segments.map { make in { make(state).map { ("main." + Self.quote(name), $0) } } }) {
+                        SQLTables.viewTable(name, state: state)
+                    }
                 }
             }
             var needed: [(String, String)] = []
@@ -371,8 +373,10 @@ package final class SQLEngine {
                     attached.insert(source.lowercased())
                 }
                 guard let state = subject.state else { continue }
+                // Without writes folded, the optimistic items are the confirmed ones: kept by page.
+                let table = Self.quote(source) + "." + Self.quote(resource)
                 try build(key: source.lowercased() + "." + resource.lowercased(), version: Self.version(of: "items/\(source)/\(resource)", in: state),
-                          confirmed: subject.confirmed) {
+                          confirmed: subject.confirmed, segments: { ItemsSegments.of(state, source: source, resource: resource).map { (table, $0) } }) {
                     SQLTables.resourceTable(source: source, resource: resource, state: state, confirmedOnly: subject.confirmed)
                 }
             }
@@ -413,19 +417,25 @@ package final class SQLEngine {
     private func detach(_ schema: String) throws {
         try connection.execute("DETACH DATABASE \(Self.quote(schema))")
         attached.remove(schema)
-        for key in built.keys where key.hasPrefix(schema + ".") { built[key] = nil }
+        for key in built.keys where key.hasPrefix(schema + ".") {
+            built[key] = nil
+            segmentsBuilt[key] = nil
+        }
     }
 
     /// Builds table `key` unless it was built at `version`. With `segments` (a view's list
     /// as `ViewSegment`s), a table built before keeps the rows of the segments whose tokens
     /// still lead and takes the rest's records: what a change costs is what it changed.
-    private func build(key: String, version: [UInt64], confirmed: Bool, segments: (() -> [ViewSegment]?)? = nil,
+    /// `segments` gives the table's qualified name with them.
+    private func build(key: String, version: [UInt64], confirmed: Bool, segments: (() -> (table: String, parts: [ViewSegment])?)? = nil,
                        make: () throws -> SQLTable?) throws {
         if let done = built[key], done.version == version, done.confirmed == confirmed { return }
-        let parts = segments?()
-        if let parts, let kept = segmentsBuilt[key], built[key]?.confirmed == confirmed,
-           try extend(key: key, kept: kept, with: parts) {
+        let segmented = segments?()
+        let parts = segmented?.parts
+        if let segmented, let kept = segmentsBuilt[key], built[key]?.confirmed == confirmed,
+           try extend(segmented.table, kept: kept, with: segmented.parts) {
             built[key] = (version, confirmed)
+            segmentsBuilt[key] = (segmented.parts.map(\.token), segmented.parts.map(\.count), kept.columns)
             return
         }
         segmentsBuilt[key] = nil
@@ -445,7 +455,7 @@ package final class SQLEngine {
     /// leading segments whose tokens are unchanged stay, the rest are deleted, and the
     /// records of the segments from the first change on are inserted. False (nothing
     /// changed) when a record has a member the table has no column for: it is built whole.
-    private func extend(key: String, kept: (tokens: [[UInt64]], counts: [Int], columns: [String]), with parts: [ViewSegment]) throws -> Bool {
+    private func extend(_ name: String, kept: (tokens: [[UInt64]], counts: [Int], columns: [String]), with parts: [ViewSegment]) throws -> Bool {
         var same = 0
         while same < min(kept.tokens.count, parts.count), kept.tokens[same] == parts[same].token { same += 1 }
         let keptRows = kept.counts.prefix(same).reduce(0, +)
@@ -464,7 +474,6 @@ package final class SQLEngine {
             }
             rows.append(row)
         }
-        let name = "main." + Self.quote(key)
         try connection.execute("BEGIN")
         do {
             try connection.execute("DELETE FROM \(name) WHERE rowid > \(keptRows)")
@@ -481,7 +490,6 @@ package final class SQLEngine {
             throw error
         }
         rowsWritten += rows.count
-        segmentsBuilt[key] = (parts.map(\.token), parts.map(\.count), kept.columns)
         return true
     }
 

@@ -26,7 +26,7 @@ import FetchlogSQLite
         // Absent: written by the first one-shot.
         #expect(try await sql(store) == Self.expected)
         #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 13)
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: store + "/sql")) == ["catalog.sqlite", "main.sqlite", "items.sqlite"])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: store + "/sql")) == ["catalog.sqlite", "main.sqlite", "items.sqlite", "copies.sqlite"])
         // Current: read as it is (its file untouched).
         let written = try FileManager.default.attributesOfItem(atPath: catalog)[.modificationDate] as? Date
         #expect(try await sql(store) == Self.expected)

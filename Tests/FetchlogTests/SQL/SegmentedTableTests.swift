@@ -68,4 +68,60 @@ import Testing
         #expect(try await store.sql(all).rows == kept.rows)
         await store.close()
     }
+
+    /// A manifest resource's table (`catalog.items`, paged by number) is kept by page too:
+    /// the next page's items are inserted, and the table equals one built whole.
+    @Test func aManifestResourcesNextPageWritesThatPagesItems() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start()
+        defer { Task { await upstream.stop() } }
+        let temporary = TemporaryDirectory("segmented-items")
+        var configuration = Store.Configuration()
+        configuration.fetching.upstream = Upstream(base: base)
+        configuration.fetching.bearTheSuitesLoad()
+        let store = try await SeedSources.openStore(at: URL(filePath: temporary.path), configuration: configuration)
+        try await store.define(try RestManifest(json: try JSONValue.parse(bytes: Array("""
+            {"name": "catalog", "client": {"base_url": "https://catalog.example"}, "resource_defaults": {"primary_key": "id"},
+             "resources": [{"name": "items", "endpoint": {"path": "pages", "data_selector": "data",
+                            "paginator": {"type": "page_number", "base_page": 1, "total_path": "total_pages"}}}]}
+            """.utf8))))
+        let service = SQLService.of(store)
+        func counters() async throws -> (tables: Int, rows: Int) { try await service.run { ($0.tablesBuilt, $0.rowsWritten) } }
+        func fetch(page: Int) async throws -> Int {
+            let reports = try await store.fetchManifestResource(source: "catalog", resource: "items", firstPage: page, maxPages: 1)
+            try #require(reports.count == 1 && reports[0].holdsBody, "\(reports)")
+            return try #require(ItemsView(state: store.snapshot.state, source: "catalog", resource: "items")).items.count
+        }
+        let query = "SELECT count(*) FROM catalog.items"
+        let one = try await fetch(page: 1)
+        #expect(one == 5)
+        #expect(try await store.sql(query).rows == [[.number("5")]])
+        let first = try await counters()
+        #expect(first.rows == 5)
+        // Page 3 (items 11 and 12, no key held before): its two items inserted.
+        #expect(try await fetch(page: 3) == 7)
+        #expect(try await store.sql(query).rows == [[.number("7")]])
+        var now = try await counters()
+        #expect(now.tables == first.tables)
+        #expect(now.rows - first.rows == 2)
+        let all = "SELECT rowid, * FROM catalog.items"
+        func expectWhole(_ count: Int) async throws {
+            let kept = try await store.sql(all)
+            let whole = try SQLEngine(events: { _ in [] }).query(all, state: store.snapshot.state)
+            #expect(kept.rows.count == count)
+            #expect(kept.columns == whole.columns)
+            #expect(kept.rows == whole.rows)
+        }
+        try await expectWhole(7)
+        // Page 2 holds item 5 again (5…10): merged by key, the items are no longer the pages'
+        // one after the other, so the table is built whole.
+        #expect(try await fetch(page: 2) == 12)
+        #expect(try await store.sql(query).rows == [[.number("12")]])
+        let before = now
+        now = try await counters()
+        #expect(now.tables == before.tables + 1)
+        #expect(now.rows - before.rows == 12)
+        try await expectWhole(12)
+        await store.close()
+    }
 }
