@@ -4,7 +4,7 @@ import Foundation
 
 /// The read model's copies of the views that give one (`ViewDefinition.copy`, a plug-in's
 /// `ViewCopy`): `copies.sqlite` beside the SQL tables, so a plug-in's one-shot command
-/// (`fetchlog query "gnomes tob"`) answers without folding the store or decoding a body.
+/// (`fetchlog query "COMMAND"`) answers without folding the store or decoding a body.
 /// Written and stamped with the rest of the read model (`ReadModel.write`); SQL never sees it.
 package enum ViewCopiesReadModel {
     static let fileName = "copies.sqlite"

@@ -8,14 +8,14 @@ import SampleUpstream
 /// library caller), what the next query costs after a fetch that adds one page, at two sizes
 /// of the resource, so the growth shows: the tvmaze show index at 250 shows a page, P pages
 /// held, then each of R more pages fetched and the same query asked after each. Timed in
-/// process, the fetch (which folds the page into the views) and the query (which rebuilds the
-/// tables the page changed) apart, medians of R.
+/// process, the fetch (which folds the page into the views) and the query (which adds the
+/// page's rows to the table it changed: `ViewSegment`) apart, medians of R.
 func runSQLShellBenchmarks(quick: Bool) async {
     let sizes = quick ? [4, 40] : [20, 200]
     let added = quick ? 3 : 7
     print("## In the shell: the next query after a fetch that adds one page (250 shows)\n")
     print("Each row: P pages held, then \(added) more fetched one at a time; after each, `SELECT count(*), max(id) FROM shows`. Medians; one process.\n")
-    print("| shows held | fetch of one page (folds it) | next query (rebuilds `shows`) | same query, nothing changed |")
+    print("| shows held | fetch of one page (folds it) | next query (adds the page to `shows`) | same query, nothing changed |")
     print("|---:|---:|---:|---:|")
     var rows: [(shows: Int, fetch: Double, query: Double)] = []
     for pages in sizes {

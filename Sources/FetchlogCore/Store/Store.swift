@@ -383,7 +383,7 @@ public final class Store: Sendable {
         let bytes = Checkpoint.encode(state)
         // Every view as this build reads it, for a later build's `replay --diff`; without
         // `views`, the record saved before is kept (it carries its own seq).
-        try await log.saveCheckpoint(bytes, views: views ? ViewRecord.encode(state, log: log) : nil)
+        try await log.saveCheckpoint(bytes, views: views ? ViewRecord.encode(state, events: { [log] seq in try Store.eventSummaries(of: log, upTo: seq) }) : nil)
         guarded.withLock { g in
             // The event count paces the view record: a checkpoint without it leaves the
             // count running, so large fetches never keep the record from being renewed.
@@ -496,7 +496,7 @@ public final class Store: Sendable {
     /// holds no record. `progress` as in `replay`.
     package static func replayDiff(_ log: EventLog, sources: SourceRegistry,
                                   progress: (_ seq: UInt64, _ last: UInt64) -> Void = { _, _ in }) throws -> ReplayDiff? {
-        try ReplayDiff.compute(record: log.loadViewRecord(), log: log) { seq in try replay(log, sources: sources, to: seq, progress: progress).state }
+        try ReplayDiff.compute(record: log.loadViewRecord(), events: { seq in try Store.eventSummaries(of: log, upTo: seq) }) { seq in try replay(log, sources: sources, to: seq, progress: progress).state }
     }
 
     /// Every event applied, every body decoded: the reference the fast replay must equal.

@@ -3,7 +3,18 @@
 extension Store {
     /// Each event's `log tail` summary (`EventSummary`), seq 1 through `seq`.
     package func eventSummaries(upTo seq: UInt64) throws -> [JSONValue] {
-        try ViewRecord.eventSummaries(log, upTo: seq)
+        try Self.eventSummaries(of: log, upTo: seq)
+    }
+
+    /// `log`'s events up to `seq` as the `events` table's rows.
+    static func eventSummaries(of log: EventLog, upTo seq: UInt64) throws -> [JSONValue] {
+        var rows: [JSONValue] = []
+        try log.scan(from: 1, batchSize: 256) { event in
+            guard event.seq <= seq else { return false }
+            rows.append(EventSummary.record(of: event))
+            return true
+        }
+        return rows
     }
 }
 

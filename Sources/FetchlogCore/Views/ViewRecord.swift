@@ -34,31 +34,20 @@ package enum ViewRecord {
 
     /// Every recorded view's export as of `state`: the registered views, the manifest
     /// resources' items, then the saved views (when an exporter is installed), whose `events`
-    /// table reads `log`.
-    package static func exports(of state: LogState, log: EventLog) -> [(String, JSONValue)] {
+    /// table `events` gives (the log's summaries up to a seq).
+    package static func exports(of state: LogState, events: @escaping (UInt64) throws -> [JSONValue]) -> [(String, JSONValue)] {
         var views: [(String, JSONValue)] = names(in: state).compactMap { name in
             (try? ViewCatalog.export(name, state: state)).map { (name, $0) }
         }
         if !state.savedViews.isEmpty, let exporter = savedViewExporter.withLock({ $0 }) {
-            views += exporter(state) { seq in try Self.eventSummaries(log, upTo: seq) }
+            views += exporter(state, events)
         }
         return views
     }
 
-    /// The log's events up to `seq` as the `events` table's rows.
-    static func eventSummaries(_ log: EventLog, upTo seq: UInt64) throws -> [JSONValue] {
-        var rows: [JSONValue] = []
-        try log.scan(from: 1, batchSize: 256) { event in
-            guard event.seq <= seq else { return false }
-            rows.append(EventSummary.record(of: event))
-            return true
-        }
-        return rows
-    }
-
-    package static func encode(_ state: LogState, log: EventLog) -> [UInt8] {
+    package static func encode(_ state: LogState, events: @escaping (UInt64) throws -> [JSONValue]) -> [UInt8] {
         let json: JSONValue = .object([("seq", .number(state.seq)), ("reducerVersion", .number(LogState.reducerVersion)),
-                                       ("views", .object(exports(of: state, log: log)))])
+                                       ("views", .object(exports(of: state, events: events)))])
         return Array(json.canonicalText().utf8)
     }
 }
@@ -85,12 +74,13 @@ package struct ReplayDiff: Sendable {
     /// The diff of `record` (the view record saved with a checkpoint, as the store hands it
     /// over: `Store.replayDiff`) against `replay(seq)`, this build's state at the record's
     /// seq. nil when there is no record (no checkpoint saved since views were recorded).
-    static func compute(record bytes: [UInt8]?, log: EventLog, replay: (UInt64) throws -> LogState) throws -> ReplayDiff? {
+    static func compute(record bytes: [UInt8]?, events: @escaping (UInt64) throws -> [JSONValue],
+                        replay: (UInt64) throws -> LogState) throws -> ReplayDiff? {
         guard let bytes, let json = try? JSONValue.parse(bytes: bytes),
               let seq = json["seq"]?.intValue.map(UInt64.init), case .object(let recorded)? = json["views"] else { return nil }
         let replayed = try replay(seq)
         var views: [ViewChanges] = []
-        let exports = ViewRecord.exports(of: replayed, log: log)
+        let exports = ViewRecord.exports(of: replayed, events: events)
         let now = exports.map(\.0)
         for (name, after) in exports {
             guard let before = recorded.first(where: { $0.0 == name })?.1 else {

@@ -127,6 +127,7 @@ struct FetchCommand: AsyncParsableCommand {
                     printError("retain \(retain): dropped \(done.events) superseded bod\(done.events == 1 ? "y" : "ies") recorded before \(cutoff.iso8601) (\(Format.bytes(done.bodyBytesDropped)) as received)")
                 }
             }
+            keepReadModelCurrent(store)
             // No report at all: every asset asked for was held already.
             if !reports.isEmpty && !reports.contains(where: \.isUsable) {
                 printError("nothing usable came back: \(Self.reason(reports))")

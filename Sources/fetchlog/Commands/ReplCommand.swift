@@ -95,7 +95,7 @@ struct QueryCommand: AsyncParsableCommand {
             return
         }
         let maintenance = try reportingErrors { try storeOptions.open() }
-        // A command with a copy in the read model (`gnomes TEXT`) answers from it, as the
+        // A command with a copy in the read model (a plug-in's search) answers from it, as the
         // shell would, without opening the store.
         let cold = ColdQuery.run(line, maintenance: maintenance, mode: try sessionOptions.mode())
         if case .answered(let status) = cold {
@@ -104,9 +104,12 @@ struct QueryCommand: AsyncParsableCommand {
         }
         let session = try await makeSession(maintenance, configuration: configuration, options: sessionOptions)
         session.finishBackgroundWork = true
+        let opened = session.store.snapshot.state.seq
         let error = await session.execute(line)
         await session.policy.waitForBackgroundWork()
-        // Its copy absent, behind or damaged: written now, for the next one-shot.
+        // A command with a copy whose copy was absent or behind: the read model written now,
+        // for the next one-shot (damaged: written anew). Any other command that appended
+        // events keeps a read model the store has current.
         if error == nil, ColdQuery.command(for: line) != nil, Replication.route(of: maintenance) == nil {
             let path = maintenance.path
             if case .damaged = cold {
@@ -115,6 +118,8 @@ struct QueryCommand: AsyncParsableCommand {
                       !ReadModel.isCurrent(storePath: path, stamp: stamp) {
                 _ = ReadModel.rebuild(from: session.store, storePath: path)
             }
+        } else if session.store.snapshot.state.seq != opened {
+            keepReadModelCurrent(session.store)
         }
         await session.store.close()
         session.close()

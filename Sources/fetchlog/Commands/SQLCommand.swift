@@ -61,6 +61,8 @@ struct SQLCommand: SharedCommand {
         let seq = at ?? (context.session.flatMap { $0.pinnedSeq })
         // `.timer on` in the shell times every command, this one too.
         let answer = try await Self.reporting { try await store.sql(statement, at: seq, confirmed: confirmed, timeLimit: limit) }
+        // A saved view is an event: the read model takes it before a one-shot asks.
+        if context.session == nil, answer.columns.isEmpty { keepReadModelCurrent(store) }
         if answer.columns.isEmpty, case .createView(let name, _, _) = SQLText.classify(statement) {
             return .message("saved view \(name) (seq \(answer.asOf))", json: .object([("saved", .string(name)), ("seq", .number(Int(answer.asOf)))]))
         }

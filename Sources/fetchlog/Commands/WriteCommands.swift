@@ -71,6 +71,7 @@ func recordingWrite(_ context: CommandContext, _ network: NetworkOptions, source
     let store = try await openStore(context.maintenance, clock: context.clock, fetching: configuration.offline ? nil : configuration)
     do {
         let output = try await recordedWrite(store, sending: !configuration.offline, source: source, resource: resource, record)
+        keepReadModelCurrent(store)
         await store.close()
         return output
     } catch {
@@ -331,6 +332,7 @@ struct PushCommand: SharedCommand {
                         printError("push: another push (\(holder)) is sending this store's writes; waiting for it to finish…")
                     })
                 }
+                keepReadModelCurrent(store)
                 await store.close()
             } catch {
                 await store.close()

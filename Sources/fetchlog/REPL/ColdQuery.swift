@@ -5,7 +5,7 @@ import FetchlogSQL
 import Foundation
 
 /// `fetchlog query "COMMAND"` for a command that answers from the read model's copy of a
-/// view (`ShellCommand.cold`, e.g. `gnomes TEXT`): the answer a shell over the store would
+/// view (`ShellCommand.cold`, e.g. a seed source's search): the answer a shell over the store would
 /// print, every byte of it, without opening the store (issue 35, cold start). Used only
 /// when nothing but the copy is needed: the read model current with the log, the store not
 /// replicated (its outbox is news under every answer), the line's own `--format` absent

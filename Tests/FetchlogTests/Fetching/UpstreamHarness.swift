@@ -18,7 +18,7 @@ struct FetchHarness {
     let store: Store
     let directory: TemporaryDirectory
 
-    static func start(faults: [Fault] = [], retries: Int = 3, readTimeout: Duration = .seconds(30),
+    static func start(faults: [Fault] = [], retries: Int = 3, readTimeout: Duration = .seconds(120),
                       retryAfterCap: Duration = .seconds(30)) async throws -> FetchHarness {
         var configuration = SampleUpstreamConfiguration()
         configuration.faults = faults

@@ -4,6 +4,7 @@ import Testing
 @testable import FetchlogSQL
 import FetchlogSQLite
 @testable import FetchlogSources
+import SampleUpstream
 
 /// The SQL read model (issue 35): derived files under the store's `sql/`, stamped with what
 /// they cover. A one-shot `fetchlog sql` answers from them when current, rebuilds them when
@@ -31,20 +32,53 @@ import FetchlogSQLite
         let written = try FileManager.default.attributesOfItem(atPath: catalog)[.modificationDate] as? Date
         #expect(try await sql(store) == Self.expected)
         #expect(try FileManager.default.attributesOfItem(atPath: catalog)[.modificationDate] as? Date == written)
-        // Behind: a saved view is an event (seq 14); the next one-shot rebuilds and knows it.
+        // A saved view is an event (seq 14): the process that appended it keeps the read
+        // model current (tables maintained as events fold), so the next one-shot reads it.
         #expect(try await runFetchlog(["--store", store, "sql", "CREATE VIEW reds AS SELECT name FROM gnomes WHERE hairColor = 'Red'"]).status == 0)
-        #expect(try await sql(store, "SELECT count(*) AS n FROM reds") == #"[{"n":272}]"#)
         #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 14)
+        #expect(try await sql(store, "SELECT count(*) AS n FROM reds") == #"[{"n":272}]"#)
+        // Behind: an event appended by a library caller (seq 15), which keeps no read model;
+        // the next one-shot rebuilds it.
+        do {
+            let log = try EventLog.open(at: store)
+            let library = try Store(log: log, sources: .seed)
+            try await library.resetGnomeFilter()
+            await library.close()
+            log.close()
+        }
+        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 14)
+        #expect(try await sql(store, "SELECT count(*) AS n FROM reds") == #"[{"n":272}]"#)
+        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 15)
         // Damaged: garbage in its catalog; rebuilt, the answer the same.
         try Data("not a database".utf8).write(to: URL(fileURLWithPath: catalog))
         #expect(try await sql(store) == Self.expected)
-        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 14)
+        #expect(try SQLiteConnectionProbe.stampSeq(catalog) == 15)
         // Deleted: nothing lost.
         try FileManager.default.removeItem(atPath: store + "/sql")
         #expect(try await sql(store, "SELECT count(*) AS n FROM reds") == #"[{"n":272}]"#)
         // The store still opens and verifies with it beside the log.
         #expect(try await runFetchlog(["--store", store, "replay", "--verify"]).status == 0)
         #expect(try await runFetchlog(["--store", store, "log", "verify"]).status == 0)
+    }
+
+    /// A fetch into a store that has a read model brings it up to the log (the census's
+    /// parts written, the rest copied); a store without one is not given one by a fetch.
+    @Test func aFetchKeepsAReadModelCurrentAndMakesNone() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start()
+        defer { Task { await upstream.stop() } }
+        let dir = TemporaryDirectory("readmodel-upkeep")
+        let store = try DamagedFileTests.sampleStore(dir)
+        let fetch = ["--store", store, "--upstream", base.absoluteString, "--retries", "0", "--connect-timeout", "300", "--read-timeout", "300", "fetch", "brastlewark", "census"]
+        let plain = try await runFetchlog(fetch)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store + "/sql"))
+        #expect(try await sql(store) == Self.expected)
+        #expect(try SQLiteConnectionProbe.stampSeq(store + "/sql/catalog.sqlite") == 14)
+        let again = try await runFetchlog(fetch)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try SQLiteConnectionProbe.stampSeq(store + "/sql/catalog.sqlite") == 15)
+        #expect(try await sql(store) == Self.expected)
     }
 
     /// The read model answers as the store does, table by table (views, events), byte for
