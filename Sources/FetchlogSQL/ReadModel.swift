@@ -115,9 +115,22 @@ package enum ReadModel {
                 keys.parts["view:" + name] = seqs(Array(inputs))
             }
             for (source, _) in SQLTables.resources(in: state) {
-                // Its items read its own events, its definition and the images downloaded for it.
+                // Its items read its definition, the images downloaded for it, and its held
+                // pages: named by the seqs that hold them, so a revalidation (a 304, which
+                // changes no page) leaves them as they were. Writes (their overlay follows
+                // every answer) and `replace` resources (which read the last attempt of each
+                // page) are keyed by the source's last event instead.
                 let definition = state.manifests[source]?.seq ?? 0
-                keys.parts["source:" + source] = "defined=\(definition);" + seqs([source, Source.assets.rawValue])
+                let prefix = "defined=\(definition);" + seqs([Source.assets.rawValue]) + ";"
+                let hasWrites = state.writes.mutations.values.contains { $0.source == source }
+                    || state.writes.confirmed.keys.contains { $0.hasPrefix(source + "/") }
+                let replaces = state.manifests[source]?.manifest.resources.contains { $0.writeDisposition == .replace } ?? false
+                if hasWrites || replaces {
+                    keys.parts["source:" + source] = prefix + seqs([source])
+                } else {
+                    let held = state.documents.filter { $0.key.source == source }.map { "\($0.key.path)@\($0.value.seq)" }.sorted()
+                    keys.parts["source:" + source] = prefix + "pages=" + String(ItemsSegments.hash(held.joined(separator: "\n")), radix: 16) + "/\(held.count)"
+                }
             }
             return keys
         }

@@ -68,7 +68,7 @@ package enum ItemsSegments {
     }
 
     /// 64-bit FNV-1a of the text's bytes.
-    static func hash(_ text: String) -> UInt64 {
+    package static func hash(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash

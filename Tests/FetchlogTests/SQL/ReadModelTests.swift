@@ -81,6 +81,32 @@ import SampleUpstream
         #expect(try await sql(store) == Self.expected)
     }
 
+    /// A revalidation (304) of a manifest resource changes none of its pages: the read
+    /// model the fetch keeps current copies the source's file (a marker written into it
+    /// stays), as its key, made of the seqs of the pages held, did not move.
+    @Test func aRevalidationCopiesTheResourcesTables() async throws {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start()
+        defer { Task { await upstream.stop() } }
+        let dir = TemporaryDirectory("readmodel-304")
+        let store = try DamagedFileTests.sampleStore(dir)
+        let global = ["--store", store, "--upstream", base.absoluteString, "--retries", "0", "--connect-timeout", "300", "--read-timeout", "300"]
+        #expect(try await runFetchlog(global + ["source", "add", Repo.root + "/docs/manifests/census.json"]).status == 0)
+        let fetched = try await runFetchlog(global + ["fetch", "census", "gnomes"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try await sql(store, "SELECT count(*) AS n FROM census.gnomes") == #"[{"n":1337}]"#)
+        let before = try ColdStartTests.keys(store + "/sql")
+        let file = try FetchlogSQLite.SQLiteConnection(path: store + "/sql/source-census.sqlite")
+        try file.execute("UPDATE gnomes SET name = 'Marker' WHERE id = 0")
+        let again = try await runFetchlog(global + ["fetch", "census", "gnomes"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("304"), "\(again.stdout)")
+        let after = try ColdStartTests.keys(store + "/sql")
+        #expect(after["source:census"] == before["source:census"])
+        #expect(try SQLiteConnectionProbe.stampSeq(store + "/sql/catalog.sqlite") == 16)
+        #expect(try await sql(store, "SELECT name FROM census.gnomes WHERE id = 0") == #"[{"name":"Marker"}]"#)
+    }
+
     /// The read model answers as the store does, table by table (views, events), byte for
     /// byte in canonical JSON.
     @Test func itAnswersAsTheStoreDoes() async throws {
