@@ -13,7 +13,7 @@ enum CommandTable {
 
     static let head: [ShellCommand] = [
         ShellCommand(name: "help", usage: "help [COMMAND]", summary: "list every command, or explain one", example: Engine.shell.demo.examples["help"] ?? "help fetch", run: Commands.help),
-        ShellCommand(name: "sources", usage: "sources", summary: "the five sources: base URL, resources held, last success", example: "sources", run: Commands.sources),
+        ShellCommand(name: "sources", usage: "sources", summary: "every source (the plug-ins, then those defined by manifests): base URL, resources held, last success", example: "sources", run: Commands.sources),
         ShellCommand(name: "fetch", usage: "fetch SOURCE WHAT [ARGS] [--pages A-B|all] [--limit N] [--with images,episodes] [--concurrency N]",
                     summary: "fetch from upstream; every attempt becomes an event", example: Engine.shell.demo.examples["fetch"] ?? "help fetch", run: Commands.fetch),
     ]

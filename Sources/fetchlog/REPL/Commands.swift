@@ -65,7 +65,9 @@ enum Commands {
         let state = session.state
         var rows: [[String]] = []
         var records: [JSONValue] = []
-        for plugin in state.sources.plugins {
+        // The user's own sources are sources like the seeds (issue 36): listed after them.
+        let defined = state.manifests.keys.sorted().compactMap { state.plugin($0) }
+        for plugin in state.sources.plugins + defined {
             let source = plugin.source
             let keys = state.status.keys.filter { $0.source == source.rawValue }
             let held = keys.filter { state.documents[$0] != nil }.count

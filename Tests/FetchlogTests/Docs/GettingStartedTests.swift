@@ -80,9 +80,13 @@ import Testing
         #expect(firstReview == Review(id: "1-1", stars: 2, itemName: "item 1"))
 
         // Observe
-        var changes = items.observe(as: Item.self).makeAsyncIterator()
-        let now = try await changes.next()
-        #expect(now == all)
+        var observed: [Item]?
+        for try await now in items.observe(as: Item.self) {
+            print("\(now.count) items")   // 12 items: now, then again after each change
+            observed = now
+            break
+        }
+        #expect(observed == all)
         let byName = try store.observe(view: items.viewName)   // "items/catalog/items"
         var named = byName.makeAsyncIterator()
         #expect(await named.next()?["count"] == .number(12))
