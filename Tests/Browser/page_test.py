@@ -159,6 +159,12 @@ def run(driver, url, expected, screenshot):
     check(count == expected["events"], f"the timeline counts {count} events, log stats says {expected['events']}")
     seqs = timeline_seqs(driver)
     check(seqs == list(range(expected["events"], 0, -1)), f"timeline rows {seqs}, expected seq {expected['events']}…1")
+    # Until its first answers arrive the page says it is loading (the markup's placeholders);
+    # once they have, it no longer does.
+    check(not driver.find_element(By.ID, "timeline-loading").is_displayed(), "the page still says it is loading the log")
+    wait_for(driver, "the views to load",
+             lambda d: all(o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "#view-name option")))
+    wait_for(driver, "the freshness table to load", lambda d: not d.find_elements(By.CSS_SELECTOR, "#freshness td.hint"))
 
     # One event's body: raw, exactly the recorded text; pretty, the same JSON.
     click_row(driver, expected["eventSeq"])

@@ -50,6 +50,7 @@ enum Page {
       </div>
       <div class="scroll"><table id="timeline-table"><thead><tr><th>seq</th><th class="wide">time</th><th>source</th><th>resource</th><th>outcome</th></tr></thead>
       <tbody id="timeline"></tbody></table></div>
+      <p id="timeline-loading" class="hint" role="status">loading the log…</p>
       <p class="hint">Click a row, or focus it (Tab, ↑ ↓) and press Enter, to open the event.</p>
     </section>
     <section id="event-section" aria-labelledby="event-title">
@@ -59,7 +60,7 @@ enum Page {
     <section id="view-section" aria-labelledby="view-title">
       <h2 id="view-title">Views</h2>
       <div class="filters">
-        <label>view <select id="view-name"></select></label>
+        <label>view <select id="view-name"><option value="" disabled selected>loading views…</option></select></label>
         <label id="view-param-label" hidden>id <input id="view-param" size="8" inputmode="numeric"></label>
         <label class="slider">as of <input id="view-at" type="range" min="0" max="0" value="0" aria-describedby="view-at-label"></label>
         <span id="view-at-label">now</span>
@@ -83,7 +84,7 @@ enum Page {
     <section id="freshness-section" aria-labelledby="freshness-title">
       <h2 id="freshness-title">Freshness</h2>
       <div class="scroll"><table><thead><tr><th>resource</th><th>state</th><th class="wide">last success</th></tr></thead>
-      <tbody id="freshness"></tbody></table></div>
+      <tbody id="freshness"><tr><td colspan="3" class="hint">loading…</td></tr></tbody></table></div>
     </section>
     <section id="sql-section" aria-labelledby="sql-title">
       <h2 id="sql-title">SQL</h2>

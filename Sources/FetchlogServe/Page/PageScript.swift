@@ -142,6 +142,8 @@ enum PageScript {
         from = page[page.length - 1].seq + 1;
       }
       drawTimeline();
+      // The log is in: the page no longer says it is loading it.
+      $("timeline-loading").hidden = true;
       $("event-count").dataset.loaded = "true";
     }
     for (const id of ["filter-source", "filter-outcome"]) $(id).addEventListener("change", drawTimeline);

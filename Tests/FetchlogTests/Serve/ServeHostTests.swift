@@ -71,6 +71,11 @@ import Testing
         #expect(page.body.components(separatedBy: meta).count == 2, "the page holds the token once, in its meta")
         #expect(page.body.components(separatedBy: server.actionToken).count == 2, "and nowhere else")
         #expect(!page.body.contains(ServeConfiguration.actionTokenPlaceholder))
+        // Until its first answers arrive, the page says it is loading (issue 36): the log,
+        // the views, the freshness table and the SQL tables each say so.
+        for placeholder in ["loading the log…", "loading views…", #"<td colspan="3" class="hint">loading…</td>"#, "loading tables…"] {
+            #expect(page.body.contains(placeholder), "\(placeholder)")
+        }
         let fromPage = try #require(page.body.components(separatedBy: #"name="fetchlog-action-token" content=""#).dropFirst().first?.prefix(64))
         let discard = try await server.get("/api/pending/999/discard", method: .POST, headers: [("Authorization", "Bearer \(fromPage)")])
         #expect(discard.status == 404, "\(discard.body)")
