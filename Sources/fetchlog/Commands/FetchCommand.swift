@@ -193,8 +193,10 @@ struct FetchCommand: AsyncParsableCommand {
 
 extension FetchCommand {
     /// `fetch SOURCE RESOURCE [--pages all|N|A-B]` for a source defined by a manifest: every
-    /// page its paginator reaches (`all`, as dlt), at most N, or pages A to B (from 1; a
-    /// `page_number` or `offset` paginator starts at A, others read their way there).
+    /// page its paginator reaches (`all`, as dlt), page N, or pages A to B — `--pages` as every
+    /// source reads it (`PageSelection`, one grammar, one meaning: issue 36), a manifest's
+    /// pages counted from 1 (a `page_number` or `offset` paginator starts at A, others read
+    /// their way there).
     /// `--with images` then downloads the items' images (`fetchlog.images`) as assets.
     func fetchDefined(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst) async throws -> [FetchReport] {
         let withImages: Bool
@@ -205,16 +207,13 @@ extension FetchCommand {
         }
         var pageCount: Int?
         var firstPage = 1
-        if let pages, pages != "all" {
-            let bounds = pages.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-            switch (bounds.count, bounds.first ?? nil, bounds.last ?? nil) {
-            case (1, let n?, _) where n >= 1: pageCount = n
-            case (2, let a?, let b?) where a >= 1 && b >= a:
-                firstPage = a
-                pageCount = b - a + 1
-            default:
-                throw ValidationError("--pages takes all, a number of pages, or A-B (pages from 1) for \(source), not '\(pages)'")
+        // Parsed and bounded by `validate()`; here only where a manifest's pages start.
+        if case .range(let range)? = pages.flatMap(PageSelection.init) {
+            guard range.lowerBound >= 1 else {
+                throw ValidationError("--pages counts \(source)'s pages from 1, not \(range.lowerBound): give \(PageSelection.range(max(1, range.lowerBound) ... max(1, range.upperBound)))")
             }
+            firstPage = range.lowerBound
+            pageCount = range.count
         }
         do {
             var reports = try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: pageCount,
