@@ -171,7 +171,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // Golden outputs and other projects' test data (Data/, the JSONPath suite) are read from the source tree by path, not bundled.
-            exclude: ["REPL/Golden", "Behaviour/Golden", "SixthSource/books.schema.json", "Manifests/DltConfigs", "Manifests/JSONPathCTS", "Data",
+            exclude: ["REPL/Golden", "Behaviour/Golden", "Plugins/books.schema.json", "Manifests/DltConfigs", "Manifests/JSONPathCTS", "Data",
                       "SQL/differential-queries.txt", "SQL/sql-oracle.py"]
         ),
         .testTarget(

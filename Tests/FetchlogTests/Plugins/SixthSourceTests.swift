@@ -9,7 +9,7 @@ import Testing
 /// export validated against its schema), replayed and time-travelled — with no edit to
 /// FetchlogCore or the seed sources.
 @Suite struct SixthSourceTests {
-    static let schema = Repo.root + "/Tests/FetchlogTests/SixthSource/books.schema.json"
+    static let schema = Repo.root + "/Tests/FetchlogTests/Plugins/books.schema.json"
 
     struct Rig {
         let upstream: BooksUpstream
