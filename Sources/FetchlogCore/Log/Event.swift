@@ -1,8 +1,9 @@
 /// One immutable entry of the log: the outcome of one upstream request attempt, or a
 /// user's intent. `seq` is assigned by the log when the event is appended.
 public struct Event: Sendable, Equatable {
-    /// Position in the log, from 1, gap-free. 0 for an event not yet appended.
-    public var seq: UInt64
+    /// Position in the log, from 1, gap-free. 0 for an event not yet appended. Only the log
+    /// assigns it (read-only to a library user: an event cannot claim a place it was not given).
+    public package(set) var seq: UInt64
     /// When the outcome was recorded, from the injected clock (ms since the Unix epoch).
     public var recordedAt: Timestamp
     /// What the event records: an outcome of a request, or an intent.
