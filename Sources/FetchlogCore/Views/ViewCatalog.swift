@@ -52,9 +52,15 @@ public enum ViewCatalog {
         return state.sources.exportNames + defined
     }
 
-    /// SHA-256 of each fixed view's canonical export.
+    /// SHA-256 of each fixed view's canonical export, then of each manifest resource's items
+    /// (`items/SOURCE/RESOURCE`): the user's own sources are views like the seeds' (issue 36),
+    /// so `replay` and `replay --verify` name them too.
     package static func hashes(of state: LogState) -> [(view: String, sha256: String)] {
-        state.sources.views.map { view in (view.name, SHA256.hex(view.export(state).canonicalText())) }
+        let fixed = state.sources.views.map { view in (view: view.name, sha256: SHA256.hex(view.export(state).canonicalText())) }
+        let items = ViewRecord.names(in: state).dropFirst(state.sources.views.count).compactMap { name -> (view: String, sha256: String)? in
+            (try? export(name, state: state)).map { (name, SHA256.hex($0.canonicalText())) }
+        }
+        return fixed + items
     }
 }
 

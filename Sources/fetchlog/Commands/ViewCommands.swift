@@ -61,8 +61,10 @@ struct ReplayCommand: SharedCommand {
         var records: [JSONValue] = []
         for (view, hash) in hashes {
             // A saved view may read any table, the log's own included: every event feeds it.
-            let events = replayed.savedViews[view] != nil ? Int(replayed.seq)
-                : ViewCatalog.sources(in: replayed.sources)[view, default: []].reduce(0) { $0 + perSource[$1, default: 0] }
+            // A manifest resource's items read its source's events.
+            let fed = ViewCatalog.sources(in: replayed.sources)[view]
+                ?? (view.hasPrefix("items/") ? Set(view.split(separator: "/").dropFirst().prefix(1).map(String.init)) : [])
+            let events = replayed.savedViews[view] != nil ? Int(replayed.seq) : fed.reduce(0) { $0 + perSource[$1, default: 0] }
             var row = [view, String(events), hash]
             var record: [(String, JSONValue)] = [("view", .string(view)), ("events", .number(events)), ("sha256", .string(hash))]
             if let live {
