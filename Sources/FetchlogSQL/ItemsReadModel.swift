@@ -15,13 +15,11 @@ package enum ItemsReadModel {
     /// resources of the sources in `reused` are copied from the items file at `prior` (their
     /// events did not move since it was written), not built.
     static func write(state: LogState, to path: String, reusing reused: Set<String> = [], from prior: String? = nil) throws {
-        let connection = try SQLiteConnection(path: path)
-        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-        try connection.execute("CREATE TABLE resources (source TEXT, resource TEXT, records TEXT, count INTEGER, search BLOB, PRIMARY KEY (source, resource))")
+        let (connection, copying) = try RecordsFile.create(
+            path, catalog: "CREATE TABLE resources (source TEXT, resource TEXT, records TEXT, count INTEGER, search BLOB, PRIMARY KEY (source, resource))",
+            prior: prior, copying: !reused.isEmpty)
         let resource = try connection.prepare("INSERT INTO resources VALUES (?, ?, ?, ?, ?)")
         var number = 0
-        let copying = !reused.isEmpty && prior.map { FileManager.default.fileExists(atPath: $0) } == true
-        if copying, let prior { try connection.execute("ATTACH DATABASE \(SQLEngine.literal(prior)) AS prior") }
         for (source, names) in SQLTables.resources(in: state) {
             if copying, reused.contains(source) {
                 let rows = try connection.prepare("SELECT resource, records, count, search FROM prior.resources WHERE source = ? ORDER BY rowid")
@@ -34,12 +32,10 @@ package enum ItemsReadModel {
                 for entry in held {
                     number += 1
                     let table = "records_\(number)"
-                    try connection.execute("BEGIN")
-                    try connection.execute("CREATE TABLE \(table) (record TEXT)")
-                    try connection.execute("INSERT INTO \(table) (rowid, record) SELECT rowid, record FROM prior.\(SQLEngine.quote(entry.table))")
-                    try resource.bind([.text(source), .text(entry.name), .text(table), entry.count, entry.search])
-                    try resource.run()
-                    try connection.execute("COMMIT")
+                    try RecordsFile.copy(entry.table, into: table, connection) {
+                        try resource.bind([.text(source), .text(entry.name), .text(table), entry.count, entry.search])
+                        try resource.run()
+                    }
                 }
                 continue
             }
@@ -48,20 +44,14 @@ package enum ItemsReadModel {
                 number += 1
                 // Tables named by number: any source or resource name is safe.
                 let table = "records_\(number)"
-                try connection.execute("BEGIN")
-                try connection.execute("CREATE TABLE \(table) (record TEXT)")
-                let insert = try connection.prepare("INSERT INTO \(table) (rowid, record) VALUES (?, ?)")
-                for (position, item) in view.items.enumerated() {
-                    try insert.bind([.integer(Int64(position + 1)), .text(item.orderedText())])
-                    try insert.run()
+                try RecordsFile.write(view.items.lazy.map { $0.orderedText() }, into: table, connection) {
+                    // An index some text of which holds a separator byte is not kept: its bytes
+                    // alone do not say where items start (the one-shot then folds the store).
+                    let index = view.searchIndex
+                    try resource.bind([.text(source), .text(name), .text(table), .integer(Int64(view.items.count)),
+                                       index.separable ? .blob(index.bytes) : .null])
+                    try resource.run()
                 }
-                // An index some text of which holds a separator byte is not kept: its bytes
-                // alone do not say where items start (the one-shot then folds the store).
-                let index = view.searchIndex
-                try resource.bind([.text(source), .text(name), .text(table), .integer(Int64(view.items.count)),
-                                   index.separable ? .blob(index.bytes) : .null])
-                try resource.run()
-                try connection.execute("COMMIT")
             }
         }
     }
@@ -97,15 +87,7 @@ package enum ItemsReadModel {
         /// a file that does not read) is an `ItemsReadModelError`: the caller asks the store.
         package func items(at positions: [Int]) throws(ItemsReadModelError) -> [JSONValue] {
             do {
-                let select = try connection.prepare("SELECT record FROM \(table) WHERE rowid = ?")
-                return try positions.map { position in
-                    try select.bind([.integer(Int64(position + 1))])
-                    defer { select.reset() }
-                    guard try select.step(), case .text(let text) = select.value(at: 0) else {
-                        throw ItemsReadModelError(message: "item \(position) of \(table) is missing")
-                    }
-                    return try JSONValue.parse(text)
-                }
+                return try RecordsFile.Reader(connection: connection, table: table).records(at: positions).map { try JSONValue.parse($0) }
             } catch let error as ItemsReadModelError {
                 throw error
             } catch {

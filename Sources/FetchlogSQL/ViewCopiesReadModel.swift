@@ -13,12 +13,9 @@ package enum ViewCopiesReadModel {
     /// at `path`; the views named in `reused` are copied from the file at `prior` (their
     /// sources' events did not move since it was written), not made.
     static func write(state: LogState, to path: String, reusing reused: Set<String> = [], from prior: String? = nil) throws {
-        let connection = try SQLiteConnection(path: path)
-        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-        try connection.execute("CREATE TABLE copies (view TEXT PRIMARY KEY, header BLOB, records TEXT, count INTEGER)")
+        let (connection, copying) = try RecordsFile.create(path, catalog: "CREATE TABLE copies (view TEXT PRIMARY KEY, header BLOB, records TEXT, count INTEGER)",
+                                                          prior: prior, copying: !reused.isEmpty)
         let entry = try connection.prepare("INSERT INTO copies VALUES (?, ?, ?, ?)")
-        let copying = !reused.isEmpty && prior.map { FileManager.default.fileExists(atPath: $0) } == true
-        if copying, let prior { try connection.execute("ATTACH DATABASE \(SQLEngine.literal(prior)) AS prior") }
         var number = 0
         for view in state.sources.views {
             guard let make = view.copy else { continue }
@@ -30,27 +27,19 @@ package enum ViewCopiesReadModel {
                 try row.bind([.text(view.name)])
                 if try row.step(), case .text(let held) = row.value(at: 1) {
                     let (header, count) = (row.value(at: 0), row.value(at: 2))
-                    try connection.execute("BEGIN")
-                    try connection.execute("CREATE TABLE \(table) (record TEXT)")
-                    try connection.execute("INSERT INTO \(table) (rowid, record) SELECT rowid, record FROM prior.\(SQLEngine.quote(held))")
-                    try entry.bind([.text(view.name), header, .text(table), count])
-                    try entry.run()
-                    try connection.execute("COMMIT")
+                    try RecordsFile.copy(held, into: table, connection) {
+                        try entry.bind([.text(view.name), header, .text(table), count])
+                        try entry.run()
+                    }
                     continue
                 }
                 // Not in the prior file (it gave none then): made below.
             }
             guard let copy = make(state) else { continue }
-            try connection.execute("BEGIN")
-            try connection.execute("CREATE TABLE \(table) (record TEXT)")
-            let insert = try connection.prepare("INSERT INTO \(table) (rowid, record) VALUES (?, ?)")
-            for (position, record) in copy.records.enumerated() {
-                try insert.bind([.integer(Int64(position + 1)), .text(record)])
-                try insert.run()
+            try RecordsFile.write(copy.records, into: table, connection) {
+                try entry.bind([.text(view.name), .blob(copy.header), .text(table), .integer(Int64(copy.records.count))])
+                try entry.run()
             }
-            try entry.bind([.text(view.name), .blob(copy.header), .text(table), .integer(Int64(copy.records.count))])
-            try entry.run()
-            try connection.execute("COMMIT")
         }
     }
 
@@ -65,31 +54,7 @@ package enum ViewCopiesReadModel {
               (try? row.bind([.text(view)])) != nil, (try? row.step()) == true,
               case .blob(let header) = row.value(at: 0), case .text(let table) = row.value(at: 1),
               case .integer(let count) = row.value(at: 2) else { return nil }
-        let reader = CopyRecords(connection: connection, table: table)
+        let reader = RecordsFile.Reader(connection: connection, table: table)
         return HeldViewCopy(header: header, count: Int(count)) { try reader.records(at: $0) }
-    }
-
-    /// Reads a copy's records by position; the connection lives as long as the copy.
-    private final class CopyRecords: @unchecked Sendable {
-        // One caller at a time: a one-shot command reads one page.
-        private let connection: SQLiteConnection
-        private let table: String
-
-        init(connection: SQLiteConnection, table: String) {
-            self.connection = connection
-            self.table = table
-        }
-
-        func records(at positions: [Int]) throws -> [String] {
-            let select = try connection.prepare("SELECT record FROM \(SQLEngine.quote(table)) WHERE rowid = ?")
-            return try positions.map { position in
-                try select.bind([.integer(Int64(position + 1))])
-                defer { select.reset() }
-                guard try select.step(), case .text(let text) = select.value(at: 0) else {
-                    throw ItemsReadModelError(message: "record \(position) of \(table) is missing")
-                }
-                return text
-            }
-        }
     }
 }

@@ -83,17 +83,10 @@ import FetchlogCore
 
     /// Every statement of the article's Swift blocks is a line of this file.
     @Test func everyStatementOfTheArticleIsRunHere() throws {
-        let article = try String(contentsOfFile: Repo.root + "/Sources/FetchlogCore/FetchlogCore.docc/ConfiguringFetches.md", encoding: .utf8)
-        let test = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let lines = Set(test.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        let blocks = try ArticleCode.blocks(of: "Sources/FetchlogCore/FetchlogCore.docc/ConfiguringFetches.md")
         #expect(blocks.count == 5)
-        for block in blocks {
-            for line in block.split(separator: "\n") {
-                let statement = line.trimmingCharacters(in: .whitespaces)
-                if statement.isEmpty || statement.hasPrefix("//") || statement.hasPrefix("import ") { continue }
-                #expect(lines.contains(statement), "the article's \(statement) is not run by this test")
-            }
+        for statement in try ArticleCode.statementsNotIn(#filePath, blocks: blocks) {
+            Issue.record("the article's \(statement) is not run by this test")
         }
     }
 }

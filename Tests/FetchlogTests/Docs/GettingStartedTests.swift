@@ -145,19 +145,12 @@ import Testing
     /// Every statement of the article's Swift blocks (but the `Package.swift` one) is a line
     /// of this file, so the article shows no code this test does not run.
     @Test func everyStatementOfTheArticleIsRunHere() throws {
-        let article = try String(contentsOfFile: Repo.root + "/Sources/FetchlogCore/FetchlogCore.docc/GettingStarted.md", encoding: .utf8)
-        let test = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let lines = Set(test.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        let blocks = try ArticleCode.blocks(of: "Sources/FetchlogCore/FetchlogCore.docc/GettingStarted.md")
         #expect(blocks.count == 14)
         #expect(blocks.first?.hasPrefix("// swift-tools-version:") == true)
         #expect(blocks.first?.contains(#".product(name: "Fetchlog", package: "Fetchlog")"#) == true)
-        for block in blocks.dropFirst() {
-            for line in block.split(separator: "\n") {
-                let statement = line.trimmingCharacters(in: .whitespaces)
-                if statement.isEmpty || statement.hasPrefix("//") || statement.hasPrefix("import ") { continue }
-                #expect(lines.contains(statement), "the article's \(statement) is not run by this test")
-            }
+        for statement in try ArticleCode.statementsNotIn(#filePath, blocks: Array(blocks.dropFirst())) {
+            Issue.record("the article's \(statement) is not run by this test")
         }
     }
 }

@@ -9,20 +9,30 @@ import Testing
 /// (one per page, `ShowsView.segments`), so a fetch that adds a page costs that page's rows in
 /// the next query, not the table written again, and the table equals one built whole.
 @Suite struct SegmentedTableTests {
-    @Test func aFetchThatAddsAPageWritesThatPagesRowsAndTheTableEqualsOneBuiltWhole() async throws {
+    /// The sample upstream (as `configure` sets it; stopped when the test ends), a new seed
+    /// store fetching from it with margins the suite's load never trips, and the counters of
+    /// the store's SQL engine (tables built, rows written).
+    static func rig(_ name: String, _ configure: (inout SampleUpstreamConfiguration) -> Void = { _ in })
+        async throws -> (upstream: SampleUpstream, directory: TemporaryDirectory, store: Store, counters: () async throws -> (tables: Int, rows: Int)) {
         var upstreamConfiguration = SampleUpstreamConfiguration()
-        upstreamConfiguration.tvmazePages = 5
-        upstreamConfiguration.tvmazePageSize = 20
+        configure(&upstreamConfiguration)
         let upstream = try SampleUpstream(configuration: upstreamConfiguration)
         let base = try await upstream.start()
-        defer { Task { await upstream.stop() } }
-        let temporary = TemporaryDirectory("segmented-shows")
+        let temporary = TemporaryDirectory(name)
         var configuration = Store.Configuration()
         configuration.fetching.upstream = Upstream(base: base)
         configuration.fetching.bearTheSuitesLoad()
         let store = try await SeedSources.openStore(at: URL(filePath: temporary.path), configuration: configuration)
         let service = SQLService.of(store)
-        func counters() async throws -> (tables: Int, rows: Int) { try await service.run { ($0.tablesBuilt, $0.rowsWritten) } }
+        return (upstream, temporary, store, { try await service.run { ($0.tablesBuilt, $0.rowsWritten) } })
+    }
+
+    @Test func aFetchThatAddsAPageWritesThatPagesRowsAndTheTableEqualsOneBuiltWhole() async throws {
+        let (upstream, directory, store, counters) = try await Self.rig("segmented-shows") {
+            $0.tvmazePages = 5
+            $0.tvmazePageSize = 20
+        }
+        defer { Task { await upstream.stop() }; _ = directory }
         func fetch(_ page: Int) async throws {
             let report = try await store.fetch(.tvmazeShowsPage(page))
             try #require(report.holdsBody, "\(report)")
@@ -72,21 +82,13 @@ import Testing
     /// A manifest resource's table (`catalog.items`, paged by number) is kept by page too:
     /// the next page's items are inserted, and the table equals one built whole.
     @Test func aManifestResourcesNextPageWritesThatPagesItems() async throws {
-        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
-        let base = try await upstream.start()
-        defer { Task { await upstream.stop() } }
-        let temporary = TemporaryDirectory("segmented-items")
-        var configuration = Store.Configuration()
-        configuration.fetching.upstream = Upstream(base: base)
-        configuration.fetching.bearTheSuitesLoad()
-        let store = try await SeedSources.openStore(at: URL(filePath: temporary.path), configuration: configuration)
+        let (upstream, directory, store, counters) = try await Self.rig("segmented-items")
+        defer { Task { await upstream.stop() }; _ = directory }
         try await store.define(try RestManifest(json: try JSONValue.parse(bytes: Array("""
             {"name": "catalog", "client": {"base_url": "https://catalog.example"}, "resource_defaults": {"primary_key": "id"},
              "resources": [{"name": "items", "endpoint": {"path": "pages", "data_selector": "data",
                             "paginator": {"type": "page_number", "base_page": 1, "total_path": "total_pages"}}}]}
             """.utf8))))
-        let service = SQLService.of(store)
-        func counters() async throws -> (tables: Int, rows: Int) { try await service.run { ($0.tablesBuilt, $0.rowsWritten) } }
         func fetch(page: Int) async throws -> Int {
             let reports = try await store.fetchManifestResource(source: "catalog", resource: "items", firstPage: page, maxPages: 1)
             try #require(reports.count == 1 && reports[0].holdsBody, "\(reports)")
