@@ -189,8 +189,10 @@ public final class Store: Sendable {
     /// Sends an action: reduces it, then performs the effects it returned. Returns the
     /// reports of the fetches it performed (their outcomes are in the log, or this
     /// session's memory, and so in the next snapshot).
+    /// Not public: an action can fold events (`eventsAppended`), and a library user's only
+    /// way to change the state is through the log (fetch, intents, writes: issue 36).
     @discardableResult
-    public func send(_ action: StoreAction) async throws -> [FetchReport] {
+    package func send(_ action: StoreAction) async throws -> [FetchReport] {
         let (effects, checkpointDue) = guarded.withLock { g in
             let effects = reduce(action, in: &g)
             return (effects, dueCheckpoint(g))

@@ -142,7 +142,7 @@ struct ExportCommand: SharedCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "A view as canonical JSON (sorted keys, stable numbers, final newline).",
-        discussion: "Views: \(Engine.sources.exportNames.joined(separator: ", ")). Schemas/<view>.schema.json describes each. Canonical JSON in every --format.")
+        discussion: "Views: \(Engine.sources.exportNames.joined(separator: ", ")); for each resource of a source defined by a manifest (source add FILE), items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE (source list names them; --schema generates theirs); saved views (CREATE VIEW) by their names. Schemas/<view>.schema.json describes each fixed view. Canonical JSON in every --format.")
     static let usage = "export VIEW [--at SEQ] [--out FILE]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions

@@ -37,5 +37,8 @@ import Testing
         #expect(items.first { $0["view"] == .string("items/catalog/items") }?["events"] == .number(18))
         // The seeds' views come first, as before.
         #expect(rows.first?["view"] == .string("artists"))
+        // `export --help` names a manifest's views beside the seeds'.
+        let help = try await runFetchlog(["export", "--help"])
+        #expect(help.stdout.contains("items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE"), "\(help.stdout)")
     }
 }
