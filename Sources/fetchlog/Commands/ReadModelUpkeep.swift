@@ -9,15 +9,17 @@ import Foundation
 /// one-shot reads it at once instead of folding the store. Only the parts whose sources' events moved are written;
 /// the rest are copied (`ReadModel.Keys`). A store without one pays nothing; a replicated
 /// store is left alone (its outbox is folded without seqs, so nothing could be copied).
-/// Failing to write it loses nothing: the next one-shot writes it.
-func keepReadModelCurrent(_ store: Store) {
+/// Failing to write it loses nothing: the next one-shot writes it. `creating`: write one
+/// where there is none too (a one-shot that found none); `damaged`: write it anew, copying
+/// nothing from the one there.
+func keepReadModelCurrent(_ store: Store, creating: Bool = false, damaged: Bool = false) {
     let path = store.maintenance.path
-    guard FileManager.default.fileExists(atPath: ReadModel.directory(of: path)), Replication.route(of: store.maintenance) == nil,
+    guard creating || FileManager.default.fileExists(atPath: ReadModel.directory(of: path)), Replication.route(of: store.maintenance) == nil,
           let stamp = try? ReadModel.stamp(of: store.maintenance, at: store.snapshot.state.seq),
-          !ReadModel.isCurrent(storePath: path, stamp: stamp) else { return }
+          damaged || !ReadModel.isCurrent(storePath: path, stamp: stamp) else { return }
     let note = isatty(STDERR_FILENO) == 1
     if note { writeErr(Data("updating the SQL read model (sql/)…".utf8)) }
-    _ = ReadModel.rebuild(from: store, storePath: path)
+    _ = ReadModel.rebuild(from: store, storePath: path, reusing: !damaged)
     // The note wiped: what stays on the terminal is what the command said.
     if note { writeErr(Data("\r\u{1B}[K".utf8)) }
 }

@@ -107,19 +107,13 @@ struct QueryCommand: AsyncParsableCommand {
         let opened = session.store.snapshot.state.seq
         let error = await session.execute(line)
         await session.policy.waitForBackgroundWork()
-        // A command with a copy whose copy was absent or behind: the read model written now,
-        // for the next one-shot (damaged: written anew). Any other command that appended
-        // events keeps a read model the store has current.
-        if error == nil, ColdQuery.command(for: line) != nil, Replication.route(of: maintenance) == nil {
-            let path = maintenance.path
-            if case .damaged = cold {
-                _ = ReadModel.rebuild(from: session.store, storePath: path, reusing: false)
-            } else if let stamp = try? ReadModel.stamp(of: maintenance, at: session.store.snapshot.state.seq),
-                      !ReadModel.isCurrent(storePath: path, stamp: stamp) {
-                _ = ReadModel.rebuild(from: session.store, storePath: path)
-            }
-        } else if session.store.snapshot.state.seq != opened {
-            keepReadModelCurrent(session.store)
+        // A command with a copy whose copy was absent, behind or damaged: the read model
+        // written now, for the next one-shot. Any other command that appended events keeps
+        // a read model the store has current.
+        let copied = error == nil && ColdQuery.command(for: line) != nil
+        if copied || session.store.snapshot.state.seq != opened {
+            let damaged = if case .damaged = cold { true } else { false }
+            keepReadModelCurrent(session.store, creating: copied, damaged: damaged)
         }
         await session.store.close()
         session.close()

@@ -61,15 +61,22 @@ import SampleUpstream
         #expect(try await runFetchlog(["--store", store, "log", "verify"]).status == 0)
     }
 
+    /// The sample upstream (stopped by the caller), a copy of the sample store, and the
+    /// global options that fetch from one into the other with margins no load reaches.
+    static func storeBesideUpstream(_ name: String) async throws -> (upstream: SampleUpstream, dir: TemporaryDirectory, store: String, global: [String]) {
+        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
+        let base = try await upstream.start()
+        let dir = TemporaryDirectory(name)
+        let store = try DamagedFileTests.sampleStore(dir)
+        return (upstream, dir, store, ["--store", store, "--upstream", base.absoluteString, "--retries", "0", "--connect-timeout", "300", "--read-timeout", "300"])
+    }
+
     /// A fetch into a store that has a read model brings it up to the log (the census's
     /// parts written, the rest copied); a store without one is not given one by a fetch.
     @Test func aFetchKeepsAReadModelCurrentAndMakesNone() async throws {
-        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
-        let base = try await upstream.start()
-        defer { Task { await upstream.stop() } }
-        let dir = TemporaryDirectory("readmodel-upkeep")
-        let store = try DamagedFileTests.sampleStore(dir)
-        let fetch = ["--store", store, "--upstream", base.absoluteString, "--retries", "0", "--connect-timeout", "300", "--read-timeout", "300", "fetch", "brastlewark", "census"]
+        let (upstream, dir, store, global) = try await Self.storeBesideUpstream("readmodel-upkeep")
+        defer { Task { await upstream.stop() }; _ = dir }
+        let fetch = global + ["fetch", "brastlewark", "census"]
         let plain = try await runFetchlog(fetch)
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(!FileManager.default.fileExists(atPath: store + "/sql"))
@@ -85,12 +92,8 @@ import SampleUpstream
     /// model the fetch keeps current copies the source's file (a marker written into it
     /// stays), as its key, made of the seqs of the pages held, did not move.
     @Test func aRevalidationCopiesTheResourcesTables() async throws {
-        let upstream = try SampleUpstream(configuration: SampleUpstreamConfiguration())
-        let base = try await upstream.start()
-        defer { Task { await upstream.stop() } }
-        let dir = TemporaryDirectory("readmodel-304")
-        let store = try DamagedFileTests.sampleStore(dir)
-        let global = ["--store", store, "--upstream", base.absoluteString, "--retries", "0", "--connect-timeout", "300", "--read-timeout", "300"]
+        let (upstream, dir, store, global) = try await Self.storeBesideUpstream("readmodel-304")
+        defer { Task { await upstream.stop() }; _ = dir }
         #expect(try await runFetchlog(global + ["source", "add", Repo.root + "/docs/manifests/census.json"]).status == 0)
         let fetched = try await runFetchlog(global + ["fetch", "census", "gnomes"])
         #expect(fetched.status == 0, "\(fetched.stderr)")
