@@ -1,5 +1,5 @@
 /// What can happen to the store. Everything that changes state arrives as an action.
-public enum StoreAction: Sendable {
+package enum StoreAction: Sendable {
     /// Events now in the log (this process's fetches and intents, or another process's
     /// appends), in seq order: the one way appended events reach the state (the store's
     /// catch-up sends it). `decoded`: bodies already decoded on arrival (by the fetcher),

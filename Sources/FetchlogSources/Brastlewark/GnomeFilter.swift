@@ -126,25 +126,3 @@ extension LogState {
     /// Seq of the intent that set the active filter (0: never set).
     public var gnomeFilterSeq: UInt64 { slice(GnomeFilterSlice.self, of: .brastlewark)?.seq ?? 0 }
 }
-
-extension StoreAction {
-    /// Sets the gnome filter: `GnomeFilterIntent.set`.
-    public static func setGnomeFilter(_ filter: GnomeFilter, at: Timestamp) -> StoreAction {
-        .record(GnomeFilterIntent.set(filter: filter), at: at)
-    }
-    /// Clears the gnome filter: `GnomeFilterIntent.reset`.
-    public static func resetGnomeFilter(at: Timestamp) -> StoreAction {
-        .record(GnomeFilterIntent.reset, at: at)
-    }
-}
-
-extension Store {
-    /// Sets the active gnome filter (an intent event; the state follows from the log).
-    public func setGnomeFilter(_ filter: GnomeFilter) async throws {
-        try await sendIntent(GnomeFilterIntent.set(filter: filter))
-    }
-    /// Clears the active gnome filter (an intent event).
-    public func resetGnomeFilter() async throws {
-        try await sendIntent(GnomeFilterIntent.reset)
-    }
-}

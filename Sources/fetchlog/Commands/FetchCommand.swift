@@ -93,8 +93,8 @@ struct FetchCommand: AsyncParsableCommand {
         }
         if let pages {
             guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)'") }
-            if case .range(let r) = selection, r.upperBound > Store.pageLimit {
-                throw ValidationError("--pages goes up to \(Store.pageLimit), not \(r.upperBound) (all fetches until the list ends)")
+            if case .range(let r) = selection, r.upperBound > PageSelection.limit {
+                throw ValidationError("--pages goes up to \(PageSelection.limit), not \(r.upperBound) (all fetches until the list ends)")
             }
         }
     }

@@ -51,6 +51,6 @@ import Testing
     @Test func theCheckFindsTheNamesWhereTheyAre() throws {
         let hits = try Self.offendingLines(under: "Sources/FetchlogCore/Store", excusing: [])
         #expect(hits.count > 10, "\(hits.joined(separator: "\n"))")
-        #expect(hits.contains { $0.hasPrefix("Sources/FetchlogCore/Store/StoreOpen.swift:") })
+        #expect(hits.contains { $0.hasPrefix("Sources/FetchlogCore/Store/Store+Open.swift:") })
     }
 }

@@ -1,5 +1,3 @@
-import FetchlogCore
-
 /// Which pages of a paged list to fetch.
 public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
     /// Hard stop for `--pages all` on a list that never says it ended: the engine's own
