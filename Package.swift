@@ -13,7 +13,9 @@ import PackageDescription
 //   FetchlogShell    – what only a shell needs: commands and their grammar, completion data,
 //                      `fetch` targets and their flags, the demo and tour plans; beside
 //                      the engine (a library client never needs it), never inside it
-//   FetchlogSources  – the five seed sources as plug-ins, one folder each
+//   FetchlogSources  – the five seed sources as plug-ins, one folder each (no shell: an app
+//                      that wants them never builds the shell)
+//   FetchlogSeedShell – the seed sources' shell commands, `fetch` targets and demo plan
 //   CSQLite          – the C SQLite 3.40, as a system library (Debian: libsqlite3-dev)
 //   FetchlogSQLite   – a thin, safe Swift binding of SQLite (no knowledge of events), as FetchlogLMDB
 //   FetchlogSQL      – SQL over a store (issue 35): its views, manifest resources and log as
@@ -92,7 +94,11 @@ let package = Package(
         ),
         .target(
             name: "FetchlogSources",
-            dependencies: ["FetchlogCore", "FetchlogShell", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["FetchlogCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FetchlogSeedShell",
+            dependencies: ["FetchlogCore", "FetchlogSources", "FetchlogShell"]
         ),
         .target(
             name: "FetchlogShell",
@@ -135,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "fetchlog",
             dependencies: [
-                "FetchlogCore", "FetchlogSources", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
+                "FetchlogCore", "FetchlogSources", "FetchlogSeedShell", "SampleUpstream", "CEditLine", "FetchlogNATS", "FetchlogReplication",
                 "FetchlogShell", "FetchlogServe", "FetchlogSQL", "FetchlogSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "FetchlogTests",
             dependencies: [
-                "FetchlogCore", "FetchlogSources", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
+                "FetchlogCore", "FetchlogSources", "FetchlogSeedShell", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
                 "FetchlogShell", "FetchlogSQL", "FetchlogSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

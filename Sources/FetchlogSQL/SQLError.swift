@@ -28,7 +28,4 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
-
-    /// 64 (usage) for a refused statement, else 1: what `fetchlog sql` exits with.
-    package var exitCode: Int32 { kind == .refused ? 64 : 1 }
 }

@@ -1,6 +1,7 @@
 import FetchlogCore
 import FetchlogShell
 import FetchlogSources
+import FetchlogSeedShell
 
 /// The one place the command line chooses its sources: everything else — the shell's
 /// commands, `fetch`, `sources`, `export`, completion — iterates this registry.

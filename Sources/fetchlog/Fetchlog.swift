@@ -50,22 +50,22 @@ struct FetchlogCommand: AsyncParsableCommand {
             Verbosity.bootstrap(verbosity)
         } catch {
             printError("\(error)")
-            Foundation.exit(64)
+            Foundation.exit(ExitStatus.usage)
         }
         do {
             arguments = try GlobalOptions.arrange(arguments)
         } catch {
             printError("\(error)")
-            Foundation.exit(64)
+            Foundation.exit(ExitStatus.usage)
         }
         if let unknown = GlobalOptions.unknownSubcommand(in: arguments) {
             let names = configuration.subcommands.map { $0._commandName } + ["help"]
             printError("unknown command '\(unknown)'\(Suggest.didYouMean(unknown, names)); fetchlog --help lists them")
-            Foundation.exit(64)
+            Foundation.exit(ExitStatus.usage)
         }
         if let (group, word, names) = GlobalOptions.unknownNestedSubcommand(in: arguments) {
             printError("\(group) has no '\(word)'\(Suggest.didYouMean(word, names)); fetchlog \(group) --help lists them")
-            Foundation.exit(64)
+            Foundation.exit(ExitStatus.usage)
         }
         await mainCancellingOnInterrupt(arguments)
     }

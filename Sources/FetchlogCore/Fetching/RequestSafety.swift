@@ -18,7 +18,7 @@ public struct Redaction: Sendable, Equatable {
     /// What every recorded secret becomes.
     package static let mask = "***"
     /// Request headers whose values are credentials.
-    public static let secretHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    package static let secretHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
     /// Parts of a header name that say its value is a credential (`X-Api-Key`,
     /// `X-Auth-Token`, `Client-Secret`).
     package static let secretHeaderParts = ["token", "secret", "key", "auth", "password", "signature", "credential"]

@@ -2,7 +2,7 @@
 public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
     /// Hard stop for `--pages all` on a list that never says it ended: the engine's own
     /// ceiling for lists (`Store.listPageCeiling`), so `--pages` and a manifest's list agree.
-    public static let limit = Store.listPageCeiling
+    package static let limit = Store.listPageCeiling
 
     case range(ClosedRange<Int>)
     /// From the first page until the source says there are no more.
@@ -17,6 +17,7 @@ public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
+    /// `3`, `0-3`, `all`: as typed.
     public var description: String {
         switch self {
         case .all: "all"
@@ -24,12 +25,15 @@ public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public func first(default start: Int) -> Int {
+    /// The first page asked for; `start` (the list's own first) for `all`.
+    package func first(default start: Int) -> Int {
         if case .range(let r) = self { return r.lowerBound }
         return start
     }
 
-    public func last(knownTotal: Int?) -> Int? {
+    /// The last page to ask for: the range's end, never past a total the list announced;
+    /// for `all`, that total (nil while none is known: go on until the list ends).
+    package func last(knownTotal: Int?) -> Int? {
         switch self {
         case .range(let r): return min(r.upperBound, knownTotal ?? r.upperBound)
         case .all: return knownTotal

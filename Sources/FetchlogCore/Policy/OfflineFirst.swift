@@ -51,6 +51,13 @@ public final class OfflineFirst: @unchecked Sendable {
         self.debounceClock = debounceClock
     }
 
+    /// The offline-first policy over `store` (opened with fetching): every registered
+    /// source's own freshness rule, the system's clock. The seed sources' paging and
+    /// search calls (`fetchShowsPage`, `didShow(itemIndex:of:)`, `searchShows`) are its.
+    public convenience init(_ store: Store) {
+        self.init(store: store, policy: nil)
+    }
+
     /// The store fetches with `offline` set (`--offline`): nothing is asked of the network.
     private var isOffline: Bool { store.fetchConfiguration?.offline == true }
 

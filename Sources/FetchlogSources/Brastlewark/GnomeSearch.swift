@@ -56,11 +56,11 @@ public struct GnomeRow: Sendable, Equatable, Identifiable {
 
 /// How gnome strings are compared: trimmed, then case-folded without a locale, so
 /// matching is the same on every machine.
-enum GnomeText {
+package enum GnomeText {
     /// `s` without leading and trailing whitespace and newlines. When `s` starts and ends
     /// with a printable ASCII byte other than a space (nearly every census string) it is
     /// returned itself — no copy, its storage shared — and Foundation is not asked.
-    static func trimmed(_ s: String) -> String {
+    package static func trimmed(_ s: String) -> String {
         guard let first = s.utf8.first, let last = s.utf8.last, (0x21 ... 0x7E).contains(first), (0x21 ... 0x7E).contains(last) else {
             return s.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -69,11 +69,11 @@ enum GnomeText {
 
     /// `s` lowercased (already trimmed); itself, shared, when it has no upper-case ASCII
     /// letter and is all ASCII.
-    static func folded(_ s: String) -> String {
+    package static func folded(_ s: String) -> String {
         s.utf8.allSatisfy { $0 < 0x80 && !(0x41 ... 0x5A).contains($0) } ? s : s.lowercased()
     }
 
-    static func key(_ s: String) -> String { folded(trimmed(s)) }
+    package static func key(_ s: String) -> String { folded(trimmed(s)) }
 }
 
 /// Folded text for substring matching, with the answer to "may this be matched byte by

@@ -1,5 +1,4 @@
 import FetchlogCore
-import FetchlogShell
 
 /// What the read model keeps of the census for a one-shot `gnomes [TEXT]` (issue 35, cold
 /// start: `fetchlog query "gnomes tob"` answers without decoding the census), and that
@@ -10,12 +9,12 @@ import FetchlogShell
 /// positions it lets through, ascending), the search index's bytes (each gnome's folded
 /// name, hair colour and professions, as `GnomeRow.searchKeys`). Records: each gnome's
 /// `gnomes --format json` record, in census order.
-enum GnomesCopy {
-    static let version = 1
+package enum GnomesCopy {
+    package static let version = 1
 
     /// The copy of `state`'s census; nil when none is held (the command then fetches it) or
     /// when its texts do not fit the index's bytes (a separator byte in a name).
-    static func make(_ state: LogState) -> ViewCopy? {
+    package static func make(_ state: LogState) -> ViewCopy? {
         let census = GnomeCensus.data(in: state)
         let rows = census.rows
         guard !rows.isEmpty else { return nil }
@@ -29,69 +28,12 @@ enum GnomesCopy {
             header.append(0)
         } else {
             header.append(1)
-            header.append(BrastlewarkCommands.filterText(filters.active))
+            header.append(GnomeWords.filterText(filters.active))
             let selection = filters.selection()
             header.append(selection.positions.count)
             for position in selection.positions { header.append(Int(position)) }
         }
         header.append(bytes: index.bytes)
-        return ViewCopy(header: header.bytes, records: rows.map { BrastlewarkCommands.gnomeRecord($0).canonicalText() })
-    }
-
-    /// `gnomes [--limit N] [--page N] [TEXT]` from `held`, as `BrastlewarkCommands.gnomes`
-    /// answers from the store: the same parsing, selection, page and footer. Nil when the
-    /// copy cannot answer (another version, a needle holding a separator byte).
-    static func gnomes(_ held: HeldViewCopy, _ args: [String]) throws -> ShellOutput? {
-        let arguments = try ShellArguments(args, usage: BrastlewarkCommands.gnomesUsage, options: ["limit", "page"])
-        let limit = try arguments.int("limit", minimum: 1) ?? Shell.pageSize
-        let page = try arguments.int("page", minimum: 1) ?? 1
-        var header = CopyHeaderReader(held.header)
-        guard header.int() == version, let census = header.int(), census == held.count, let filtered = header.int() else { return nil }
-        var filterText: String?
-        var allowed: [Int]?
-        if filtered == 1 {
-            guard let text = header.text(), let count = header.int() else { return nil }
-            var positions: [Int] = []
-            positions.reserveCapacity(count)
-            for _ in 0 ..< count {
-                guard let position = header.int() else { return nil }
-                positions.append(position)
-            }
-            filterText = text
-            allowed = positions
-        }
-        guard let searchBytes = header.bytes() else { return nil }
-        let text = arguments.positionals.joined(separator: " ")
-        let key = GnomeText.key(text)
-        var list = allowed ?? Array(0 ..< census)
-        if !key.isEmpty {
-            let index = ItemsSearchIndex(bytes: searchBytes)
-            guard index.count == census, let found = index.matching(key) else { return nil }
-            if let allowed {
-                let kept = Set(found)
-                list = allowed.filter(kept.contains)
-            } else {
-                list = found
-            }
-        }
-        let (shown, pages) = try Shell.page(list, page, size: limit, noun: "gnomes")
-        let records = try held.records(at: shown)
-        let rows = try records.map { record in
-            guard case .number(let id)? = record["id"], let name = record["name"]?.stringValue, case .number(let age)? = record["age"],
-                  let hair = record["hairColor"]?.stringValue, let professions = record["professions"]?.arrayValue,
-                  let friends = record["friends"]?.arrayValue else { throw GnomesCopyError.damaged }
-            return [id, name, age, hair, professions.compactMap(\.stringValue).joined(separator: ", "), String(friends.count)]
-        }
-        let filter = filterText.map { " (filter: \($0))" } ?? ""
-        var footer = "page \(page) of \(pages) · \(list.count) gnomes" + filter
-        if list.isEmpty {
-            footer = text.isEmpty
-                ? "no gnome matches the filter\(filter) of \(census) in the census: filter reset shows them all"
-                : "no gnome's name, hair colour or profession contains '\(text)'\(filter); \(census) gnomes in the census"
-        }
-        return .table(columns: BrastlewarkCommands.gnomesColumns, rows: rows, records: records, footer: footer)
+        return ViewCopy(header: header.bytes, records: rows.map { GnomeWords.record($0).canonicalText() })
     }
 }
-
-/// A copy record that is not a gnome's (a damaged read model: the store answers).
-enum GnomesCopyError: Error { case damaged }

@@ -79,17 +79,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
         guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
         guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
-        if source == "asset" {
-            guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
-        } else if Self.whats[source] == nil && mayBeDefined(source) {
-            // A source the store may define by a manifest: checked once the store is open.
-        } else {
-            guard let options = Self.whats[source] else {
-                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, Array(Self.whats.keys).sorted() + ["asset"])): use \(Self.registry.fetchSources.joined(separator: ", ")) or asset")
-            }
-            guard options.contains(what) else {
-                throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
-            }
+        // The names, as far as they can be told before the store is open (a source no
+        // plug-in fetches may be one the store defines: checked once it is open).
+        do {
+            _ = try FetchReference.resolve(source: source, what: what, shell: Self.registry, state: nil, mayBeDefined: mayBeDefined(source))
+        } catch {
+            throw ValidationError(error.message)
         }
         if let pages {
             guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)'") }
@@ -159,25 +154,27 @@ struct FetchCommand: AsyncParsableCommand {
                  shell: ShellRegistry = FetchCommand.registry) async throws -> [FetchReport] {
         guard let fetching = store.fetchConfiguration else { throw StoreUsageError.noFetcher }
         let policy = policy ?? OfflineFirst(store: store, clock: fetching.clock)
-        if source == "asset" {
-            guard what.hasPrefix("http://") || what.hasPrefix("https://") else { throw ValidationError("fetch asset takes an http(s) URL") }
-            let report = try await policy.fetchAsset(what)
+        let reference: FetchReference?
+        do {
+            reference = try FetchReference.resolve(source: source, what: what, shell: shell, state: store.durableState)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let target: FetchTarget
+        switch reference {
+        case .asset(let url)?:
+            let report = try await policy.fetchAsset(url)
             printer.report(report)
             return [report]
-        }
-        if store.sources.plugin(source) == nil, store.durableState.manifests[source] != nil {
-            return try await fetchDefined(store, printer, policy: policy)
-        }
-        if maxPages != nil {
-            throw ValidationError("--max-pages is for sources defined by a manifest (source add FILE); \(source) takes --pages")
-        }
-        guard let target = shell.fetchTarget(source: source, what: what) else {
-            let options = shell.fetchTargets.filter { $0.source == source }.map(\.what)
-            if options.isEmpty {
-                let names = shell.fetchSources
-                throw ValidationError("unknown source '\(source)'\(Suggest.didYouMean(source, names + ["asset"])): use \(names.joined(separator: ", ")) or asset")
+        case .defined(let source, let resource)?:
+            return try await fetchDefined(store, printer, policy: policy, source: source, resource: resource)
+        case .target(let found)?:
+            if maxPages != nil {
+                throw ValidationError("--max-pages is for sources defined by a manifest (source add FILE); \(source) takes --pages")
             }
-            throw ValidationError("\(source) has no '\(what)'\(Suggest.didYouMean(what, options)): use \(options.joined(separator: ", "))")
+            target = found
+        case nil:
+            preconditionFailure("a resolution against an open store's state is never deferred")
         }
         // Bulk downloads report each image as it ends (several run at once), with the
         // planned count for the progress bar.
@@ -198,7 +195,9 @@ extension FetchCommand {
     /// pages counted from 1 (a `page_number` or `offset` paginator starts at A, others read
     /// their way there).
     /// `--with images` then downloads the items' images (`fetchlog.images`) as assets.
-    func fetchDefined(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst) async throws -> [FetchReport] {
+    func fetchDefined(_ store: Store, _ printer: FetchPrinter, policy: OfflineFirst, source: String,
+                      resource: RestResource) async throws -> [FetchReport] {
+        let what = resource.name
         let withImages: Bool
         switch extras {
         case nil: withImages = false

@@ -216,7 +216,7 @@ struct LogCommand: AsyncParsableCommand {
             do {
                 plan = try context.maintenance.compactionPlan(before: before, recordedBefore: recordedBefore)
             } catch let error as MaintenanceError {
-                throw CommandError(maintenance: error)
+                throw ExitStatus.of(error)
             }
             var json: [(String, JSONValue)] = [
                 ("dryRun", .bool(dryRun)), ("events", .number(plan.events)), ("resources", .number(plan.resources.count)),
@@ -254,7 +254,7 @@ struct LogCommand: AsyncParsableCommand {
             if rewrite {
                 let result: StoreRewrite.Result
                 do { result = try context.maintenance.closeAndRewrite() } catch let error as MaintenanceError {
-                    throw CommandError(maintenance: error)
+                    throw ExitStatus.of(error)
                 }
                 message += "\nrewrote data.mdb: \(Format.bytes(result.bytesBefore)) → \(Format.bytes(result.bytesAfter)) (\(Format.bytes(max(0, result.bytesBefore - result.bytesAfter))) returned to the file system)"
                 json += [("fileBytesBefore", .number(result.bytesBefore)), ("fileBytesAfter", .number(result.bytesAfter))]
@@ -285,7 +285,7 @@ struct LogCommand: AsyncParsableCommand {
         static func salvage(_ directory: URL, out: String) throws -> Output {
             let report: StoreMaintenance.Salvage
             do { report = try StoreMaintenance.salvage(at: directory) } catch let error as MaintenanceError {
-                throw CommandError(maintenance: error)
+                throw ExitStatus.of(error)
             }
             let lines = report.events
             do {
@@ -339,7 +339,7 @@ struct LogCommand: AsyncParsableCommand {
             }
             // A replica's log is a copy of its stream: events enter through the stream only
             // (said before a private copy of the input is made).
-            if context.maintenance.isAttachedToStream { throw CommandError(maintenance: .attachedToStream) }
+            if context.maintenance.isAttachedToStream { throw ExitStatus.of(MaintenanceError.attachedToStream) }
             // The import reads its input twice (check, then write): anything but a regular
             // file (stdin, a pipe, <(…)) is first copied into a private file of its own.
             var info = stat()
@@ -365,7 +365,7 @@ struct LogCommand: AsyncParsableCommand {
             } catch MaintenanceError.unreadable(_, let reason) {
                 throw CommandError.failed("cannot read \(file): \(reason)")
             } catch let error as MaintenanceError {
-                throw CommandError(maintenance: error)
+                throw ExitStatus.of(error)
             }
             let held = summary.alreadyHeld == 0 ? "" : " (\(summary.alreadyHeld) already held)"
             let seqs = summary.imported == 0 ? "" : summary.firstSeq == summary.lastSeq ? ", seq \(summary.firstSeq)" : ", seq \(summary.firstSeq)…\(summary.lastSeq)"

@@ -84,11 +84,12 @@ struct QueryCommand: AsyncParsableCommand {
                 throw ExitCode(error.status)
             } catch let error as StoreError {
                 buffer.flush()
-                writeErr(Data("error: \(visibleControls(error.description))\n".utf8))
-                throw ExitCode(ExitStatus.failure)
+                let failure = ExitStatus.of(error)
+                writeErr(Data("error: \(visibleControls(failure.message))\n".utf8))
+                throw ExitCode(failure.status)
             } catch let error as MaintenanceError {
                 buffer.flush()
-                let failure = CommandError(maintenance: error)
+                let failure = ExitStatus.of(error)
                 writeErr(Data("error: \(visibleControls(failure.message))\n".utf8))
                 throw ExitCode(failure.status)
             }

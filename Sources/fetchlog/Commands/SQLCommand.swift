@@ -114,10 +114,10 @@ struct SQLCommand: SharedCommand {
                  })), ("sql", .string(table.ddl))])
     }
 
-    /// SQL errors as the command's: a refused statement is a usage error (64), others fail (1).
+    /// SQL errors as the command's (`ExitStatus.of`): a refused statement is a usage error.
     static func reporting<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await RunningNote.around("running", body) } catch let error as SQLError {
-            throw error.kind == .interrupted ? CommandError(message: error.message, status: 130) : CommandError(message: error.message, status: error.exitCode)
+            throw ExitStatus.of(error)
         }
     }
 }

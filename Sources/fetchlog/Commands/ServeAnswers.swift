@@ -84,11 +84,12 @@ extension ServeAnswers {
     static func namesNothingThere(_ words: [String], _ store: Store) -> Bool {
         guard let dash = words.firstIndex(of: "--"), dash + 1 < words.count, words[dash + 1] != "asset" else { return false }
         let source = words[dash + 1]
-        guard let plugin = store.snapshot.state.plugin(source) else { return true }
+        guard store.snapshot.state.plugin(source) != nil else { return true }
         guard dash + 2 < words.count else { return false }
-        let what = words[dash + 2]
-        if let manifest = (plugin as? ManifestSource)?.manifest { return manifest.resource(what) == nil }
-        return FetchCommand.whats[source].map { !$0.contains(what) } ?? false
+        // A plug-in that has no `fetch` targets of its own is `fetch`'s to refuse.
+        if FetchCommand.whats[source] == nil && store.snapshot.state.manifests[source] == nil { return false }
+        // `fetch`'s own resolution (`FetchReference`): a name it refuses names nothing there.
+        return (try? FetchReference.resolve(source: source, what: words[dash + 2], shell: FetchCommand.registry, state: store.snapshot.state)) == nil
     }
 
     /// The status a refused write is answered with.
@@ -141,7 +142,7 @@ extension ServeAnswers {
             }
             return APIError(code: 404, message: error.message, exit: error.status)
         case let error as MaintenanceError:
-            let failure = CommandError(maintenance: error)
+            let failure = ExitStatus.of(error)
             switch error {
             case .seqPastEnd, .noEvent: return APIError(code: 404, message: failure.message, exit: failure.status)
             case .cancelled: return APIError(code: 503, message: failure.message, exit: failure.status)

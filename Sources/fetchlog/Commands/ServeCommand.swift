@@ -83,6 +83,6 @@ func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfig
         }
     } catch {
         printError("cannot serve on \(configuration.host):\(configuration.port): \(error)")
-        throw ExitCode(1)
+        throw ExitCode(ExitStatus.failure)
     }
 }

@@ -117,9 +117,7 @@ extension SharedCommand {
             _ = try reportingErrors { throw error }
         } catch let error as MaintenanceError {
             buffer.flush()
-            let failure = CommandError(maintenance: error)
-            printError(failure.message)
-            throw ExitCode(failure.status)
+            _ = try reportingErrors { throw error }
         }
     }
 }
@@ -180,13 +178,3 @@ enum SharedDoor {
     }
 }
 
-extension CommandError {
-    /// A maintenance failure as the command line says it: cancelled is 130 (as Ctrl-C
-    /// anywhere), every other reason a failed command (1).
-    init(maintenance error: MaintenanceError) {
-        switch error {
-        case .cancelled(let reason): self.init(message: reason, status: 130)
-        default: self = .failed(error.description)
-        }
-    }
-}

@@ -35,36 +35,19 @@ final class OutputBuffer {
     deinit { flush() }
 }
 
-enum ExitStatus {
-    static let failure: Int32 = 1
-    static let damaged: Int32 = 2
-    static let refused: Int32 = 3
-}
-
 /// Runs a command body, turning engine errors into one clear message on stderr and
-/// the documented exit status.
+/// the documented exit status (`ExitStatus.of`).
 func reportingErrors<R>(_ body: () throws -> R) throws -> R {
     do {
         return try body()
-    } catch let error as StoreError {
-        printError(error.description)
-        switch error {
-        case .notADirectory, .foreignFiles, .lockFileWithoutData, .notLMDB, .truncatedDataFile, .foreignLMDB,
-             .newerFormat, .damagedMetadata, .damagedFile, .danglingLink, .notAccessible:
-            throw ExitCode(ExitStatus.refused)
-        default:
-            throw ExitCode(ExitStatus.failure)
-        }
     } catch let error as ExitCode {
         throw error
     } catch let error as ValidationError {
         throw error
-    } catch let error as ClockSettingError {
-        printError(error.description)
-        throw ExitCode(64)
     } catch {
-        printError("\(error)")
-        throw ExitCode(ExitStatus.failure)
+        let failure = ExitStatus.of(error)
+        printError(failure.message)
+        throw ExitCode(failure.status)
     }
 }
 

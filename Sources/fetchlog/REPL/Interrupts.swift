@@ -69,7 +69,7 @@ enum Interrupts {
                 } else if signal == SIGINT {
                     // Nobody handles it: what SIGINT would have done, with the shell's status.
                     fflush(nil)
-                    _exit(130)
+                    _exit(ExitStatus.interrupted)
                 }
             }
         }
@@ -110,7 +110,7 @@ extension FetchlogCommand {
                 // A command that left its cancellation error to the caller (ReplayCancelled,
                 // ExportCancelled, FetchCancelled) still says what happened.
                 if case .failure(let error) = result, !(error is ExitCode) { printError("\(error)") }
-                exit(withError: ExitCode(130))
+                exit(withError: ExitCode(ExitStatus.interrupted))
             }
             try result.get()
         } catch {
@@ -161,7 +161,7 @@ final class OneShotInterrupt: Sendable {
             cancel?()
         } else {
             fflush(nil)
-            _exit(130)
+            _exit(ExitStatus.interrupted)
         }
     }
 }
@@ -237,7 +237,7 @@ final class ShellInterrupts: Sendable {
         } else {
             // A script waiting for its next line: it ends here, as a script does on Ctrl-C.
             fflush(nil)
-            _exit(130)
+            _exit(ExitStatus.interrupted)
         }
     }
 }

@@ -128,14 +128,8 @@ final class Session: ShellContext, @unchecked Sendable {
             pendingWarnings = []
             if let output = error.output { emit(activeRenderer.render(output)) }
             return report(error)
-        } catch let error as StoreError {
-            return report(.failed(error.description))
-        } catch let error as MaintenanceError {
-            return report(CommandError(maintenance: error))
-        } catch let error as ClockSettingError {
-            return report(.usage(error.description))
         } catch {
-            return report(.failed("\(error)"))
+            return report(ExitStatus.of(error))
         }
     }
 
@@ -187,7 +181,7 @@ final class Session: ShellContext, @unchecked Sendable {
         guard opened.freshness.level == .missing else { return }
         await policy.waitForBackgroundWork()
         // Ctrl-C while waiting for the first data: say that, not "fetching failed".
-        if Task.isCancelled { throw CommandError(message: "cancelled: \(name ?? resource.description) is not held yet; nothing was recorded for it", status: 130) }
+        if Task.isCancelled { throw CommandError(message: "cancelled: \(name ?? resource.description) is not held yet; nothing was recorded for it", status: ExitStatus.interrupted) }
         let after = policy.freshness(of: resource)
         if let name, after.level == .missing {
             let reason = store.fetchConfiguration?.offline == true ? "--offline forbids the network" : (after.status.lastError ?? "nothing came back")

@@ -1,6 +1,7 @@
 import FetchlogCore
 import FetchlogShell
 import FetchlogSources
+import FetchlogSeedShell
 import Foundation
 
 // Issue 14: a sixth source, defined entirely in the test target on the engine's public API

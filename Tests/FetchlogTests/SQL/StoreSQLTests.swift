@@ -3,6 +3,7 @@ import Testing
 @testable import FetchlogCore
 @testable import FetchlogSources
 @testable import FetchlogSQL
+@testable import fetchlog
 
 /// The library's SQL (issue 35): `store.sql(_:)` over the sample log's store (13 events: two
 /// TVmaze pages, the census, Viaplay, Thmanyah, an ARTIC artwork, failures, a filter intent),
@@ -194,7 +195,7 @@ import Testing
                 Issue.record("ran: \(statement)")
             } catch let error as SQLError {
                 #expect(error.kind == .refused, "\(statement): \(error)")
-                #expect(error.exitCode == 64)
+                #expect(ExitStatus.of(error).status == 64)
             }
         }
         #expect(store.snapshot.state == before)

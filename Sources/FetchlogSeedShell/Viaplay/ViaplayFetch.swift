@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// `fetch viaplay root|page HREF`.
 enum ViaplayFetch {

@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// `fetch thmanyah home|search`.
 enum ThmanyahFetch {

@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// `fetch tvmaze …` and `fetch assets shows|show`.
 enum TVMazeFetch {

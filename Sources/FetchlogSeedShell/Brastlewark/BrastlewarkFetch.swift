@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// `fetch brastlewark census` and `fetch assets gnomes`.
 enum BrastlewarkFetch {

@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// The shell commands of this source (registered by `SeedSources`).
 enum SearchCommand {

@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// `fetch artic artworks|artwork|artist` and `fetch assets artworks`.
 enum ArticFetch {

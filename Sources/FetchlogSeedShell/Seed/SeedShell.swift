@@ -1,5 +1,6 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// Helpers the seed sources' shell commands share.
 enum SeedShell {

@@ -1,13 +1,9 @@
 import FetchlogCore
 import FetchlogShell
+import FetchlogSources
 
 /// The shell commands of this source (registered by `SeedSources`).
 enum BrastlewarkCommands {
-    static func gnomeRecord(_ g: GnomeRow) -> JSONValue {
-        .object([("id", .number(g.id)), ("name", .string(g.name)), ("age", .number(g.age)), ("weight", .number(g.weight)),
-                 ("height", .number(g.height)), ("hairColor", .string(g.hairColor)),
-                 ("professions", .array(g.professions.map(JSONValue.string))), ("friends", .array(g.friends.map(JSONValue.string)))])
-    }
 
     static let gnomesUsage = "gnomes [--limit N] [--page N] [TEXT]"
     static let gnomesColumns = ["id", "name", "age", "hair", "professions", "friends"]
@@ -26,7 +22,7 @@ enum BrastlewarkCommands {
         let list = view.selection(search: text.isEmpty ? nil : text)
         let (shown, pages) = try Shell.page(list, page, size: limit, noun: "gnomes")
         let rows = shown.map { [String($0.id), $0.name, String($0.age), $0.hairColor, $0.professions.joined(separator: ", "), String($0.friendCount)] }
-        let filter = view.active.isEmpty ? "" : " (filter: \(filterText(view.active)))"
+        let filter = view.active.isEmpty ? "" : " (filter: \(GnomeWords.filterText(view.active)))"
         var footer = "page \(page) of \(pages) · \(list.count) gnomes" + filter
         if list.isEmpty {
             let census = GnomesView(state: session.state).count
@@ -34,7 +30,7 @@ enum BrastlewarkCommands {
                 ? "no gnome matches the filter\(filter) of \(census) in the census: filter reset shows them all"
                 : "no gnome's name, hair colour or profession contains '\(text)'\(filter); \(census) gnomes in the census"
         }
-        return .table(columns: gnomesColumns, rows: rows, records: shown.map(gnomeRecord), footer: footer)
+        return .table(columns: gnomesColumns, rows: rows, records: shown.map(GnomeWords.record), footer: footer)
     }
 
     static func findGnome(_ session: any ShellContext, _ word: String) throws -> GnomeRow {
@@ -63,7 +59,7 @@ enum BrastlewarkCommands {
             ("id", String(g.id)), ("name", g.name), ("age", String(g.age)), ("weight", CanonicalNumber.text(g.weight)),
             ("height", CanonicalNumber.text(g.height)), ("hair", g.hairColor), ("professions", g.professions.joined(separator: ", ")),
             ("friends", g.friends.joined(separator: ", ")), ("thumbnail", g.thumbnail + SeedShell.heldNote(session, g.thumbnail)),
-        ], json: gnomeRecord(g))
+        ], json: GnomeWords.record(g))
     }
 
     /// The active filter in the one shape it has everywhere (`filter show`, `export filters`).
@@ -71,25 +67,7 @@ enum BrastlewarkCommands {
         view.exportMembers().first { $0.0 == "active" }?.1 ?? .null
     }
 
-    static func filterParts(_ f: GnomeFilter) -> [(field: String, text: String)] {
-        var parts: [(field: String, text: String)] = []
-        if let v = f.name { parts.append(("name", "name=\(v)")) }
-        if let v = f.hairColor { parts.append(("hair_color", "hair_color=\(v)")) }
-        if let v = f.profession { parts.append(("profession", "profession=\(v)")) }
-        func range<T>(_ name: String, _ a: T?, _ b: T?) {
-            if a != nil || b != nil { parts.append((name, "\(name)=\(a.map { "\($0)" } ?? "")-\(b.map { "\($0)" } ?? "")")) }
-        }
-        range("age", f.ageMin, f.ageMax)
-        range("weight", f.weightMin.map(CanonicalNumber.text), f.weightMax.map(CanonicalNumber.text))
-        range("height", f.heightMin.map(CanonicalNumber.text), f.heightMax.map(CanonicalNumber.text))
-        range("friends", f.friendsMin, f.friendsMax)
-        return parts
-    }
 
-    static func filterText(_ f: GnomeFilter) -> String {
-        let parts = filterParts(f).map(\.text)
-        return parts.isEmpty ? "none" : parts.joined(separator: " ")
-    }
 
     static func filter(_ session: any ShellContext, _ args: [String]) async throws -> ShellOutput? {
         guard let verb = args.first else { throw ShellError.usage("usage: filter show | set FIELD=VALUE… | reset") }
@@ -99,7 +77,7 @@ enum BrastlewarkCommands {
             let view = FiltersView(state: session.state)
             let a = view.available
             return .record(pairs: [
-                ("active", filterText(view.active)), ("matching", String(view.matching.count)),
+                ("active", GnomeWords.filterText(view.active)), ("matching", String(view.matching.count)),
                 ("age", "\(Shell.text(a.age.min))-\(Shell.text(a.age.max))"), ("weight", "\(Shell.text(a.weight.min))-\(Shell.text(a.weight.max))"),
                 ("height", "\(Shell.text(a.height.min))-\(Shell.text(a.height.max))"), ("friends", "\(Shell.text(a.friends.min))-\(Shell.text(a.friends.max))"),
                 ("hair colours", a.hairColors.joined(separator: ", ")), ("professions", a.professions.joined(separator: ", ")),
@@ -111,7 +89,7 @@ enum BrastlewarkCommands {
             try await session.store.resetGnomeFilter()
             let afterView = FiltersView(state: session.state)
             let count = afterView.matching.count
-            return .message("filter reset (was \(filterText(beforeView.active))): \(count) gnomes",
+            return .message("filter reset (was \(GnomeWords.filterText(beforeView.active))): \(count) gnomes",
                             json: .object([("active", activeJSON(afterView)), ("previous", activeJSON(beforeView)), ("matching", .number(count))]))
         case "set":
             guard !session.isPinned else { throw ShellError.usage("at SEQ is read-only") }
@@ -162,13 +140,13 @@ enum BrastlewarkCommands {
             let afterView = FiltersView(state: session.state)
             let count = afterView.matching.count
             // What the new filter did to the one in force: fields it replaced, fields it kept.
-            let previous = filterParts(before)
+            let previous = GnomeWords.filterParts(before)
             let replaced = previous.filter { changed.contains($0.field) }.map(\.text)
             let kept = previous.filter { !changed.contains($0.field) }.map(\.text)
             var how = before.isEmpty ? "new filter" : kept.isEmpty ? "replaced the active filter" : "merged with the active filter"
             if !replaced.isEmpty { how += "; replaced \(replaced.joined(separator: " "))" }
             if !kept.isEmpty { how += "; kept \(kept.joined(separator: " "))" }
-            return .message("filter set: \(filterText(f)) (\(count) gnomes) — \(how)",
+            return .message("filter set: \(GnomeWords.filterText(f)) (\(count) gnomes) — \(how)",
                             json: .object([("active", activeJSON(afterView)), ("previous", activeJSON(view)), ("matching", .number(count)),
                                            ("replaced", .array(replaced.map(JSONValue.string))), ("kept", .array(kept.map(JSONValue.string)))]))
         default:
