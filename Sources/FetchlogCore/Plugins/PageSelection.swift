@@ -9,7 +9,7 @@ public enum PageSelection: Sendable, Equatable, CustomStringConvertible {
     case all
 
     /// `3`, `0-3`, `all`.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if text == "all" { self = .all; return }
         let parts = text.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         if parts.count == 1, let n = Int(parts[0]), n >= 0 { self = .range(n ... n); return }

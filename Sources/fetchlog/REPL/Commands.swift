@@ -41,6 +41,12 @@ enum Commands {
             guard let spec = CommandTable.find(name, in: session.commands) else {
                 throw CommandError.usage("no command '\(name)'\(Suggest.didYouMean(name, CommandTable.names(in: session.commands))); type help for the list")
             }
+            // A real example of a command over a manifest's resources, on this store.
+            if let example = HelpExamples.example(for: spec.name, state: session.state) {
+                let json: JSONValue = .object([("name", .string(spec.name)), ("usage", .string(spec.usage)), ("summary", .string(spec.summary)),
+                                               ("example", .string(example))])
+                return .message("\(spec.usage)\n  \(spec.summary)\n  example: \(example)", json: json)
+            }
             return .message("\(spec.usage)\n  \(spec.summary)\n  example: \(spec.example)", json: spec.json)
         }
         var lines = ["Commands (help COMMAND for one; every example works on the demo store):"]

@@ -42,3 +42,30 @@ import Testing
         #expect(help.stdout.contains("items/SOURCE/RESOURCE and facets/SOURCE/RESOURCE"), "\(help.stdout)")
     }
 }
+
+/// Issue 36: `help items` (and `item`, `facets`, `links`) gives a real example: on a store
+/// that defines sources, one of its own that runs and answers; on one that defines none, the
+/// census manifest's, with the steps that make it run.
+@Suite struct HelpGivesARealExampleTests {
+    @Test func helpNamesTheStoresOwnSourceAndTheExampleRuns() async throws {
+        let fixture = try await SQLTestStore.make("help-examples")
+        for (command, expected) in [("items", "items catalog items"), ("item", "item catalog items 1"), ("facets", "facets catalog items"),
+                                    ("links", "links catalog items 1")] {
+            let help = try await fixture.run(["--format", "json", "query", "help \(command)"])
+            #expect(help.status == 0, "\(help.stderr)")
+            #expect(try JSONValue.parse(help.stdout)["example"] == .string(expected), "\(help.stdout)")
+        }
+        // What the example says runs, and answers the first item.
+        let ran = try await fixture.run(["--format", "json", "query", "item catalog items 1"])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        #expect(try JSONValue.parse(ran.stdout)["id"] == .number(1), "\(ran.stdout)")
+    }
+
+    @Test func onAStoreWithoutManifestsHelpSaysHowToMakeOneRun() async throws {
+        let dir = TemporaryDirectory("help-no-manifest")
+        let help = try await runFetchlog(["--store", dir.sub("store"), "query", "help items"])
+        #expect(help.status == 0, "\(help.stderr)")
+        #expect(help.stdout.contains("  example: items census gnomes   (once defined and fetched: source add docs/manifests/census.json, then fetch census gnomes)\n"),
+                "\(help.stdout)")
+    }
+}
