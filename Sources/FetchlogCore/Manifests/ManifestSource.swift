@@ -118,10 +118,10 @@ package struct ManifestSource: SourcePlugin {
         return request
     }
 
-    /// A `header_cursor`'s header: kept in the log, which the next page's label comes from.
+    /// The headers the resource's paginator makes the next request from (a `header_cursor`'s):
+    /// kept in the log, since a not-modified answer does not repeat them.
     package func keptResponseHeaders(for kind: DocumentKind) -> Set<String> {
-        guard case .headerCursor(let key, _)? = resource(of: kind)?.paginator else { return [] }
-        return [key.lowercased()]
+        resource(of: kind)?.paginator.kind.keptResponseHeaders ?? []
     }
 }
 
@@ -131,17 +131,8 @@ package struct ManifestPage: SourceDocument, Equatable {
     /// without fetching again.
     package let body: JSONValue
     package let items: [JSONValue]
-    /// The value at the paginator's `total_path` (pages or items), when there is one.
-    package let total: Int?
-    /// The next page's URL from the body (`json_link`'s `next_url_path`, or `auto`'s `next`).
-    package let nextURL: String?
-    /// The next cursor (`cursor`'s `cursor_path`), as a query parameter's text.
-    package let cursor: String?
-    /// The next cursor as the body holds it, for a `cursor_body_path` (its type kept).
-    package let cursorValue: JSONValue?
-    /// `has_more_path`'s boolean (a `"true"`/`"false"` string read as dlt reads it); nil
-    /// when the paginator has none.
-    package let hasMore: Bool?
+    /// What the body says about the next page, as the resource's paginator reads it.
+    package let signals: PageSignals
     /// Items the resource's view leaves out, when it has a primary key: those without a
     /// value for one of its fields (`nonObjectItems` of them not objects at all).
     package let keylessItems: Int
@@ -160,8 +151,7 @@ package struct ManifestPage: SourceDocument, Equatable {
         // One reading of one body is equal to itself: the store compares its states on every
         // catch-up, and a deep comparison of 100 held pages of 1,000 items took 80 ms.
         if a.identity == b.identity { return true }
-        return a.body == b.body && a.items == b.items && a.total == b.total && a.nextURL == b.nextURL && a.cursor == b.cursor
-            && a.cursorValue == b.cursorValue && a.hasMore == b.hasMore
+        return a.body == b.body && a.items == b.items && a.signals == b.signals
     }
 
     /// The page a body ignored by a `response_actions` `content` rule stands for.
@@ -169,11 +159,7 @@ package struct ManifestPage: SourceDocument, Equatable {
         body = .null
         identity = PageIdentity.next()
         items = []
-        total = nil
-        nextURL = nil
-        cursor = nil
-        cursorValue = nil
-        hasMore = nil
+        signals = PageSignals()
         keylessItems = 0
         nonObjectItems = 0
         ignoredByAction = true
@@ -243,59 +229,7 @@ package struct ManifestPage: SourceDocument, Equatable {
         } else {
             lastCursor = nil
         }
-        func value(at path: JSONPath?) -> JSONValue? { path?.first(in: json) }
-        var foundCursor: JSONValue?, foundMore: Bool?
-        switch resource.paginator {
-        case .pageNumber(let range), .offset(let range):
-            total = value(at: range.totalPath)?.intValue
-            nextURL = nil
-            cursor = nil
-            foundMore = try range.hasMorePath.map { path throws(DecodeError) in try Self.hasMore(at: path, in: json) }
-        case .jsonLink(let next):
-            total = nil
-            nextURL = value(at: next)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-            cursor = nil
-        case .auto:
-            total = nil
-            nextURL = json["next"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-            cursor = nil
-        case .cursor(let cursorPath, _, let hasMorePath, _):
-            total = nil
-            nextURL = nil
-            // dlt takes the first value, and none when it is falsy (null, "", 0, false).
-            let found = value(at: cursorPath)
-            let falsy: Bool = switch found {
-            case nil, .null?, .bool(false)?: true
-            case .string(let s)?: s.isEmpty
-            case .number(let n)?: Double(n) == 0
-            case .array(let a)?: a.isEmpty
-            case .object(let o)?: o.isEmpty
-            default: false
-            }
-            cursor = falsy ? nil : found?.stringValue ?? found?.canonicalText()
-            foundCursor = falsy ? nil : found
-            if let hasMorePath { foundMore = try Self.hasMore(at: hasMorePath, in: json) }
-        case .singlePage, .headerLink, .headerCursor:
-            total = nil
-            nextURL = nil
-            cursor = nil
-        }
-        cursorValue = foundCursor
-        hasMore = foundMore
-    }
-
-    /// `has_more_path`'s boolean, a `"true"`/`"false"` string read as dlt's `str2bool` reads it.
-    private static func hasMore(at path: JSONPath, in json: JSONValue) throws(DecodeError) -> Bool {
-        let flag = path.first(in: json)
-        switch flag {
-        case .bool(let b)?: return b
-        case .string(let text)? where ["true", "false", "1", "0", "yes", "no", "y", "n", "on", "off", "t", "f"].contains(text.lowercased()):
-            return ["true", "1", "yes", "y", "on", "t"].contains(text.lowercased())
-        default:
-            // dlt stops with an error: the body does not say whether there is more.
-            throw DecodeError(path: path.text, reason: flag == nil ? "missing (the paginator's has_more_path names it)"
-                : "expected a boolean (the paginator's has_more_path), got \(flag!.canonicalText().prefix(80))")
-        }
+        signals = try resource.paginator.kind.signals(in: json)
     }
 }
 

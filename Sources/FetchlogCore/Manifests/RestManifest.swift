@@ -66,7 +66,7 @@ public struct RestManifest: Sendable, Equatable {
             if let defaults { json = Self.merge(defaults.json, json) }
             var resource: RestResource
             do {
-                resource = try RestResource(ManifestReader(json, path: item.path), clientPaginator: clientPaginator)
+                resource = try RestResourceReader(reader: ManifestReader(json, path: item.path), clientPaginator: clientPaginator).read()
                 resource.credentials = try EndpointCredentials(endpoint: json["endpoint"], path: item.path + ".endpoint", source: name)
             } catch {
                 throw Self.whereWritten(error, item: item, defaults: defaults)
