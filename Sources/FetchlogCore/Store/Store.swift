@@ -266,7 +266,9 @@ public final class Store: Sendable {
         guard let fetcher else { throw StoreUsageError.noFetcher }
         var validators: Validators?
         if isDurable {
-            _ = try catchUpNow()
+            // Only when another process appended since: nothing new is nothing to fold (a
+            // list's pages then cost one fold each, the fold of the page itself).
+            if try log.lastSeq() > durableState.seq { _ = try catchUpNow() }
             validators = Validators(of: ResourceKey(resource), in: durableState)
         }
         // A source defined by a manifest lives in the state, not the registry.

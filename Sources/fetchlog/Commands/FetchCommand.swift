@@ -215,8 +215,10 @@ extension FetchCommand {
             pageCount = range.count
         }
         do {
-            var reports = try await store.fetchManifestResource(source: Source(source), resource: what, firstPage: firstPage, maxPages: pageCount,
-                                                                pageCeiling: maxPages) { printer.report($0) }
+            // The resource as resolved (`FetchReference`), paged by the store's client.
+            _ = try await store.catchUp()
+            let pager = try ManifestPager(store: store, source: Source(source), maxPages: pageCount, pageCeiling: maxPages)
+            var reports = try await pager.fetch(resource, firstPage: firstPage) { printer.report($0) }
             if withImages {
                 reports += try await policy.fetchManifestImages(source: source, resource: what, concurrency: concurrency,
                                                                 progress: AssetProgress(onPlan: { printer.expect($0) }, onReport: { printer.report($0) }))
