@@ -11,11 +11,19 @@ import Logging
 ///
 /// `@unchecked Sendable`: the LMDB handle is safe across threads with MDB_NOTLS; the map resize is serialised by `mapLock` against every transaction, and write transactions never leave `write`.
 public final class Environment: @unchecked Sendable {
+    /// How an environment is opened: set before ``Environment/init(path:options:)``;
+    /// liblmdb fixes them for the life of the handle.
     public struct Options: Sendable {
         /// Initial map size in bytes; the map grows (doubling) whenever it fills.
         public var mapSize: Int = 256 << 20
+        /// How many named databases may be opened (`mdb_env_set_maxdbs`); opening one more
+        /// fails with `MDB_DBS_FULL`.
         public var maxDatabases: UInt32 = 8
+        /// Read transactions open at once across every process sharing the environment
+        /// (`mdb_env_set_maxreaders`); past it a read fails with `MDB_READERS_FULL`.
         public var maxReaders: UInt32 = 126
+        /// Opened `MDB_RDONLY`: any write transaction fails, and stale reader slots are left
+        /// alone (clearing them writes the lock file).
         public var readOnly = false
         /// No lock file at all: for inspecting a directory without touching it.
         public var noLock = false
@@ -23,9 +31,12 @@ public final class Environment: @unchecked Sendable {
         public var noSync = false
         /// Where map growth is logged (`notice`).
         public var logger = LibraryLogging.logger(label: "fetchlog.lmdb")
+        /// The defaults: a 256 MiB map that grows, 8 named databases, 126 readers, read-write,
+        /// locked and synced at every commit.
         public init() {}
     }
 
+    /// The directory opened, as given: named in every ``LMDBError`` of this environment.
     public let path: String
     let handle: OpaquePointer
     private let mapLock = ReadWriteLock()
@@ -33,6 +44,10 @@ public final class Environment: @unchecked Sendable {
     /// Reader slots of dead processes cleared when this environment was opened.
     public private(set) var staleReadersCleared: Int32 = 0
 
+    /// Opens the environment in the directory `path`, which must exist; liblmdb creates
+    /// `data.mdb` and `lock.mdb` in it when absent (mode 0600). Unless read-only or without
+    /// a lock, clears the reader slots of dead processes (``staleReadersCleared``). Throws
+    /// ``LMDBError`` naming the step that failed.
     public init(path: String, options: Options = Options()) throws {
         self.path = path
         logger = options.logger
@@ -159,15 +174,24 @@ public final class Environment: @unchecked Sendable {
     /// The current map size in bytes.
     public var mapSize: Int { info.mapSize }
 
+    /// What `mdb_env_info` and `mdb_env_stat` say of the environment, read at one moment:
+    /// for diagnostics (how full the map is, who reads).
     public struct Info: Sendable {
+        /// The map's size in bytes: the most the data file may grow to before the map grows.
         public let mapSize: Int
+        /// The last page in use; times `pageSize` it is how much of the data file is used.
         public let lastPageNumber: Int
+        /// The id of the last committed write transaction: it moves with every commit.
         public let lastTransactionID: Int
+        /// The reader slots the lock file has (``Options/maxReaders``).
         public let maxReaders: UInt32
+        /// Reader slots taken now, by every process: more than live readers means stale slots.
         public let readersInUse: UInt32
+        /// The database page size in bytes (the OS page size when the file was created).
         public let pageSize: UInt32
     }
 
+    /// The environment's ``Info`` now, read without a transaction.
     public var info: Info {
         var raw = MDB_envinfo()
         mdb_env_info(handle, &raw)

@@ -3,10 +3,15 @@ import CLMDB
 /// An LMDB call failed. Carries the C return code, the operation that failed, the
 /// environment path, and the usual causes of that code with what to do about them.
 public struct LMDBError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// liblmdb's return code: an `MDB_*` code (negative) or an `errno` value.
     public let code: Int32
+    /// The liblmdb call that failed, with its argument where it helps (`mdb_put(bodies)`).
     public let operation: String
+    /// The environment's directory, so a message says which store failed.
     public let path: String
 
+    /// The error of a failed call: `code` as liblmdb returned it, with the call and the
+    /// environment that ``description`` names.
     public init(code: Int32, operation: String, path: String) {
         self.code = code
         self.operation = operation
@@ -16,8 +21,11 @@ public struct LMDBError: Error, CustomStringConvertible, Sendable, Equatable {
     /// liblmdb's own message for the code.
     public var message: String { String(cString: mdb_strerror(code)) }
 
+    /// The map is full (`MDB_MAP_FULL`): ``Environment/write(_:)`` grows it and runs the body again.
     public var isMapFull: Bool { code == MDB_MAP_FULL }
+    /// Another process grew the map (`MDB_MAP_RESIZED`): adopt its size and begin again.
     public var isMapResized: Bool { code == MDB_MAP_RESIZED }
+    /// No such key or named database (`MDB_NOTFOUND`): an answer, not a failure, to most callers.
     public var isNotFound: Bool { code == MDB_NOTFOUND }
 
     /// The usual reasons this code comes back, most likely first.
@@ -45,6 +53,7 @@ public struct LMDBError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
+    /// One line for a person: the operation, the path, liblmdb's message, the code and the usual causes.
     public var description: String {
         var text = "LMDB \(operation) failed at \(path): \(message) (code \(code))"
         let causes = usualCauses

@@ -12,6 +12,8 @@ public struct ReadTransaction: ~Copyable {
 
     deinit { mdb_txn_abort(txn) }
 
+    /// The value of `key` in `db`, nil when absent. The buffer points into the map: valid
+    /// only until the transaction ends, so copy out what you keep.
     public func get(_ db: Database, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         try lmdbGet(txn, db, key, path)
     }
@@ -24,15 +26,20 @@ public struct ReadTransaction: ~Copyable {
         return { key in try? lmdbGet(txn, db, key, path) }
     }
 
+    /// The value under the ``SequenceKey`` of `seq`, nil when absent; valid until the
+    /// transaction ends.
     public func get(_ db: Database, seq: UInt64) throws -> UnsafeRawBufferPointer? {
         try SequenceKey.with(seq) { try lmdbGet(txn, db, $0, path) }
     }
 
+    /// Runs `body` with a cursor over `db`, closed when `body` returns; what it hands out
+    /// is valid until the transaction ends.
     public func withCursor<R>(_ db: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursor = try Cursor(txn, db)
         return try body(&cursor)
     }
 
+    /// The number of entries in `db`, as of this transaction (`mdb_stat`, no scan).
     public func count(_ db: Database) throws -> Int { try lmdbCount(txn, db, path) }
 
     /// Opens an existing named database (nil: the unnamed main database).
@@ -61,20 +68,27 @@ public struct WriteTransaction: ~Copyable {
         try check(rc, "mdb_txn_commit", path)
     }
 
+    /// The value of `key` in `db` as this transaction sees it (its own writes included), nil
+    /// when absent; valid until the transaction writes again or ends.
     public func get(_ db: Database, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
         try lmdbGet(txn, db, key, path)
     }
 
+    /// The value under the ``SequenceKey`` of `seq` as this transaction sees it, nil when absent.
     public func get(_ db: Database, seq: UInt64) throws -> UnsafeRawBufferPointer? {
         try SequenceKey.with(seq) { try lmdbGet(txn, db, $0, path) }
     }
 
+    /// Stores `value` under `key` in `db`, replacing what was there unless `flags` says
+    /// otherwise; liblmdb copies both buffers, so they need live only for the call.
     public func put(_ db: Database, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: PutFlags = []) throws {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         try check(mdb_put(txn, db.dbi, &k, &v, flags.rawValue), "mdb_put(\(db.name ?? "main"))", path)
     }
 
+    /// Stores the UTF-8 bytes of `value` under those of `key`: for small text records (a
+    /// schema version, a store id).
     public func put(_ db: Database, key: String, value: String) throws {
         var key = key, value = value
         try key.withUTF8 { k in
@@ -92,6 +106,8 @@ public struct WriteTransaction: ~Copyable {
         try fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
     }
 
+    /// Removes `key` from `db`; false when it was not there (not an error: the caller's
+    /// wish holds either way).
     @discardableResult
     public func delete(_ db: Database, key: UnsafeRawBufferPointer) throws -> Bool {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
@@ -106,13 +122,17 @@ public struct WriteTransaction: ~Copyable {
         try check(mdb_drop(txn, db.dbi, 0), "mdb_drop", path)
     }
 
+    /// Runs `body` with a cursor over `db` as this transaction sees it, closed when `body` returns.
     public func withCursor<R>(_ db: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursor = try Cursor(txn, db)
         return try body(&cursor)
     }
 
+    /// The number of entries in `db`, this transaction's writes included (`mdb_stat`, no scan).
     public func count(_ db: Database) throws -> Int { try lmdbCount(txn, db, path) }
 
+    /// Opens a named database (nil: the unnamed main database), creating it when `create`
+    /// and absent. The handle outlives the transaction once it commits.
     public func openDatabase(_ name: String?, create: Bool) throws -> Database {
         try lmdbOpen(txn, name, create: create, path)
     }
@@ -120,7 +140,16 @@ public struct WriteTransaction: ~Copyable {
 
 /// Cursor positioning operations.
 public enum CursorOperation: Sendable {
-    case first, last, next, previous, current
+    /// The first entry, in key order.
+    case first
+    /// The last entry, in key order.
+    case last
+    /// The entry after the cursor's (the first when the cursor is not yet placed).
+    case next
+    /// The entry before the cursor's (the last when the cursor is not yet placed).
+    case previous
+    /// The entry the cursor is on, read again.
+    case current
     /// The first key greater than or equal to the given key.
     case setRange
     /// Exactly the given key.
@@ -165,6 +194,8 @@ public struct Cursor: ~Copyable {
                 UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
     }
 
+    /// Positions the cursor on the first key at or after the ``SequenceKey`` of `seq`: where a
+    /// scan of a log from `seq` starts; nil when every key is smaller.
     public mutating func seek(seq: UInt64) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var b = seq.bigEndian
         return try withUnsafeBytes(of: &b) { try get(.setRange, key: $0) }

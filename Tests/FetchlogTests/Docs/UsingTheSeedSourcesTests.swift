@@ -34,13 +34,16 @@ import Testing
         pinkTinkers.hairColor = "Pink"
         pinkTinkers.profession = "Tinker"
         let filters = try store.observe(view: "filters")
-        var changes = filters.makeAsyncIterator()
-        let before = await changes.next()
-        try await store.sendIntent(GnomeFilterIntent.set(filter: pinkTinkers))
-        let after = await changes.next()
-        #expect(before?["active"]?["hairColor"] == .null)
-        #expect(after?["active"]?["hairColor"] == .string("Pink"))
-        #expect(after?["matchingCount"] == .number(38))
+        do {
+            var changes = filters.makeAsyncIterator()
+            let before = await changes.next()
+            try await store.sendIntent(GnomeFilterIntent.set(filter: pinkTinkers))
+            let after = await changes.next()
+            print(before?["matchingCount"] ?? "none", after?["matchingCount"] ?? "none")
+            #expect(before?["active"]?["hairColor"] == .null)
+            #expect(after?["active"]?["hairColor"] == .string("Pink"))
+            #expect(after?["matchingCount"] == .number(38))
+        }
 
         // Export
         let json = try ViewCatalog.export("filters", state: store.snapshot.state).canonicalText()
@@ -50,13 +53,19 @@ import Testing
         await upstream.stop()
     }
 
-    /// Every statement of the article's code is in the test above (comments and imports
-    /// apart), so the article cannot drift from code that compiles and runs.
+    /// The article's set-up that the tests do their own way: a temporary directory for the
+    /// reader's `seed.fetchlog`, the sample upstream's address for `fetchlog upstream serve
+    /// --port 8080`'s (as `codeLines` reads them: up to a `//`).
+    static let replaced = [#"let directory = URL(filePath: "seed.fetchlog")"#, #"let upstreamURL = URL(string: "http:"#]
+
+    /// Every statement of the article's code is in the test above (comments, imports and the
+    /// replaced set-up apart), so the article cannot drift from code that compiles and runs.
     @Test func theArticlesCodeIsTheTests() throws {
         let lines = Self.codeLines(of: try String(contentsOfFile: Self.article, encoding: .utf8))
-        #expect(lines.count == 15)
+        #expect(lines.count == 20)
+        #expect(Self.replaced.allSatisfy(lines.contains))
         let test = try String(contentsOfFile: Repo.root + "/Tests/FetchlogTests/Docs/UsingTheSeedSourcesTests.swift", encoding: .utf8)
-        let missing = lines.filter { !test.contains($0) }
+        let missing = lines.filter { !test.contains($0) && !Self.replaced.contains($0) }
         #expect(missing == [])
         // The check can fail: a statement the test does not hold.
         let foreign = "```swift\nlet store = try Store.open(at: " + "elsewhere)\n```"

@@ -43,7 +43,7 @@ struct NotesPlugin: SourcePlugin {
     }
 
     /// The notes are written as the sample upstream's routes take them; nothing else is.
-    /// (The article "Writing offline" shows this function: `PluginWritesTests` keeps the two in step.)
+    /// (The article "Writing offline" shows this plug-in: `PluginWritesTests` keeps the two in step.)
     func writes(for resource: String) -> ResourceWrites? {
         guard resource == "notes" else { return nil }
         return ResourceWrites(key: ["id"], create: "POST /notes", update: "PATCH /notes/{id}",

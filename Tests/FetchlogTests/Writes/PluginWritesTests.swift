@@ -99,8 +99,9 @@ import Testing
         await upstream.stop()
     }
 
-    /// The article "Writing offline" shows `NotesPlugin.writes(for:)`: every statement of its
-    /// Swift block is a line of that file, so the article shows no code the tests do not run.
+    /// The article "Writing offline" shows `NotesPlugin` whole (but its summary and its
+    /// resource), so the block compiles where a reader pastes it (`PastedCodeTests`): every
+    /// statement of it is a line of that file, so the article shows no code the tests do not run.
     @Test func theArticlesPluginCodeIsTheTestPlugins() throws {
         let article = try String(contentsOfFile: Repo.root + "/Sources/FetchlogCore/FetchlogCore.docc/WritingOffline.md", encoding: .utf8)
         let plugin = try String(contentsOfFile: Repo.root + "/Tests/FetchlogTests/Writes/NotesPlugin.swift", encoding: .utf8)
@@ -110,7 +111,7 @@ import Testing
             .filter { $0.contains("func writes(for") }
         #expect(blocks.count == 1)
         let statements = blocks.flatMap { $0.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
-        #expect(statements.count == 7)
+        #expect(statements.count == 35)
         for statement in statements {
             #expect(lines.contains(statement), "the article's \(statement) is not NotesPlugin's")
         }
