@@ -73,10 +73,12 @@ package struct FreshnessPolicy: Sendable {
         }
     }
 
-    /// The time to live the user wrote for `key`: its manifest resource's `fetchlog.ttl`.
+    /// The time to live the user wrote for `key`: its manifest resource's `fetchlog.ttl`,
+    /// else the shortest its source's resources wrote (a source's pages age alike); nil when
+    /// the manifest wrote none, and the upstream's own rules decide.
     private func ownTimeToLive(_ key: ResourceKey, in state: LogState) -> Duration? {
         guard rules[Source(key.source)] == nil, let manifest = state.plugin(key.source) as? ManifestSource else { return nil }
-        return manifest.resource(ofLabel: key.path)?.timeToLive
+        return manifest.resource(ofLabel: key.path)?.timeToLive ?? manifest.manifest.resources.compactMap(\.timeToLive).min()
     }
 
     static func maxAge(_ cacheControl: String?) -> Int? {

@@ -11,9 +11,12 @@ import Testing
 @Suite struct UpstreamFreshnessTests {
     /// 2027-01-15T08:00:00Z, the time every first response was recorded at.
     static let t0: Int64 = 1_800_000_000_000
-    static let manifest = #"{"name":"feed","client":{"base_url":"https://feed.example"},"resources":["#
-        + #"{"name":"posts","endpoint":{"path":"posts","paginator":"single_page"},"primary_key":"id"},"#
-        + #"{"name":"timed","endpoint":{"path":"timed","paginator":"single_page"},"primary_key":"id","fetchlog":{"ttl":"5m"}}]}"#
+    /// `feed` writes no ttl; `clocked` writes one for `timed`, which its `other` shares.
+    static let manifests = [#"{"name":"feed","client":{"base_url":"https://feed.example"},"resources":["#
+        + #"{"name":"posts","endpoint":{"path":"posts","paginator":"single_page"},"primary_key":"id"}]}"#,
+                            #"{"name":"clocked","client":{"base_url":"https://clocked.example"},"resources":["#
+        + #"{"name":"timed","endpoint":{"path":"timed","paginator":"single_page"},"primary_key":"id","fetchlog":{"ttl":"5m"}},"#
+        + #"{"name":"other","endpoint":{"path":"other","paginator":"single_page"},"primary_key":"id"}]}"#]
 
     static func date(_ ms: Int64) -> Header { Header("Date", HTTPDate.format(ms / 1000)) }
 
@@ -21,17 +24,18 @@ import Testing
     /// with `headers`, then any 304s `(at, headers)`.
     static func state(_ headers: [Header], resource: String = "posts", notModified: [(Int64, [Header])] = []) -> (LogState, ResourceKey) {
         let label = "/" + resource
-        var events = [Event(recordedAt: Timestamp(milliseconds: t0 - 1000), kind: .intent, source: ManifestDefinition.source,
-                            label: ManifestDefinition.label, body: Array(manifest.utf8))]
-        events.append(Event(recordedAt: Timestamp(milliseconds: t0), kind: .fetched, source: "feed", label: label,
+        let source = resource == "posts" ? "feed" : "clocked"
+        var events = manifests.map { Event(recordedAt: Timestamp(milliseconds: t0 - 1000), kind: .intent, source: ManifestDefinition.source,
+                                           label: ManifestDefinition.label, body: Array($0.utf8)) }
+        events.append(Event(recordedAt: Timestamp(milliseconds: t0), kind: .fetched, source: source, label: label,
                             response: Event.Response(status: 200, headers: headers + [Header("Content-Type", "application/json")]),
                             body: Array(#"[{"id":1}]"#.utf8)))
         for (at, headers) in notModified {
-            events.append(Event(recordedAt: Timestamp(milliseconds: at), kind: .notModified, source: "feed", label: label,
+            events.append(Event(recordedAt: Timestamp(milliseconds: at), kind: .notModified, source: source, label: label,
                                 response: Event.Response(status: 304, headers: headers)))
         }
         for index in events.indices { events[index].seq = UInt64(index + 1) }
-        return (LogReducer.fold(events, sources: .seed), ResourceKey(source: "feed", path: label))
+        return (LogReducer.fold(events, sources: .seed), ResourceKey(source: source, path: label))
     }
 
     static func until(_ headers: [Header], resource: String = "posts", notModified: [(Int64, [Header])] = []) -> Int64? {
@@ -52,6 +56,8 @@ import Testing
         // `timed` has `ttl: 5m`: the upstream's minute does not shorten it (it used to).
         #expect(Self.until([Self.date(Self.t0), Header("Cache-Control", "max-age=60")], resource: "timed") == Self.t0 + 300_000)
         #expect(Self.until([Self.date(Self.t0), Header("Cache-Control", "no-cache")], resource: "timed") == Self.t0 + 300_000)
+        // `other` wrote none, but its source did: the source's shortest ttl is the user's too.
+        #expect(Self.until([Self.date(Self.t0), Header("Cache-Control", "max-age=60")], resource: "other") == Self.t0 + 300_000)
     }
 
     @Test func expiresCountsFromTheResponsesDate() {
@@ -79,8 +85,8 @@ import Testing
         #expect(Self.until([Self.date(Self.t0), Header("Last-Modified", HTTPDate.format(Self.t0 / 1000 - 5 * 3600))]) == Self.t0 + 1_800_000)
         // 10 % of 30 days is 3 days: capped at 24 h.
         #expect(Self.until([Self.date(Self.t0), Header("Last-Modified", HTTPDate.format(Self.t0 / 1000 - 30 * 86_400))]) == Self.t0 + 86_400_000)
-        // Nothing to go on (an ETag alone): the manifest's own default, its shortest ttl (5m).
-        #expect(Self.until([Self.date(Self.t0), Header("ETag", "\"a\"")]) == Self.t0 + 300_000)
+        // Nothing to go on (an ETag alone): the manifest's own default, a day.
+        #expect(Self.until([Self.date(Self.t0), Header("ETag", "\"a\"")]) == Self.t0 + 86_400_000)
     }
 
     @Test func aPluginsOwnTimeToLiveIsItsHeuristic() {

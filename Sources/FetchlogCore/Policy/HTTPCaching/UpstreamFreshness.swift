@@ -14,8 +14,8 @@ struct UpstreamFreshness {
     let staleIfError: Int64?
 
     /// `heuristic`: a response that says nothing explicit is fresh for 10 % of its age at
-    /// `Last-Modified`, capped (§4.2.2) — for a manifest's resource, whose user wrote no
-    /// time to live. A plug-in's own time to live is its author's heuristic, and stays.
+    /// `Last-Modified`, capped (§4.2.2) — for a resource of a manifest that wrote no time to
+    /// live. A plug-in's own time to live is its author's heuristic, and stays.
     init(_ headers: [Header], anchor: Timestamp, heuristic: Bool) {
         let fields = CacheHeaders.fields(headers)
         let response = CachedResponse(status: 200, headers: fields, requestTime: anchor.milliseconds, responseTime: anchor.milliseconds)
