@@ -19,8 +19,4 @@ package enum CacheHeaders {
         return stored.filter { !replaced.contains($0.name.lowercased()) } + fresh
     }
 
-    /// The same lines as the caching policy reads them.
-    package static func fields(_ headers: [Header]) -> [FieldLine] {
-        headers.map { FieldLine($0.name, $0.value) }
-    }
 }

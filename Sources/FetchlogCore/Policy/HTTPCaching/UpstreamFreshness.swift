@@ -17,9 +17,8 @@ struct UpstreamFreshness {
     /// `Last-Modified`, capped (§4.2.2) — for a resource of a manifest that wrote no time to
     /// live. A plug-in's own time to live is its author's heuristic, and stays.
     init(_ headers: [Header], anchor: Timestamp, heuristic: Bool) {
-        let fields = CacheHeaders.fields(headers)
-        let response = CachedResponse(status: 200, headers: fields, requestTime: anchor.milliseconds, responseTime: anchor.milliseconds)
-        let control = CacheControl(fields)
+        let response = CachedResponse(status: 200, headers: headers, requestTime: anchor.milliseconds, responseTime: anchor.milliseconds)
+        let control = CacheControl(headers)
         mustRevalidate = control.mustRevalidate || control.noCache
         staleWhileRevalidate = control.staleWhileRevalidate
         staleIfError = control.staleIfError
