@@ -58,7 +58,18 @@ package struct SyncPlan: Sendable, Equatable {
     /// page decides) and when it falls due.
     static func entry(_ target: SyncTarget, keys: [ResourceKey], pendingWrites: Int, state: LogState,
                       policy: FreshnessPolicy, now: Timestamp, timing: SyncTiming) -> SyncEntry {
-        let freshness = keys.map { policy.evaluate($0, in: state, now: now) }
+        // A list's known end (a 404 past its last page) holds no body, yet is no missing page:
+        // it is current for as long as the resource's rule says, from when it was asked.
+        let isEnd = { (key: ResourceKey) in state.documents[key] == nil && state.status[key]?.endOfList == true }
+        var freshness = keys.filter { !isEnd($0) }.map { policy.evaluate($0, in: state, now: now) }
+        for key in keys where isEnd(key) {
+            guard let asked = state.status[key]?.lastAttempt else { continue }
+            var until: Timestamp?
+            if case .timeToLive(let ttl, _) = policy.rule(for: key, in: state) { until = asked.adding(milliseconds: ttl.milliseconds) }
+            if case .alwaysRevalidate = policy.rule(for: key, in: state) { until = asked }
+            let level: Freshness.Level = until.map { now < $0 ? .fresh : .stale } ?? .fresh
+            freshness.append(Freshness(level: level, lastUpdated: asked, validUntil: until, status: state.status[key]!))
+        }
         let statuses = keys.compactMap { state.status[$0] }
         let lastAttempt = statuses.compactMap(\.lastAttempt).max()
         let failures = statuses.map(\.failuresSince).max() ?? 0

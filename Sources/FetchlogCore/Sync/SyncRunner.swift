@@ -65,7 +65,10 @@ package struct SyncRunner: Sendable {
         let after = try await self.plan()
         var requests = 0
         for entry in plan.entries {
-            if let row = pushed[entry.target.description] { rows.append(row) }
+            if let row = pushed[entry.target.description] {
+                rows.append(row)
+                requests += row.requests
+            }
             let next = after.entries.first { $0.target == entry.target }
             let nextDue = next?.dueAt.map { max($0, after.now) }
             var row = SyncRow(target: entry.target, outcome: .fresh, nextDue: nextDue, requests: 0)
