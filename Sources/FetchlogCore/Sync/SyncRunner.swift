@@ -14,7 +14,7 @@ package struct SyncRunner: Sendable {
     /// What "now" is for every decision: injectable, so a test or a replay drives time.
     package let clock: any WallClock
     package let only: [SyncSelector]
-    /// Requests at once per origin (a host, or the `--upstream` base every request goes to).
+    /// Requests at once per origin (a host, or the stand-in upstream every request goes to).
     package var perOrigin = 4
     package var timing = SyncTiming()
     /// Told of every attempt, push and outcome as it happens (rows, ndjson lines).
@@ -153,7 +153,7 @@ package struct SyncRunner: Sendable {
         return chain
     }
 
-    /// Where a source's requests go: the `--upstream` base when one is set (every request
+    /// Where a source's requests go: the stand-in upstream's base when one is set (every request
     /// goes there), else the scheme, host and port of the source's base.
     func origin(of source: String, state: LogState) -> String {
         if let base = store.upstream.base { return base }

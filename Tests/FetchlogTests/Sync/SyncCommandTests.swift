@@ -129,6 +129,27 @@ import Testing
         await rig.stop()
     }
 
+    @Test func atMostNRequestsAtOncePerOrigin() async throws {
+        let rig = try await ManifestCLIRig.start("sync-per-origin", manifest: Self.catalog)
+        // Each answer held a moment at the server, so requests sent together overlap there.
+        await rig.upstream.server.setFaults([Fault(kind: .latency(milliseconds: 50))])
+        let some = ["catalog/items", "catalog/linked", "catalog/cursored", "catalog/offsets", "catalog/headed"]
+        let one = try await Self.sync(rig, some + ["--per-origin", "1"], at: Self.t0)
+        #expect(one.status == 0, "\(one.stderr)")
+        let asked = await Self.answered(rig).count
+        #expect(asked > 5)
+        #expect(await rig.upstream.server.maxRequestsAtOnce == 1)
+        await rig.upstream.server.clearRequestLog()
+        let two = try await Self.sync(rig, some + ["--per-origin", "2"], at: "2026-11-22T09:00:00Z")
+        #expect(two.status == 0, "\(two.stderr)")
+        #expect(await Self.answered(rig).count == asked)
+        #expect(await rig.upstream.server.maxRequestsAtOnce <= 2)
+        let zero = try await Self.sync(rig, ["--per-origin", "0"], at: Self.t0)
+        #expect(zero.status == 64)
+        #expect(zero.stderr.contains("--per-origin takes 1 or more, not 0"), "\(zero.stderr)")
+        await rig.stop()
+    }
+
     @Test func aSecondSyncOnTheStoreIsRefusedAtOnce() async throws {
         let rig = try await ManifestCLIRig.start("sync-claim", manifest: Self.catalog)
         let claim = try SyncClaim.take(rig.store, started: Timestamp(iso8601: Self.t0)!)
