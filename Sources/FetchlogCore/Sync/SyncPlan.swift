@@ -21,7 +21,7 @@ package struct SyncPlan: Sendable, Equatable {
     package init(state: LogState, policy: FreshnessPolicy, now: Timestamp, storeID: String,
                  only: [SyncSelector] = [], timing: SyncTiming = SyncTiming()) {
         self.now = now
-        let pending = Self.pendingWrites(state, storeID: storeID)
+        let pending = Self.pendingWrites(state, storeID: storeID, now: now)
         var entries: [SyncEntry] = []
         var keysBySource: [String: [ResourceKey]] = [:]
         for key in state.status.keys { keysBySource[key.source, default: []].append(key) }
@@ -37,7 +37,7 @@ package struct SyncPlan: Sendable, Equatable {
                 let target = SyncTarget(source: name, resource: resource.name, parent: resource.parent)
                 guard only.isEmpty || only.contains(where: { $0.matches(target) }) else { continue }
                 let keys = (pagesOf[resource.name] ?? []).sorted()
-                entries.append(Self.entry(target, keys: keys, pendingWrites: pending[target.pendingKey] ?? 0,
+                entries.append(Self.entry(target, keys: keys, writes: pending[target.pendingKey],
                                           state: state, policy: policy, now: now, timing: timing))
             }
         }
@@ -48,7 +48,7 @@ package struct SyncPlan: Sendable, Equatable {
             for key in (keysBySource[plugin.source.rawValue] ?? []).sorted() {
                 let target = SyncTarget(source: key.source, path: key.path)
                 guard only.isEmpty || only.contains(where: { $0.matches(target) }) else { continue }
-                entries.append(Self.entry(target, keys: [key], pendingWrites: 0, state: state, policy: policy, now: now, timing: timing))
+                entries.append(Self.entry(target, keys: [key], writes: nil, state: state, policy: policy, now: now, timing: timing))
             }
         }
         self.entries = entries
@@ -56,7 +56,7 @@ package struct SyncPlan: Sendable, Equatable {
 
     /// One resource's entry: how current its held pages are taken together (the stalest
     /// page decides) and when it falls due.
-    static func entry(_ target: SyncTarget, keys: [ResourceKey], pendingWrites: Int, state: LogState,
+    static func entry(_ target: SyncTarget, keys: [ResourceKey], writes: PendingWrites?, state: LogState,
                       policy: FreshnessPolicy, now: Timestamp, timing: SyncTiming) -> SyncEntry {
         // A list's known end (a 404 past its last page) holds no body, yet is no missing page:
         // it is current for as long as the resource's rule says, from when it was asked.
@@ -81,11 +81,8 @@ package struct SyncPlan: Sendable, Equatable {
         } else {
             level = .fresh
         }
-        let dueAt: Timestamp?
-        if pendingWrites > 0 {
-            // Writes waiting: pushed now, then the resource refetched to read them back.
-            dueAt = now
-        } else if failures > 0, let lastAttempt {
+        var dueAt: Timestamp?
+        if failures > 0, let lastAttempt {
             // A failing resource waits out its backoff instead of being asked again at once.
             dueAt = lastAttempt.adding(milliseconds: timing.backoff(failures: failures, of: target.description))
         } else if level == .missing {
@@ -99,17 +96,37 @@ package struct SyncPlan: Sendable, Equatable {
             // Held until refreshed by hand: never due by age.
             dueAt = nil
         }
-        return SyncEntry(target: target, level: level, dueAt: dueAt, pendingWrites: pendingWrites,
-                         pages: keys.count, failures: failures)
+        // Writes waiting: due when the first may be sent (pushed, then the resource refetched
+        // to read them back), whatever its freshness.
+        if let writes { dueAt = min(dueAt ?? writes.dueAt, writes.dueAt) }
+        return SyncEntry(target: target, level: level, dueAt: dueAt, pendingWrites: writes?.count ?? 0,
+                         writesDueAt: writes?.dueAt, pages: keys.count, failures: failures)
     }
 
-    /// Mutations this store made and has not had answered, by `source/resource`.
-    static func pendingWrites(_ state: LogState, storeID: String) -> [String: Int] {
-        var counts: [String: Int] = [:]
+    /// This store's mutations a push sends without a person deciding, and when the first
+    /// may go: at once, or after a failure's backoff (`notBefore`).
+    struct PendingWrites {
+        var count = 0
+        var dueAt: Timestamp
+    }
+
+    /// This store's sendable mutations by `source/resource`: waiting, in doubt, or failed on
+    /// the way. A conflict, a refusal or a credential problem waits for a person, not for sync.
+    static func pendingWrites(_ state: LogState, storeID: String, now: Timestamp) -> [String: PendingWrites] {
+        var pending: [String: PendingWrites] = [:]
         for mutation in state.writes.mutations.values where mutation.store == storeID {
-            counts[mutation.source + "/" + mutation.resource, default: 0] += 1
+            switch mutation.state {
+            case .queued, .sending, .failed: break
+            default: continue
+            }
+            let due = mutation.notBefore.map { Timestamp(milliseconds: $0) } ?? now
+            let key = mutation.source + "/" + mutation.resource
+            var writes = pending[key] ?? PendingWrites(dueAt: due)
+            writes.count += 1
+            writes.dueAt = min(writes.dueAt, due)
+            pending[key] = writes
         }
-        return counts
+        return pending
     }
 
     /// `resources` with each child after its parent (the manifest's order otherwise kept).
@@ -170,12 +187,17 @@ package struct SyncEntry: Sendable, Equatable {
     package let dueAt: Timestamp?
     /// Mutations of this store waiting to be sent for it.
     package let pendingWrites: Int
+    /// When the first of them may be sent (nil: none waits).
+    package let writesDueAt: Timestamp?
     /// Pages (or bodies) held for it.
     package let pages: Int
     /// Failed attempts since its last success, on its worst page.
     package let failures: Int
 
     package func isDue(at now: Timestamp) -> Bool { dueAt.map { $0 <= now } ?? false }
+
+    /// True when its writes are to be pushed at `now`.
+    package func pushesWrites(at now: Timestamp) -> Bool { pendingWrites > 0 && writesDueAt.map { $0 <= now } ?? false }
 }
 
 /// `SOURCE` or `SOURCE/RESOURCE` from the command line.

@@ -55,7 +55,7 @@ package struct SyncRunner: Sendable {
         onEvent(.started(at: plan.now, due: plan.due.count, of: plan.entries.count))
         var rows: [SyncRow] = []
         var pushed: [String: SyncRow] = [:]
-        for entry in plan.due where entry.pendingWrites > 0 {
+        for entry in plan.due where entry.pushesWrites(at: plan.now) {
             let row = await push(entry)
             pushed[entry.target.description] = row
             onEvent(.outcome(row))

@@ -93,6 +93,24 @@ import Testing
         #expect(plan.entries[1].dueAt == Timestamp(milliseconds: Self.t0 + 5000 + 60_000))
     }
 
+    @Test func thisStoresWaitingWritesMakeTheirResourceDueNow() {
+        var b = Self.builder()
+        b.intent("shop", "write.mutation", #"{"store":"me","op":"update","resource":"items","key":"1","fields":{"name":"a"}}"#)
+        b.intent("shop", "write.mutation", #"{"store":"me","op":"update","resource":"items","key":"1","fields":{"name":"b"}}"#)
+        // A replica's: only the store that made it sends it.
+        b.intent("shop", "write.mutation", #"{"store":"other","op":"update","resource":"feed","key":"1","fields":{"name":"c"}}"#)
+        let state = b.state
+        #expect(state.writes.mutations.count == 3)
+        let at = Self.t0 + 60_000
+        let plan = Self.plan(state, at: at)
+        let items = plan.entries[0]
+        #expect(items.target.description == "shop/items" && items.level == .fresh)
+        #expect(items.pendingWrites == 2 && items.writesDueAt == Timestamp(milliseconds: at) && items.dueAt == Timestamp(milliseconds: at))
+        #expect(items.pushesWrites(at: Timestamp(milliseconds: at)))
+        #expect(plan.entries[1].pendingWrites == 0)
+        #expect(plan.due.map(\.target.description) == ["shop/items", "shop/feed", "shop/lines"])
+    }
+
     @Test func selectorsNarrowThePlan() {
         let state = Self.builder().state
         #expect(Self.plan(state, at: Self.t0, only: ["shop/items"]).entries.map(\.target.description) == ["shop/items"])
