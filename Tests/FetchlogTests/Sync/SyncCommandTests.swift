@@ -150,6 +150,33 @@ import Testing
         await rig.stop()
     }
 
+    @Test func aRegisteredSourceKeepsWhatTheStoreHolds() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = TemporaryDirectory("sync-seed")
+        let store = dir.sub("store")
+        func run(_ arguments: [String], at time: String) async throws -> CommandResult {
+            try await runFetchlog(["--store", store, "--upstream", upstream.base, "--retries", "0"] + arguments, environment: Self.at(time))
+        }
+        #expect(try await run(["fetch", "tvmaze", "shows", "--pages", "0-1"], at: Self.t0).status == 0)
+        #expect(try await run(["fetch", "brastlewark", "census"], at: Self.t0).status == 0)
+        await upstream.server.clearRequestLog()
+        // A seed source lists no resources: what is held is what is kept. The census is held
+        // until refreshed by hand (never due); the show pages are fresh for 15 minutes.
+        let fresh = try await run(["sync", "--once", "--format", "json"], at: "2026-11-22T08:10:00Z")
+        #expect(fresh.status == 0, "\(fresh.stderr)")
+        #expect(try Self.outcomes(fresh) == ["brastlewark/data.json fresh", "tvmaze/shows?page=0 fresh", "tvmaze/shows?page=1 fresh"])
+        let rows = try JSONValue.parse(fresh.stdout).arrayValue ?? []
+        #expect(rows.map { $0["nextDue"]?.stringValue ?? "never" } == ["never", "2026-11-22T08:15:00.000Z", "2026-11-22T08:15:00.000Z"])
+        #expect(await upstream.server.requestLog.isEmpty)
+        let stale = try await run(["sync", "--once", "--format", "json", "tvmaze"], at: "2026-11-22T08:20:00Z")
+        #expect(stale.status == 0, "\(stale.stderr)")
+        #expect(try Self.outcomes(stale) == ["tvmaze/shows?page=0 not-modified", "tvmaze/shows?page=1 not-modified"])
+        // Both pages at once (one origin, up to four): in either order.
+        let asked = await upstream.server.requestLog.map { "\($0.status) \($0.path)" }
+        #expect(asked.sorted() == ["304 /tvmaze/shows?page=0", "304 /tvmaze/shows?page=1"])
+        await upstream.stop()
+    }
+
     @Test func aSecondSyncOnTheStoreIsRefusedAtOnce() async throws {
         let rig = try await ManifestCLIRig.start("sync-claim", manifest: Self.catalog)
         let claim = try SyncClaim.take(rig.store, started: Timestamp(iso8601: Self.t0)!)
