@@ -83,7 +83,8 @@ package struct SyncRunner: Sendable {
             }
             requests += row.requests
             rows.append(row)
-            if results[entry.target] != nil { onEvent(.outcome(row)) }
+            // Every resource's state after the pass, asked or not (what ndjson streams).
+            onEvent(.outcome(row))
         }
         let pass = SyncPass(rows: rows, nextDue: after.nextDue, requests: requests, at: plan.now)
         onEvent(.passed(pass))
@@ -276,6 +277,12 @@ package enum SyncOutcome: Sendable, Equatable {
         case .backingOff: "backing-off"
         case .missing: "missing"
         }
+    }
+
+    /// True for the row of a push (its resource's own row follows it).
+    package var isPush: Bool {
+        if case .pushed = self { return true }
+        return false
     }
 
     /// True when the resource is not current after the pass (what `sync --once` exits 1 for).

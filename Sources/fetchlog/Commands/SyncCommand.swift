@@ -111,7 +111,7 @@ struct SyncCommand: AsyncParsableCommand {
     /// A pass's rows as a table (and records for json, csv and line).
     static func table(_ pass: SyncPass) -> Output {
         .table(columns: ["resource", "outcome", "next due", "detail"],
-               rows: pass.rows.map { [$0.target.description, $0.outcome.name, $0.nextDue?.iso8601 ?? "never", $0.detail.isEmpty ? "-" : $0.detail] },
+               rows: pass.rows.map { [$0.target.description, $0.outcome.name, $0.outcome.isPush ? "-" : $0.nextDue?.iso8601 ?? "never", $0.detail.isEmpty ? "-" : $0.detail] },
                records: pass.rows.map(\.json))
     }
 
