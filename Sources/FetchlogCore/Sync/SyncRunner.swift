@@ -62,6 +62,17 @@ package struct SyncRunner: Sendable {
         }
         let state = store.durableState
         let results = try await fetchAll(jobs(plan.due, state: state), state: state)
+        // Back online: a source that was failing and answered now has its writes sent at
+        // once, not after their own backoff (a Retry-After a write was told while it was down).
+        let recovered = Set(plan.due.filter { entry in
+            entry.failures > 0 && (results[entry.target].map { !$0.outcome.isFailure && !$0.reports.isEmpty } ?? false)
+        }.map(\.target.source))
+        for entry in plan.entries where recovered.contains(entry.target.source) && entry.pendingWrites > 0
+            && pushed[entry.target.description] == nil {
+            let row = await push(entry)
+            pushed[entry.target.description] = row
+            onEvent(.outcome(row))
+        }
         let after = try await self.plan()
         var requests = 0
         for entry in plan.entries {

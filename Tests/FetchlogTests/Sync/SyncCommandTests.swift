@@ -129,6 +129,30 @@ import Testing
         await rig.stop()
     }
 
+    @Test func writesGoAsSoonAsTheUpstreamAnswersAgain() async throws {
+        let rig = try await ManifestCLIRig.start("sync-back-online", manifest: Self.notes)
+        #expect(try await rig.fetch(["notes"], environment: Self.at(Self.t0)).status == 0)
+        #expect(try await runFetchlog(["--store", rig.store, "--offline", "item", "set", "catalog", "notes", "1", "done=true"],
+                                      environment: Self.at(Self.t0)).status == 0)
+        // Down, and telling writes to come back in an hour.
+        await rig.upstream.server.setFaults([Fault(kind: .status(503, retryAfter: 3600))])
+        await rig.upstream.server.clearRequestLog()
+        let down = try await Self.sync(rig, ["--format", "json"], at: "2026-11-22T08:01:00Z")
+        #expect(down.status == 1)
+        #expect(try Self.outcomes(down) == ["catalog/notes failed", "catalog/notes failed"])
+        #expect(await Self.answered(rig) == ["PATCH 503 /catalog/notes/1", "GET 503 /catalog/notes"])
+        // Back: the list's backoff is over (the write's hour is not); the list answers, and
+        // the write goes at once.
+        await rig.upstream.server.clearFaults()
+        await rig.upstream.server.clearRequestLog()
+        let back = try await Self.sync(rig, ["--format", "json"], at: "2026-11-22T08:03:00Z")
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try Self.outcomes(back) == ["catalog/notes pushed", "catalog/notes not-modified"])
+        #expect(await Self.answered(rig) == ["GET 304 /catalog/notes", "PATCH 200 /catalog/notes/1"])
+        #expect(await rig.upstream.server.appliedWrites.count == 1)
+        await rig.stop()
+    }
+
     @Test func atMostNRequestsAtOncePerOrigin() async throws {
         let rig = try await ManifestCLIRig.start("sync-per-origin", manifest: Self.catalog)
         // Each answer held a moment at the server, so requests sent together overlap there.
