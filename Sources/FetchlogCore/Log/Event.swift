@@ -136,6 +136,8 @@ public struct Header: Sendable, Equatable, Hashable {
     /// Response headers the log keeps; others are dropped at recording time.
     package static let keptResponseHeaders: Set<String> = [
         "etag", "last-modified", "cache-control", "date", "age", "retry-after", "content-type", "content-length",
+        // RFC 9111 freshness and the response's identity (issue 37): `Expires`, and `Vary`.
+        "expires", "vary",
         // RFC 8288 links: the next page of a list that pages by `Link` (a manifest's header_link).
         "link",
     ]

@@ -14,8 +14,10 @@ public enum FreshnessRule: Sendable, Equatable {
 package struct FreshnessPolicy: Sendable {
     /// Per source, by name; a source not listed revalidates on every open.
     package var rules: [Source: FreshnessRule]
-    /// A held response's `Cache-Control: max-age` (less its `Age`) replaces the
-    /// time to live of a `timeToLive` rule.
+    /// The upstream's own freshness (RFC 9111: `max-age` with `Age` and `Date`, `Expires`,
+    /// `no-cache`; for a manifest's resource without a `ttl`, heuristic freshness from
+    /// `Last-Modified`) replaces the time to live of a `timeToLive` rule, unless the user
+    /// wrote that time to live (a manifest resource's `fetchlog.ttl`): theirs wins.
     package var honourCacheControl = true
 
     /// Every registered source's own rule.
@@ -55,13 +57,28 @@ package struct FreshnessPolicy: Sendable {
         case .alwaysRevalidate:
             return Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
         case .timeToLive(let ttl, _):
-            var span = ttl
-            if honourCacheControl, let maxAge = Self.maxAge(status.cacheControl) {
-                span = .seconds(max(0, maxAge - (status.ageSeconds ?? 0)))
+            let own = ownTimeToLive(key, in: state)
+            var freshness = Freshness(level: .stale, lastUpdated: anchor, validUntil: nil, status: status)
+            var until = Timestamp(milliseconds: anchor.milliseconds + (own ?? ttl).milliseconds)
+            if own == nil, honourCacheControl, !status.cacheHeaders.isEmpty {
+                let upstream = UpstreamFreshness(status.cacheHeaders, anchor: anchor, heuristic: state.plugin(key.source) is ManifestSource)
+                until = upstream.until ?? until
+                freshness.mustRevalidate = upstream.mustRevalidate
+                freshness.staleWhileRevalidateUntil = upstream.staleWhileRevalidate.map { Timestamp(milliseconds: until.milliseconds + $0 * 1000) }
+                freshness.staleIfErrorUntil = upstream.staleIfError.map { Timestamp(milliseconds: until.milliseconds + $0 * 1000) }
             }
-            let until = Timestamp(milliseconds: anchor.milliseconds + span.milliseconds)
-            return Freshness(level: now < until ? .fresh : .stale, lastUpdated: anchor, validUntil: until, status: status)
+            freshness.validUntil = until
+            freshness.level = now < until ? .fresh : .stale
+            return freshness
         }
+    }
+
+    /// The time to live the user wrote for `key`: its manifest resource's `fetchlog.ttl`,
+    /// else the shortest its source's resources wrote (a source's pages age alike); nil when
+    /// the manifest wrote none, and the upstream's own rules decide.
+    private func ownTimeToLive(_ key: ResourceKey, in state: LogState) -> Duration? {
+        guard rules[Source(key.source)] == nil, let manifest = state.plugin(key.source) as? ManifestSource else { return nil }
+        return manifest.resource(ofLabel: key.path)?.timeToLive ?? manifest.manifest.resources.compactMap(\.timeToLive).min()
     }
 
     static func maxAge(_ cacheControl: String?) -> Int? {
@@ -77,12 +94,28 @@ package struct FreshnessPolicy: Sendable {
 /// How current a held body is, and what went wrong last.
 package struct Freshness: Sendable, Equatable {
     package enum Level: String, Sendable { case fresh, stale, missing }
-    package let level: Level
+    package var level: Level
     /// When the held body was last known current (success, 304 or renewal).
     package let lastUpdated: Timestamp?
     /// When it stops (or stopped) being fresh; nil when it never expires or is missing.
-    package let validUntil: Timestamp?
+    package var validUntil: Timestamp?
     package let status: ResourceStatus
+    /// The upstream said `must-revalidate` or `no-cache`: once stale, no answer from the
+    /// held body while the upstream can be asked (RFC 9111 §4.2.4, §5.2.2.2).
+    package var mustRevalidate = false
+    /// Until when the upstream lets a stale body answer while it is revalidated
+    /// (`stale-while-revalidate`, RFC 5861 §3).
+    package var staleWhileRevalidateUntil: Timestamp?
+    /// Until when the upstream lets a stale body answer when revalidating it fails
+    /// (`stale-if-error`, RFC 5861 §4).
+    package var staleIfErrorUntil: Timestamp?
+
+    package init(level: Level, lastUpdated: Timestamp?, validUntil: Timestamp?, status: ResourceStatus) {
+        self.level = level
+        self.lastUpdated = lastUpdated
+        self.validUntil = validUntil
+        self.status = status
+    }
 
     /// True when the last attempt failed after the last success: the upstream is not answering.
     package var isFailing: Bool { status.failuresSince > 0 }

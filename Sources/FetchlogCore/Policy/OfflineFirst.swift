@@ -68,7 +68,10 @@ public final class OfflineFirst: @unchecked Sendable {
         package let revalidating: Bool
     }
 
-    /// Opens the view whose primary resource is `resource`. Never waits on the network.
+    /// Opens the view whose primary resource is `resource`. Never waits on the network, but
+    /// for a stale body whose upstream said `must-revalidate` or `no-cache` (RFC 9111
+    /// §4.2.4): while the upstream can be asked, the answer waits for its revalidation; when
+    /// that fails, the held body answers, saying why (offline-first keeps serving it).
     @discardableResult
     package func open(_ resource: Resource, force: Bool = false) async throws -> Opened {
         let snapshot = store.snapshot
@@ -85,6 +88,10 @@ public final class OfflineFirst: @unchecked Sendable {
             refresh = true
         }
         if refresh { startFetch(resource) }
+        if refresh, freshness.level == .stale, freshness.mustRevalidate, !isOffline,
+           let running = background.withLock({ $0.running[resource] }) {
+            await withTaskCancellationHandler { await running.value } onCancel: { running.cancel() }
+        }
         return Opened(snapshot: store.snapshot, freshness: policy.evaluate(key, in: store.snapshot.state, now: now),
                       revalidating: isRevalidating(resource))
     }
@@ -130,10 +137,14 @@ public final class OfflineFirst: @unchecked Sendable {
             }
             if isOffline { return "offline (\(FrontEndTerm.offline)) — \(name) last updated \(age) ago" }
             if f.isFailing {
-                return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago"
+                // `stale-if-error` (RFC 5861): the upstream allows this answer while it fails.
+                let allowed = f.staleIfErrorUntil.flatMap { $0 > now ? " (stale-if-error allows it until \($0.iso8601))" : nil } ?? ""
+                return "offline: \(f.status.lastError ?? "the last fetch failed") — \(name) last updated \(age) ago" + allowed
             }
             let since = f.validUntil.map { " (stale since \($0.iso8601))" } ?? ""
-            return "\(name) last updated \(age) ago\(since)" + (isRevalidating(resource) ? " — revalidating" : "")
+            // `stale-while-revalidate` (RFC 5861): the upstream allows this answer while revalidating.
+            let allowed = f.staleWhileRevalidateUntil.flatMap { $0 > now ? ", within stale-while-revalidate until \($0.iso8601)" : nil } ?? ""
+            return "\(name) last updated \(age) ago\(since)" + (isRevalidating(resource) ? " — revalidating" + allowed : "")
         }
     }
 

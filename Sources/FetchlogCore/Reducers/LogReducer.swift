@@ -42,6 +42,8 @@ package enum LogReducer {
         case .notModified:
             status.lastRevalidated = event.recordedAt
             status.failuresSince = 0
+            // RFC 9111 §4.3.4: the 304's headers update the stored ones, freshness included.
+            if let headers = event.response?.headers { updateCacheHeaders(with: headers, in: &status) }
         case .endOfList:
             status.endOfList = true
             status.failuresSince = 0
@@ -66,11 +68,25 @@ package enum LogReducer {
         status.lastModified = event.response?.header("Last-Modified")
         status.cacheControl = event.response?.header("Cache-Control")
         status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        status.cacheHeaders = CacheHeaders.kept(event.response?.headers ?? [])
         // Every `Link` line the response sent (a second line holds the next link as well).
         let links = event.response?.headers.filter { $0.name.lowercased() == "link" }.map(\.value) ?? []
         status.linkNext = LinkHeader.target(links, relation: "next")
         status.failuresSince = 0
         status.endOfList = false
+    }
+
+    /// A 304's headers over the held response's (§4.3.4), and the validators and freshness
+    /// fields read from the result.
+    private static func updateCacheHeaders(with headers: [Header], in status: inout ResourceStatus) {
+        let updated = CacheHeaders.updated(status.cacheHeaders, by: headers)
+        guard updated != status.cacheHeaders else { return }
+        status.cacheHeaders = updated
+        func value(_ name: String) -> String? { updated.first { $0.name.lowercased() == name }?.value }
+        status.etag = value("etag") ?? status.etag
+        status.lastModified = value("last-modified") ?? status.lastModified
+        status.cacheControl = value("cache-control")
+        status.ageSeconds = value("age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// The intent's source's slice, folded by its own reducer.

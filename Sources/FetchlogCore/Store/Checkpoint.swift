@@ -27,6 +27,7 @@ package enum Checkpoint {
                 ("failuresSince", .number(s.failuresSince)), ("lastError", .optional(s.lastError)),
                 ("lastErrorClass", .optional(s.lastErrorClass?.name)), ("endOfList", .bool(s.endOfList)),
                 ("linkNext", .optional(s.linkNext)),
+                ("cacheHeaders", .array(s.cacheHeaders.map { .array([.string($0.name), .string($0.value)]) })),
             ])
         }
         let value: JSONValue = .object([
@@ -120,6 +121,10 @@ package enum Checkpoint {
             s.lastErrorClass = item["lastErrorClass"]?.stringValue.flatMap(FailureClass.init(name:))
             s.endOfList = item["endOfList"]?.boolValue ?? false
             s.linkNext = item["linkNext"]?.stringValue
+            s.cacheHeaders = (item["cacheHeaders"]?.arrayValue ?? []).compactMap { pair in
+                guard let name = pair.arrayValue?.first?.stringValue, let value = pair.arrayValue?.last?.stringValue else { return nil }
+                return Header(name, value)
+            }
             state.setStatus(s, for: ResourceKey(source: source, path: path))
         }
         guard let writes = WriteState(checkpoint: json["writes"]) else { return nil } // issue 26

@@ -117,6 +117,10 @@ public struct ResourceStatus: Sendable, Equatable {
     public var lastModified: String?
     /// The held body's `Cache-Control`, which freshness reads.
     package var cacheControl: String?
+    /// The held response's headers freshness is computed from (RFC 9111): `Cache-Control`,
+    /// `Age`, `Date`, `Expires`, `Last-Modified`, `ETag`, `Vary`, as recorded; a 304's replace
+    /// them by name (§4.3.4), so a revalidation that says `max-age` anew is heeded.
+    package var cacheHeaders: [Header] = []
     /// Failed attempts since the last success or 304.
     public var failuresSince = 0
     /// The last failure's message.
@@ -137,7 +141,7 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    package static let reducerVersion = 5
+    package static let reducerVersion = 6
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry

@@ -50,7 +50,13 @@ extension SeedSources {
         examples: [
             "help": "help shows", "fetch": "fetch tvmaze show 1",
             "asset": "asset show https://static.tvmaze.com/uploads/images/medium_portrait/81/202627.jpg",
+            // `help items` and its kin on a store that defines no source by a manifest.
+            "defined:items": "items census gnomes" + definedSteps, "defined:item": "item census gnomes 0" + definedSteps,
+            "defined:facets": "facets census gnomes" + definedSteps, "defined:links": "links census gnomes 0" + definedSteps,
         ])
+
+    /// What makes the `defined:` examples run: the manifest the repository ships, fetched.
+    static let definedSteps = "   (once defined and fetched: source add docs/manifests/census.json, then fetch census gnomes)"
 
     /// Fetches one after another, reporting each as it ends.
     static func each(_ resources: [Resource], _ store: Store, _ report: @Sendable (FetchReport) -> Void) async throws -> [FetchReport] {

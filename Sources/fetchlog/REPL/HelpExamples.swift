@@ -2,8 +2,9 @@ import FetchlogCore
 
 /// `help COMMAND`'s example for the commands over a manifest's resources (`items`, `item`,
 /// `facets`, `links`; `pending` and `push` run as they are): a command that runs on this store, naming one of its own sources, its
-/// first resource and an item it holds; on a store that defines none, the same commands on
-/// the census manifest the repository ships, with the two steps that make them run. (The
+/// first resource and an item it holds; on a store that defines none, the registry's example
+/// (`defined:COMMAND` in its demo plan: the seed shell's names the census manifest the
+/// repository ships, with the two steps that make it run). (The
 /// table's own example stays `help items`: it is what `help` lists and what runs on the
 /// demo store, which defines no manifest.)
 enum HelpExamples {
@@ -21,8 +22,8 @@ enum HelpExamples {
             } ?? "KEY"
             return command(name, source: source, resource: resource.name, key: key)
         }
-        return command(name, source: "census", resource: "gnomes", key: "0")
-            + "   (once defined and fetched: source add docs/manifests/census.json, then fetch census gnomes)"
+        // The registry's own (the seed sources' shell names the manifest the repository ships).
+        return Engine.shell.demo.examples["defined:" + name]
     }
 
     private static func command(_ name: String, source: String, resource: String, key: String) -> String {

@@ -1,19 +1,10 @@
-/// One field line of an HTTP message: its name and value as received.
+/// One field line of an HTTP message: its name and value as received — the log's own
+/// `Header`, so the caching rules read recorded headers as they are.
 ///
 /// The caching rules read fields as an ordered list of lines, not a dictionary, because
 /// order and repetition carry meaning: the first `Age` or `Expires` line wins, `Cache-Control`
-/// lines add up, a 304 replaces stored lines by name and keeps the rest in place. The
-/// HTTP caching code is self-contained (it names no other Fetchlog type), so the store maps
-/// its recorded headers onto this.
-package struct FieldLine: Sendable, Hashable {
-    package var name: String
-    package var value: String
-
-    package init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
+/// lines add up, a 304 replaces stored lines by name and keeps the rest in place.
+package typealias FieldLine = Header
 
 extension Array where Element == FieldLine {
     /// The value of every line named `name` (field names are case-insensitive), in order.
