@@ -83,14 +83,18 @@ import Testing
     }
 
     @Test func aResourceNeverFreshIsAskedAtMostOncePerMinimumInterval() {
-        var b = Self.builder()
-        // No ttl, and the upstream says max-age=0: stale as soon as it arrives.
-        b.append(Event(recordedAt: Timestamp(milliseconds: Self.t0 + 5000), kind: .fetched, source: "shop", label: "/feed",
+        // No ttl anywhere in its manifest, and the upstream says max-age=0: stale on arrival.
+        var b = StateBuilder()
+        b.intent(ManifestDefinition.source, ManifestDefinition.label,
+                 #"{"name":"bare","client":{"base_url":"https://bare.example"},"resources":[{"name":"feed","endpoint":{"path":"feed","paginator":"single_page"}}]}"#)
+        b.append(Event(recordedAt: Timestamp(milliseconds: Self.t0 + 5000), kind: .fetched, source: "bare", label: "/feed",
                        response: Event.Response(status: 200, headers: [Header("Cache-Control", "max-age=0")]), body: Array("[]".utf8)))
         let plan = Self.plan(b.state, at: Self.t0 + 6000)
-        #expect(plan.entries[1].target.description == "shop/feed")
-        #expect(plan.entries[1].level == .stale)
-        #expect(plan.entries[1].dueAt == Timestamp(milliseconds: Self.t0 + 5000 + 60_000))
+        #expect(plan.entries.map(\.target.description) == ["bare/feed"])
+        #expect(plan.entries[0].level == .stale)
+        #expect(plan.entries[0].dueAt == Timestamp(milliseconds: Self.t0 + 5000 + 60_000))
+        #expect(plan.due.isEmpty)
+        #expect(plan.nextDue == Timestamp(milliseconds: Self.t0 + 5000 + 60_000))
     }
 
     @Test func thisStoresWaitingWritesMakeTheirResourceDueNow() {
