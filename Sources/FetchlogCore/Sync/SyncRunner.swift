@@ -49,7 +49,7 @@ package struct SyncRunner: Sendable {
     }
 
     /// One pass: pushes, then every due resource revalidated. Throws `CancellationError`
-    /// when cancelled (what was recorded stays recorded; `completedReports` says what).
+    /// when cancelled (what was recorded stays recorded; the attempts told to `onEvent` say what).
     package func pass() async throws -> SyncPass {
         let plan = try await plan()
         onEvent(.started(at: plan.now, due: plan.due.count, of: plan.entries.count))
@@ -97,7 +97,8 @@ package struct SyncRunner: Sendable {
             // Every resource's state after the pass, asked or not (what ndjson streams).
             onEvent(.outcome(row))
         }
-        let pass = SyncPass(rows: rows, nextDue: after.nextDue, requests: requests, at: plan.now)
+        var pass = SyncPass(rows: rows, nextDue: after.nextDue, requests: requests, at: plan.now)
+        pass.waitingWrites = after.entries.reduce(0) { $0 + $1.pendingWrites }
         onEvent(.passed(pass))
         return pass
     }
@@ -337,6 +338,8 @@ package struct SyncPass: Sendable, Equatable {
     package let requests: Int
     /// The moment the pass was planned for.
     package let at: Timestamp
+    /// This store's writes still waiting after the pass.
+    package var waitingWrites = 0
 
     package var failed: Bool { rows.contains { $0.outcome.isFailure } }
 
@@ -353,6 +356,30 @@ package struct SyncPass: Sendable, Equatable {
         return "sync: \(resources) resource\(resources == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts)
             + "; \(requests) request\(requests == 1 ? "" : "s")"
             + "; next due " + (nextDue.map(\.iso8601) ?? "never")
+    }
+}
+
+extension SyncPass {
+    /// What a terminal shows while sync sleeps: the next refresh and what it is of, what
+    /// backs off until when, and the writes still waiting.
+    /// `next refresh 08:15:00Z catalog/items (+1); backing off until 08:00:31Z catalog/notes; 1 write pending`
+    package var statusLine: String {
+        var parts: [String] = []
+        let time = { (t: Timestamp) in String(t.iso8601.dropFirst(11).prefix(8)) + "Z" }
+        let resources = rows.filter { !$0.outcome.isPush }
+        if let next = nextDue {
+            let due = resources.filter { $0.nextDue == next && $0.outcome != .backingOff && !$0.outcome.isFailure }.map(\.target.description)
+            parts.append("next refresh \(time(next))" + (due.first.map { " " + $0 } ?? "") + (due.count > 1 ? " (+\(due.count - 1))" : ""))
+        } else {
+            parts.append("nothing falls due by age")
+        }
+        let failing = resources.filter(\.outcome.isFailure)
+        if let first = failing.compactMap(\.nextDue).min() {
+            let until = failing.filter { $0.nextDue == first }.map(\.target.description)
+            parts.append("backing off until \(time(first)) \(until[0])" + (failing.count > 1 ? " (+\(failing.count - 1))" : ""))
+        }
+        if waitingWrites > 0 { parts.append("\(waitingWrites) write\(waitingWrites == 1 ? "" : "s") pending") }
+        return parts.joined(separator: "; ")
     }
 }
 

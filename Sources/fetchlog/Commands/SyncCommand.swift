@@ -76,6 +76,8 @@ struct SyncCommand: AsyncParsableCommand {
                 renderer.mode = mode
                 if mode != .ndjson { writeOut(Data(renderer.render(Self.table(pass)).utf8)) }
                 printError(pass.summary)
+                // On a terminal, what the sleep waits for (a person watching, not a program).
+                if !mode.isMachine, isatty(STDERR_FILENO) == 1 { printError(pass.statusLine) }
             }
         }
         do {

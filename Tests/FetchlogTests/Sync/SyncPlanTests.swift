@@ -115,6 +115,22 @@ import Testing
         #expect(plan.due.map(\.target.description) == ["shop/items", "shop/feed", "shop/lines"])
     }
 
+    @Test func theStatusLineSaysTheNextRefreshTheBackoffAndTheWritesWaiting() {
+        func at(_ text: String) -> Timestamp { Timestamp(iso8601: text)! }
+        let items = SyncTarget(source: "catalog", resource: "items"), notes = SyncTarget(source: "catalog", resource: "notes")
+        let reviews = SyncTarget(source: "catalog", resource: "reviews")
+        var pass = SyncPass(rows: [
+            SyncRow(target: notes, outcome: .failed("x"), nextDue: at("2026-11-22T08:00:31Z"), requests: 1),
+            SyncRow(target: items, outcome: .refreshed, nextDue: at("2026-11-22T08:15:00Z"), requests: 3),
+            SyncRow(target: reviews, outcome: .fresh, nextDue: at("2026-11-22T08:15:00Z"), requests: 0),
+        ], nextDue: at("2026-11-22T08:00:31Z"), requests: 4, at: at("2026-11-22T08:00:00Z"))
+        pass.waitingWrites = 1
+        #expect(pass.statusLine == "next refresh 08:00:31Z; backing off until 08:00:31Z catalog/notes; 1 write pending")
+        let calm = SyncPass(rows: Array(pass.rows.dropFirst()), nextDue: at("2026-11-22T08:15:00Z"), requests: 3, at: pass.at)
+        #expect(calm.statusLine == "next refresh 08:15:00Z catalog/items (+1)")
+        #expect(SyncPass(rows: [], nextDue: nil, requests: 0, at: pass.at).statusLine == "nothing falls due by age")
+    }
+
     @Test func selectorsNarrowThePlan() {
         let state = Self.builder().state
         #expect(Self.plan(state, at: Self.t0, only: ["shop/items"]).entries.map(\.target.description) == ["shop/items"])
