@@ -32,10 +32,10 @@ struct FetchlogCommand: AsyncParsableCommand {
 
         Exit status: 0 success; 1 the command failed; 2 `log verify` or `replay --verify` found \
         damage; 3 the store directory was refused (not a store, newer format, truncated); \
-        64 usage error; 130 interrupted (Ctrl-C).
+        64 usage error; 75 another sync runs on the store; 130 interrupted (Ctrl-C).
         """,
         version: FetchlogVersion.string,
-        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, SQLCommand.self, ReplayCommand.self, SourceCommand.self, ItemsCommand.self, ItemGroupCommand.self, PendingCommand.self, PushCommand.self, FacetsCommand.self, LinksCommand.self, PathCommand.self, UpstreamCommand.self, ServeCommand.self, ReplicateCommand.self, FollowCommand.self, TourCommand.self, DevCommand.self],
+        subcommands: [ReplCommand.self, DemoCommand.self, QueryCommand.self, LogCommand.self, FetchCommand.self, StatusCommand.self, ExportCommand.self, SQLCommand.self, ReplayCommand.self, SourceCommand.self, ItemsCommand.self, ItemGroupCommand.self, PendingCommand.self, PushCommand.self, SyncCommand.self, FacetsCommand.self, LinksCommand.self, PathCommand.self, UpstreamCommand.self, ServeCommand.self, ReplicateCommand.self, FollowCommand.self, TourCommand.self, DevCommand.self],
         defaultSubcommand: ReplCommand.self
     )
 

@@ -12,7 +12,7 @@ package enum StoreProbe {
 
     /// `rewrite.tmp`: what a `log compact --rewrite` that did not finish leaves (a copy not
     /// yet swapped in); opening the store removes it. `push.lock`: the push claim (`PushClaim`).
-    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName, PushClaim.fileName, readModelName]
+    static let allowedFiles: Set<String> = ["data.mdb", "lock.mdb", StoreRewrite.temporaryName, PushClaim.fileName, SyncClaim.fileName, readModelName]
 
     /// `sql/`: the SQL read model (issue 35), derived from the log: deleting it loses nothing.
     /// `sql.tmp-PID`: one being written (a writer that died leaves it; the next removes it).

@@ -15,6 +15,9 @@ enum ExitStatus {
     /// The command line itself was wrong (sysexits' EX_USAGE): an unknown command, a bad flag,
     /// a refused SQL statement.
     static let usage: Int32 = 64
+    /// Another process does this already (a second `sync` on a store): try again later
+    /// (sysexits' EX_TEMPFAIL). Not a failure: the running one does the work.
+    static let busy: Int32 = 75
     /// Ctrl-C: cancelled, as a shell reports a process ended by SIGINT.
     static let interrupted: Int32 = 130
 
@@ -28,6 +31,8 @@ enum ExitStatus {
         case let error as MaintenanceError:
             if case .cancelled(let reason) = error { return CommandError(message: reason, status: interrupted) }
             return .failed(error.description)
+        case let error as SyncClaim.Held:
+            return CommandError(message: error.description, status: busy)
         case let error as ClockSettingError:
             return .usage(error.description)
         case let error as SQLError:

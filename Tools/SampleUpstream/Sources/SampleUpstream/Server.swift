@@ -97,6 +97,12 @@ public actor SampleUpstream {
         get async { await state.received }
     }
 
+    /// The most data requests held at once (received, not yet answered) since the request
+    /// log was last cleared.
+    public var maxRequestsAtOnce: Int {
+        get async { await state.maxInFlight }
+    }
+
     public func clearRequestLog() async { await state.clearLog() }
 
     public var faults: [Fault] {

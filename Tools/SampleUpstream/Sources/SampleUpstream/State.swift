@@ -53,14 +53,24 @@ actor UpstreamState {
     /// Paths (with query) of the data requests received, in arrival order, noted before any
     /// latency fault delays them (the request log notes a request once it is answered).
     private(set) var received: [String] = []
-    func receive(_ path: String) { received.append(path) }
+    /// Data requests received and not yet answered, and the most there were at once since
+    /// the log was cleared: what a test of a client's concurrency limit counts.
+    private(set) var inFlight = 0
+    private(set) var maxInFlight = 0
+    func receive(_ path: String) {
+        received.append(path)
+        inFlight += 1
+        maxInFlight = max(maxInFlight, inFlight)
+    }
     func clearLog() {
         log.clear()
         received.removeAll()
+        maxInFlight = inFlight
     }
 
     func record(method: String, path: String, status: Int, ifNoneMatch: String?, ifModifiedSince: String?, fault: String?,
                 headers: [String: String]? = nil, form: String? = nil) {
+        inFlight = max(0, inFlight - 1)
         let r = log.append(method: method, path: path, status: status, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, fault: fault,
                            headers: headers, form: form)
         if echoToStderr {
