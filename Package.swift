@@ -16,6 +16,7 @@ import PackageDescription
 //   FetchlogSources  – the five seed sources as plug-ins, one folder each (no shell: an app
 //                      that wants them never builds the shell)
 //   FetchlogSeedShell – the seed sources' shell commands, `fetch` targets and demo plan
+//   FetchlogSync     – `SyncService`: the sync loop (`fetchlog sync`) as a swift-service-lifecycle service
 //   CSQLite          – the C SQLite 3.40, as a system library (Debian: libsqlite3-dev)
 //   FetchlogSQLite   – a thin, safe Swift binding of SQLite (no knowledge of events), as FetchlogLMDB
 //   FetchlogSQL      – SQL over a store (issue 35): its views, manifest resources and log as
@@ -34,6 +35,8 @@ let package = Package(
         .library(name: "FetchlogLMDB", targets: ["FetchlogLMDB"]),
         // SQL over a store's views, resources and log (`import FetchlogSQL`; `store.sql(_:)`).
         .library(name: "FetchlogSQL", targets: ["FetchlogSQL"]),
+        // The sync loop as a service an app adds to its ServiceGroup (`SyncService`).
+        .library(name: "FetchlogSync", targets: ["FetchlogSync"]),
         .executable(name: "fetchlog", targets: ["fetchlog"]),
     ],
     dependencies: [
@@ -97,6 +100,10 @@ let package = Package(
         .target(
             name: "FetchlogSources",
             dependencies: ["FetchlogCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "FetchlogSync",
+            dependencies: ["FetchlogCore", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .target(
             name: "FetchlogSeedShell",
@@ -172,7 +179,7 @@ let package = Package(
         .testTarget(
             name: "FetchlogTests",
             dependencies: [
-                "FetchlogCore", "FetchlogSources", "FetchlogSeedShell", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
+                "FetchlogCore", "FetchlogSources", "FetchlogSeedShell", "FetchlogSync", "FetchlogLMDB", "CLMDB", "SampleUpstream", "fetchlog", "FetchlogNATS", "FetchlogReplication",
                 "FetchlogShell", "FetchlogSQL", "FetchlogSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

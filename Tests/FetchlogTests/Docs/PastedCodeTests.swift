@@ -46,6 +46,7 @@ import Testing
             "Sources/FetchlogLMDB/FetchlogLMDB.docc/FetchlogLMDB.md",
             "Sources/FetchlogSQL/FetchlogSQL.docc/AskingWithSQL.md",
             "Sources/FetchlogSources/FetchlogSources.docc/UsingTheSeedSources.md",
+            "Sources/FetchlogSync/FetchlogSync.docc/FetchlogSync.md",
             "README.md",
         ])
     }
@@ -116,7 +117,7 @@ import Testing
             """)
         #expect(errors == [
             "Control.md:4:15: error: cannot find 'EventLog' in scope",
-            "import FetchlogShell: no library product of this package is that module (a reader can import FetchlogCore, FetchlogLMDB, FetchlogSQL, FetchlogSources)",
+            "import FetchlogShell: no library product of this package is that module (a reader can import FetchlogCore, FetchlogLMDB, FetchlogSQL, FetchlogSources, FetchlogSync)",
         ])
     }
 
