@@ -5,7 +5,7 @@ import Hummingbird
 /// `/api/openapi.json` describes. `APIRoute.all` is the only list of routes, so the three
 /// cannot disagree.
 struct APIRoute: Sendable {
-    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, retry, discard, sql, sqlTables, sqlSave, openAPI }
+    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, sync, retry, discard, sql, sqlTables, sqlSave, openAPI }
 
     struct Parameter: Sendable {
         enum Location: String, Sendable { case path, query, header }
@@ -139,6 +139,10 @@ struct APIRoute: Sendable {
         APIRoute(handler: .push, method: .post, path: "/api/push",
                  summary: "Send the changes waiting, as `push --format json`; needs the action token.",
                  answer: "The mutation ids by outcome (confirmed, conflicts, rejected, paused, failed, held), the push's lines, and waitedFor: the push it waited for (one pusher at a time per store), or null.",
+                 isAction: true, errors: [409]),
+        APIRoute(handler: .sync, method: .post, path: "/api/sync",
+                 summary: "Run a sync pass now, as `sync --once --format json`: the waiting changes sent, every resource due revalidated; needs the action token.",
+                 answer: "An array of rows, one a resource (and one a push): resource, outcome (fresh, refreshed, not-modified, pushed, failed, backing-off, missing), nextDue, requests, detail.",
                  isAction: true, errors: [409]),
         APIRoute(handler: .retry, method: .post, path: "/api/pending/{id}/retry",
                  summary: "Send a mutation again with the next push, as `pending retry ID [--force] --format json`; needs the action token.",

@@ -42,6 +42,8 @@ package struct ServeAnswers: Sendable {
     /// A write command (`item add|set|delete`, `push`, `pending retry|discard`) through the
     /// store, as its `--format json` prints it.
     package var write: @Sendable (_ action: WriteAction) async throws -> String
+    /// A sync pass now (`sync --once --format json`'s rows), through the store.
+    package var sync: @Sendable () async throws -> String
 
     /// Each answer not given is the engine's own (`export`) or says it is not available.
     package init(
@@ -50,7 +52,8 @@ package struct ServeAnswers: Sendable {
         diff: (@Sendable (_ view: String, _ from: UInt64, _ to: UInt64) async throws -> String)? = nil,
         fetch: (@Sendable (_ words: [String]) async throws -> FetchAnswer)? = nil,
         pending: (@Sendable (_ state: LogState) throws -> String)? = nil,
-        write: (@Sendable (_ action: WriteAction) async throws -> String)? = nil
+        write: (@Sendable (_ action: WriteAction) async throws -> String)? = nil,
+        sync: (@Sendable () async throws -> String)? = nil
     ) {
         self.export = export ?? { name, state in
             do { return try ViewCatalog.export(name, state: state) } catch { throw APIError.notFound("\(error)") }
@@ -60,6 +63,7 @@ package struct ServeAnswers: Sendable {
         self.fetch = fetch ?? { _ in throw ServeAnswers.unavailable("fetch") }
         self.pending = pending ?? { _ in throw ServeAnswers.unavailable("pending") }
         self.write = write ?? { _ in throw ServeAnswers.unavailable("writing") }
+        self.sync = sync ?? { throw ServeAnswers.unavailable("sync") }
     }
 
     static func unavailable(_ what: String) -> APIError {

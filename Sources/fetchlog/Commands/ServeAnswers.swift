@@ -10,7 +10,7 @@ import Foundation
 /// `item add|set|delete`'s, `push`'s and `pending retry|discard`'s, each rendered as `--format json` renders it, so the
 /// API and the CLI cannot drift apart. Their errors keep the CLI's message and exit status.
 extension ServeAnswers {
-    static func commandLine(_ store: Store) -> ServeAnswers {
+    static func commandLine(_ store: Store, sync driver: SyncDriver? = nil) -> ServeAnswers {
         ServeAnswers(
             export: { name, state in
                 try answering { try ExportCommand.document(name, state: state, maintenance: store.maintenance) }
@@ -53,6 +53,9 @@ extension ServeAnswers {
                 } catch {
                     throw refusal(error)
                 }
+            },
+            sync: {
+                JSONValue.array(try await syncPass(store, driver: driver).rows.map(\.json)).canonicalText() + "\n"
             }
         )
     }
@@ -131,6 +134,22 @@ extension ServeAnswers {
     /// error is a bad request, a failed command something not there (404), a view before
     /// the compaction horizon gone (410, with what `export --at` prints on stdout and the
     /// notice in a header).
+    /// One sync pass now: through `serve --sync`'s driver, taking turns with its loop; else
+    /// as `sync --once` runs it, holding the store's sync claim for the pass (another
+    /// sync running on the store: 409, with `sync`'s own words and exit status).
+    static func syncPass(_ store: Store, driver: SyncDriver?) async throws -> SyncPass {
+        if let driver { return try await driver.passNow() }
+        guard let clock = store.fetchConfiguration?.clock else { throw StoreUsageError.noFetcher }
+        let claim: SyncClaim
+        do {
+            claim = try SyncClaim.take(store.maintenance.path, started: clock.now())
+        } catch let held as SyncClaim.Held {
+            throw APIError(code: 409, message: held.description, exit: ExitStatus.busy)
+        }
+        defer { claim.release() }
+        return try await SyncRunner(store: store, policy: FreshnessPolicy(sources: store.durableState.sources), clock: clock).pass()
+    }
+
     static func refusal(_ error: any Error) -> APIError {
         switch error {
         case let error as APIError:

@@ -32,6 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to bind (loopback unless told otherwise).") var bind = "127.0.0.1"
     @Option(help: "Every request must carry this token.") var token: String?
     @Flag(help: "Make a token, print it on the second line, and require it.") var generateToken = false
+    @Flag(help: "Keep every resource in sync while serving, as fetchlog sync does (one sync per store).") var sync = false
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is not a port: give 0…65535 (0 picks a free one)") }
@@ -46,8 +47,24 @@ struct ServeCommand: AsyncParsableCommand {
         let store = try await reportingErrors { try await openStore(maintenance, clock: fetching.clock, fetching: fetching) }
         let token = generateToken ? ServeConfiguration.generateToken() : token
         let configuration = ServeConfiguration(host: bind, port: port, token: token)
+        // `--sync`: the store's sync claim for the server's life, and its loop behind the
+        // API (a pass asked for by POST /api/sync takes turns with it).
+        var driver: SyncDriver?
+        var claim: SyncClaim?
+        if sync {
+            do {
+                claim = try reportingErrors { try SyncClaim.take(maintenance.path, started: fetching.clock.now()) }
+            } catch {
+                await store.close()
+                throw error
+            }
+            driver = SyncDriver(SyncRunner(store: store, policy: FreshnessPolicy(sources: store.durableState.sources), clock: fetching.clock))
+        }
+        defer { claim?.release() }
+        let loop = driver.map { driver in Task { try? await driver.run(sleeper: TaskSleeper()) } }
+        defer { loop?.cancel() }
         do {
-            try await serveStore(store, clock: fetching.clock, configuration: configuration) { address in
+            try await serveStore(store, clock: fetching.clock, configuration: configuration, sync: driver) { address in
                 var lines = address + "\n"
                 if generateToken, let token { lines += "token \(token) (open \(address)/?token=\(token))\n" }
                 return lines
@@ -63,14 +80,14 @@ struct ServeCommand: AsyncParsableCommand {
 /// Serves `store` (the API and the page) until SIGINT or SIGTERM: what `serve` and
 /// `demo --web` share. `announce` turns the base URL into what stdout says once the socket
 /// listens (the address first: scripts and tests read it).
-func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfiguration,
+func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfiguration, sync: SyncDriver? = nil,
                 announce: @escaping @Sendable (String) -> String) async throws {
     // Other processes' appends (a `fetch` beside the server) reach the snapshots, and so
     // the event stream, through the store's own catch-up.
     let watcher = store.watch()
     defer { watcher.cancel() }
     let content = ServeContent(store: store, clock: clock, eventHeader: { LogRendering.tailRecord($0) },
-                               answers: .commandLine(store))
+                               answers: .commandLine(store, sync: sync))
     do {
         try await FetchlogServer.run(content, configuration: configuration) { address in
             // FileHandle writes are unbuffered: the address is out before the first request.

@@ -1,0 +1,51 @@
+/// One store's sync inside a long-lived process (`serve --sync`): the loop and a pass
+/// asked for now (`POST /api/sync`) take turns, so one resource is never asked twice at
+/// once, and the process holds the store's sync claim for as long as the driver lives.
+package final class SyncDriver: Sendable {
+    package let runner: SyncRunner
+    private let turn = PassTurn()
+
+    package init(_ runner: SyncRunner) {
+        self.runner = runner
+    }
+
+    /// One pass now, after the one running (if any) ends.
+    package func passNow() async throws -> SyncPass {
+        await turn.take()
+        do {
+            let pass = try await runner.pass()
+            await turn.give()
+            return pass
+        } catch {
+            await turn.give()
+            throw error
+        }
+    }
+
+    /// Passes until the task is cancelled, sleeping until the next resource falls due.
+    package func run(sleeper: any SyncSleeper) async throws {
+        while !Task.isCancelled {
+            let pass = try await passNow()
+            runner.onEvent(.sleeping(until: pass.nextDue))
+            try await sleeper.sleep(until: pass.nextDue, clock: runner.clock)
+        }
+    }
+}
+
+/// Whose turn it is to run a pass: first come, first served.
+private actor PassTurn {
+    private var taken = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func take() async {
+        guard taken else {
+            taken = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give() {
+        if waiting.isEmpty { taken = false } else { waiting.removeFirst().resume() }
+    }
+}
