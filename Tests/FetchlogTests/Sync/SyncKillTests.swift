@@ -8,20 +8,9 @@ import Testing
 /// recorded is lost (the log verifies), no write is applied twice (counted at the server,
 /// by Idempotency-Key), and the next `sync` carries on to the same end.
 @Suite struct SyncKillTests {
-    /// A small deterministic generator (SplitMix64): the same trials on every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func killedAtAnyMomentTheNextSyncCarriesOnAndAppliesEachWriteOnce() async throws {
-        var random = Seeded(state: 37)
+        // SplitMix64 (JSONTapeTests'): the same moments on every run.
+        var random = JSONTapeTests.SplitMix(state: 37)
         var killed = 0
         for trial in 0 ..< 6 {
             let rig = try await ManifestCLIRig.start("sync-kill-\(trial)", manifest: SyncCommandTests.notes)

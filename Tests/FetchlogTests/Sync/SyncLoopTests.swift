@@ -35,15 +35,31 @@ import Testing
     ]}
     """#
 
+    /// The catalog upstream on loopback and a store that defines `manifest`, fetching
+    /// through it on a clock at `fixedTime` that only the test moves.
+    struct Rig {
+        let upstream: CatalogUpstream
+        let directory: TemporaryDirectory
+        let clock: FixedClock
+        let fetcher: Fetcher
+        let store: Store
+
+        static func start(_ name: String) async throws -> Rig {
+            let upstream = try await CatalogUpstream.start()
+            let directory = TemporaryDirectory(name)
+            let clock = FixedClock(fixedTime)
+            var configuration = FetchHarness.patientConfiguration(base: upstream.base)
+            configuration.clock = clock
+            let fetcher = Fetcher(sources: .seed, configuration: configuration)
+            let store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
+            try await store.define(RestManifest(json: JSONValue.parse(SyncLoopTests.manifest)))
+            return Rig(upstream: upstream, directory: directory, clock: clock, fetcher: fetcher, store: store)
+        }
+    }
+
     @Test func oneWakeUpPerDueTimeAndOneConditionalRequestPerLifetime() async throws {
-        let upstream = try await CatalogUpstream.start()
-        let directory = TemporaryDirectory("sync-loop")
-        let clock = FixedClock(fixedTime)
-        var configuration = FetchHarness.patientConfiguration(base: upstream.base)
-        configuration.clock = clock
-        let fetcher = Fetcher(sources: .seed, configuration: configuration)
-        let store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
-        try await store.define(RestManifest(json: JSONValue.parse(Self.manifest)))
+        let rig = try await Rig.start("sync-loop")
+        let (upstream, clock, fetcher, store) = (rig.upstream, rig.clock, rig.fetcher, rig.store)
 
         let passes = Mutex<[SyncPass]>([])
         var runner = SyncRunner(store: store, policy: FreshnessPolicy(sources: .seed), clock: clock)

@@ -11,14 +11,8 @@ import FetchlogSync
 /// the catalog upstream on loopback.
 @Suite struct SyncServiceTests {
     @Test func aServiceGroupKeepsTheStoreInSyncUntilItShutsDown() async throws {
-        let upstream = try await CatalogUpstream.start()
-        let directory = TemporaryDirectory("sync-service")
-        let clock = FixedClock(fixedTime)
-        var configuration = FetchHarness.patientConfiguration(base: upstream.base)
-        configuration.clock = clock
-        let fetcher = Fetcher(sources: .seed, configuration: configuration)
-        let store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
-        try await store.define(RestManifest(json: JSONValue.parse(SyncLoopTests.manifest)))
+        let rig = try await SyncLoopTests.Rig.start("sync-service")
+        let (upstream, fetcher, store) = (rig.upstream, rig.fetcher, rig.store)
 
         let sync = SyncService(store: store)
         let group = ServiceGroup(services: [sync], gracefulShutdownSignals: [], logger: Logger(label: "sync-service-test"))
