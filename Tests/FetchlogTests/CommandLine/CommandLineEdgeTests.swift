@@ -3,8 +3,10 @@ import Testing
 @testable import FetchlogCore
 @testable import FetchlogSources
 
-/// What a review of this change found, each held by a test.
-@Suite(.serialized) struct ReviewRegressionTests {
+/// Edges of the command line a review found, each held by a test: a refused directory keeps
+/// its mode, import reads pipes whole, opening never waits behind an import, output is
+/// written through, `--format` on every shell command.
+@Suite(.serialized) struct CommandLineEdgeTests {
     @Test func aRefusedDirectoryKeepsItsMode() async throws {
         let dir = TemporaryDirectory("review-mode")
         try FileManager.default.createDirectory(atPath: dir.sub("shared"), withIntermediateDirectories: true)
