@@ -8,7 +8,8 @@
 //                                                     --replication: JetStream seeding and catch-up vs raw nats.c;
 //                                                     --writes: offline writes, visible at once and pushed vs AsyncHTTPClient;
 //                                                     --scale: censuses of 1.3k to 1.3M gnomes vs SQLite and jq, logs to 1M events;
-//                                                     --serve: GET /api/views/NAME vs a bare Hummingbird handler, 100 SSE clients)
+//                                                     --serve: GET /api/views/NAME vs a bare Hummingbird handler, 100 SSE clients;
+//                                                     --sync: requests and wake-ups of `sync` over a simulated day vs the minimum)
 //
 // Every "raw" figure calls liblmdb's C API directly with a pre-built record of the
 // exact size Fetchlog stores, so the ratio is the price of the engine's own work
@@ -71,6 +72,10 @@ if let at = CommandLine.arguments.firstIndex(of: "--padded-log"), CommandLine.ar
 if CommandLine.arguments.contains("--serve") {
     await runServeBenchmark(quick: quick)
     removeBenchTemporaries()
+    exit(0)
+}
+if CommandLine.arguments.contains("--sync") {
+    await runSyncBenchmark()
     exit(0)
 }
 if CommandLine.arguments.contains("--sql") {
