@@ -57,11 +57,14 @@ package struct FreshnessPolicy: Sendable {
         case .alwaysRevalidate:
             return Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
         case .timeToLive(let ttl, _):
-            let own = ownTimeToLive(key, in: state)
+            let written = writtenTimeToLive(key, in: state)
             var freshness = Freshness(level: .stale, lastUpdated: anchor, validUntil: nil, status: status)
-            var until = Timestamp(milliseconds: anchor.milliseconds + (own ?? ttl).milliseconds)
-            if own == nil, honourCacheControl, !status.cacheHeaders.isEmpty {
-                let upstream = UpstreamFreshness(status.cacheHeaders, anchor: anchor, heuristic: state.plugin(key.source) is ManifestSource)
+            // The resource's own ttl; else the upstream's word; else its source's shortest
+            // ttl; else, for a manifest that wrote none, the heuristic; else the rule's own.
+            var until = Timestamp(milliseconds: anchor.milliseconds + (written.own ?? written.source ?? ttl).milliseconds)
+            if written.own == nil, honourCacheControl, !status.cacheHeaders.isEmpty {
+                let heuristic = state.plugin(key.source) is ManifestSource && written.source == nil
+                let upstream = UpstreamFreshness(status.cacheHeaders, anchor: anchor, heuristic: heuristic)
                 until = upstream.until ?? until
                 freshness.mustRevalidate = upstream.mustRevalidate
                 freshness.staleWhileRevalidateUntil = upstream.staleWhileRevalidate.map { Timestamp(milliseconds: until.milliseconds + $0 * 1000) }
@@ -73,12 +76,12 @@ package struct FreshnessPolicy: Sendable {
         }
     }
 
-    /// The time to live the user wrote for `key`: its manifest resource's `fetchlog.ttl`,
-    /// else the shortest its source's resources wrote (a source's pages age alike); nil when
-    /// the manifest wrote none, and the upstream's own rules decide.
-    private func ownTimeToLive(_ key: ResourceKey, in state: LogState) -> Duration? {
-        guard rules[Source(key.source)] == nil, let manifest = state.plugin(key.source) as? ManifestSource else { return nil }
-        return manifest.resource(ofLabel: key.path)?.timeToLive ?? manifest.manifest.resources.compactMap(\.timeToLive).min()
+    /// The times to live the user wrote for `key`: its manifest resource's `fetchlog.ttl`
+    /// (`own`, which wins over the upstream's word), and the shortest its source's resources
+    /// wrote (`source`, which stands where the upstream says nothing explicit).
+    private func writtenTimeToLive(_ key: ResourceKey, in state: LogState) -> (own: Duration?, source: Duration?) {
+        guard rules[Source(key.source)] == nil, let manifest = state.plugin(key.source) as? ManifestSource else { return (nil, nil) }
+        return (manifest.resource(ofLabel: key.path)?.timeToLive, manifest.manifest.resources.compactMap(\.timeToLive).min())
     }
 
     static func maxAge(_ cacheControl: String?) -> Int? {

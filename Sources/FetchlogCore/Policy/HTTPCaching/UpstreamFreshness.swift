@@ -15,7 +15,8 @@ struct UpstreamFreshness {
 
     /// `heuristic`: a response that says nothing explicit is fresh for 10 % of its age at
     /// `Last-Modified`, capped (§4.2.2) — for a resource of a manifest that wrote no time to
-    /// live. A plug-in's own time to live is its author's heuristic, and stays.
+    /// live at all. A plug-in's own time to live is its author's heuristic, and a source's
+    /// shortest written ttl the user's: they stay.
     init(_ headers: [Header], anchor: Timestamp, heuristic: Bool) {
         let response = CachedResponse(status: 200, headers: headers, requestTime: anchor.milliseconds, responseTime: anchor.milliseconds)
         let control = CacheControl(headers)
