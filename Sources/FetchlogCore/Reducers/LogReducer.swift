@@ -42,6 +42,7 @@ package enum LogReducer {
         case .notModified:
             status.lastRevalidated = event.recordedAt
             status.failuresSince = 0
+            status.retryAfter = nil
             // RFC 9111 §4.3.4: the 304's headers update the stored ones, freshness included.
             if let headers = event.response?.headers { updateCacheHeaders(with: headers, in: &status) }
         case .endOfList:
@@ -54,6 +55,7 @@ package enum LogReducer {
             status.failuresSince += 1
             status.lastError = event.failure?.message
             status.lastErrorClass = event.failure?.failureClass
+            status.retryAfter = event.response?.header("Retry-After").flatMap { RetryAfterHeader.until($0, at: event.recordedAt) }
         case .intent, .other:
             break
         }
@@ -73,6 +75,7 @@ package enum LogReducer {
         let links = event.response?.headers.filter { $0.name.lowercased() == "link" }.map(\.value) ?? []
         status.linkNext = LinkHeader.target(links, relation: "next")
         status.failuresSince = 0
+        status.retryAfter = nil
         status.endOfList = false
     }
 

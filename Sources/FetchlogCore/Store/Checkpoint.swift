@@ -26,7 +26,7 @@ package enum Checkpoint {
                 ("lastModified", .optional(s.lastModified)), ("cacheControl", .optional(s.cacheControl)),
                 ("failuresSince", .number(s.failuresSince)), ("lastError", .optional(s.lastError)),
                 ("lastErrorClass", .optional(s.lastErrorClass?.name)), ("endOfList", .bool(s.endOfList)),
-                ("linkNext", .optional(s.linkNext)),
+                ("linkNext", .optional(s.linkNext)), ("retryAfter", time(s.retryAfter)),
                 ("cacheHeaders", .array(s.cacheHeaders.map { .array([.string($0.name), .string($0.value)]) })),
             ])
         }
@@ -121,6 +121,7 @@ package enum Checkpoint {
             s.lastErrorClass = item["lastErrorClass"]?.stringValue.flatMap(FailureClass.init(name:))
             s.endOfList = item["endOfList"]?.boolValue ?? false
             s.linkNext = item["linkNext"]?.stringValue
+            s.retryAfter = time("retryAfter")
             s.cacheHeaders = (item["cacheHeaders"]?.arrayValue ?? []).compactMap { pair in
                 guard let name = pair.arrayValue?.first?.stringValue, let value = pair.arrayValue?.last?.stringValue else { return nil }
                 return Header(name, value)

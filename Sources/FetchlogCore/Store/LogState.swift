@@ -127,6 +127,9 @@ public struct ResourceStatus: Sendable, Equatable {
     public var lastError: String?
     /// The last failure's class.
     package var lastErrorClass: FailureClass?
+    /// Not to be asked again before this: the last failure's `Retry-After` (seconds or an
+    /// HTTP date, at most a day after it), read when it was recorded. Nil after a success.
+    package var retryAfter: Timestamp?
     /// True when the source said the list ends here (a 404 past the last page, say).
     package var endOfList = false
     /// The held body's `Link: <URL>; rel="next"` (RFC 8288), for paginators that follow it.

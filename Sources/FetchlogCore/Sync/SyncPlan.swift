@@ -85,6 +85,8 @@ package struct SyncPlan: Sendable, Equatable {
         if failures > 0, let lastAttempt {
             // A failing resource waits out its backoff instead of being asked again at once.
             dueAt = lastAttempt.adding(milliseconds: timing.backoff(failures: failures, of: target.description))
+            // And never before the upstream's own `Retry-After` (RFC 9110 §10.2.3).
+            if let notBefore = statuses.compactMap(\.retryAfter).max(), notBefore > dueAt! { dueAt = notBefore }
         } else if level == .missing {
             dueAt = now
         } else if let until = freshness.compactMap(\.validUntil).min() {

@@ -134,8 +134,9 @@ import Testing
         #expect(try await rig.fetch(["notes"], environment: Self.at(Self.t0)).status == 0)
         #expect(try await runFetchlog(["--store", rig.store, "--offline", "item", "set", "catalog", "notes", "1", "done=true"],
                                       environment: Self.at(Self.t0)).status == 0)
-        // Down, and telling writes to come back in an hour.
-        await rig.upstream.server.setFaults([Fault(kind: .status(503, retryAfter: 3600))])
+        // Down, telling the write to come back in an hour; the list's 503 names no time.
+        await rig.upstream.server.setFaults([Fault(match: "/catalog/notes/1", kind: .status(503, retryAfter: 3600)),
+                                             Fault(match: "/catalog/notes", kind: .status(503, retryAfter: nil))])
         await rig.upstream.server.clearRequestLog()
         let down = try await Self.sync(rig, ["--format", "json"], at: "2026-11-22T08:01:00Z")
         #expect(down.status == 1)

@@ -139,3 +139,36 @@ import Testing
         #expect(Self.plan(state, at: Self.t0, only: ["nothing"]).entries.isEmpty)
     }
 }
+
+/// Issue 37: a failing origin backs off, honouring its `Retry-After`.
+@Suite struct SyncRetryAfterTests {
+    static func failed(_ b: inout StateBuilder, at ms: Int64, retryAfter: String?) {
+        b.append(Event(recordedAt: Timestamp(milliseconds: ms), kind: .fetchFailed, source: "shop", label: "/items/1/lines",
+                       response: Event.Response(status: 503, headers: retryAfter.map { [Header("Retry-After", $0)] } ?? []),
+                       failure: Event.Failure(.httpStatus, "HTTP 503")))
+    }
+
+    @Test func aFailureWaitsForTheUpstreamsRetryAfterWhenLongerThanItsBackoff() {
+        let t0 = SyncPlanTests.t0
+        let backoff = SyncTiming().backoff(failures: 1, of: "shop/lines")
+        // Ten minutes asked for: longer than the 30 s backoff, so it decides.
+        var b = SyncPlanTests.builder()
+        Self.failed(&b, at: t0 + 10_000, retryAfter: "600")
+        #expect(SyncPlanTests.plan(b.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + 600_000))
+        // An HTTP date, two hours after the failure.
+        var dated = SyncPlanTests.builder()
+        Self.failed(&dated, at: t0 + 10_000, retryAfter: HTTPDate.format((t0 + 10_000) / 1000 + 7200))
+        #expect(SyncPlanTests.plan(dated.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + 7_200_000))
+        // Shorter than the backoff, or none: the backoff decides.
+        var short = SyncPlanTests.builder()
+        Self.failed(&short, at: t0 + 10_000, retryAfter: "5")
+        #expect(SyncPlanTests.plan(short.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + backoff))
+        var none = SyncPlanTests.builder()
+        Self.failed(&none, at: t0 + 10_000, retryAfter: nil)
+        #expect(SyncPlanTests.plan(none.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + backoff))
+        // A year asked for waits a day at most.
+        var far = SyncPlanTests.builder()
+        Self.failed(&far, at: t0 + 10_000, retryAfter: "31536000")
+        #expect(SyncPlanTests.plan(far.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + 86_400_000))
+    }
+}
