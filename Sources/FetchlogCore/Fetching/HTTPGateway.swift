@@ -421,17 +421,10 @@ package final class HTTPGateway: Sendable {
     }
 
 
-    /// Retry-After as seconds or an HTTP date (relative to the injected clock).
+    /// Retry-After as seconds or an HTTP date (relative to the injected clock), read as the
+    /// log reads it for a sync's backoff (`RetryAfterHeader`): one reader.
     func retryAfter(_ value: String) -> Duration? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed), seconds >= 0 { return .milliseconds(Int64(seconds * 1000)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        let ms = Timestamp(date).milliseconds - configuration.clock.now().milliseconds
-        return .milliseconds(max(0, ms))
+        RetryAfterHeader.delay(value, at: configuration.clock.now()).map { .milliseconds($0) }
     }
 
 

@@ -6,17 +6,20 @@ package enum RetryAfterHeader {
     /// often than a plan, and a sync should look again within a day.
     static let longest: Int64 = 24 * 3_600_000
 
-    /// When the upstream may be asked again; nil when `value` is neither form.
+    /// When the upstream may be asked again, at most a day after `recorded`; nil when
+    /// `value` is neither form.
     package static func until(_ value: String, at recorded: Timestamp) -> Timestamp? {
+        delay(value, at: recorded).map { recorded.adding(milliseconds: min($0, longest)) }
+    }
+
+    /// How long to wait from `now`, in milliseconds (0 for a date already past); nil when
+    /// `value` is neither form. Seconds may carry a fraction (`1.5`), as some servers send.
+    package static func delay(_ value: String, at now: Timestamp) -> Int64? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        let wait: Int64
-        if let seconds = Int64(text), seconds >= 0 {
-            wait = seconds.multipliedReportingOverflow(by: 1000).overflow ? longest : seconds * 1000
-        } else if let date = HTTPDate.parse(text, reference: recorded.milliseconds / 1000) {
-            wait = date * 1000 - recorded.milliseconds
-        } else {
-            return nil
+        if let seconds = Double(text), seconds >= 0 {
+            return seconds * 1000 >= Double(Int64.max) ? Int64.max : Int64(seconds * 1000)
         }
-        return recorded.adding(milliseconds: min(max(0, wait), longest))
+        guard let date = HTTPDate.parse(text, reference: now.milliseconds / 1000) else { return nil }
+        return max(0, date * 1000 - now.milliseconds)
     }
 }
