@@ -99,8 +99,11 @@ package struct SyncPlan: Sendable, Equatable {
             dueAt = nil
         }
         // Writes waiting: due when the first may be sent (pushed, then the resource refetched
-        // to read them back), whatever its freshness.
-        if let writes { dueAt = min(dueAt ?? writes.dueAt, writes.dueAt) }
+        // to read them back), whatever its freshness. Not while the resource backs off: its
+        // origin is failing, and a write's own shorter backoff (a second, doubling) would ask
+        // it again and again; the writes go with the resource's next attempt, or at once when
+        // the source answers again (`SyncRunner`'s back online).
+        if let writes, failures == 0 { dueAt = min(dueAt ?? writes.dueAt, writes.dueAt) }
         return SyncEntry(target: target, level: level, dueAt: dueAt, pendingWrites: writes?.count ?? 0,
                          writesDueAt: writes?.dueAt, pages: keys.count, failures: failures)
     }
