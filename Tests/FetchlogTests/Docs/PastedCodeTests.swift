@@ -47,6 +47,7 @@ import Testing
             "Sources/FetchlogSQL/FetchlogSQL.docc/AskingWithSQL.md",
             "Sources/FetchlogSources/FetchlogSources.docc/UsingTheSeedSources.md",
             "Sources/FetchlogSync/FetchlogSync.docc/FetchlogSync.md",
+            "Sources/FetchlogSync/FetchlogSync.docc/KeepingInSync.md",
             "README.md",
         ])
     }
