@@ -62,9 +62,13 @@ public struct SyncService: Service {
                                       waitingWrites: pass.waitingWrites, requests: pass.requests))
         }
         let configured = runner
+        // Another process's write (a command-line `item set` beside the app) is caught up
+        // with as it is committed, and wakes the loop as the app's own writes do.
+        let following = store.followAppends()
+        defer { following?.cancel() }
         do {
             try await cancelWhenGracefulShutdown {
-                try await configured.run(sleeper: TaskSleeper())
+                try await configured.run(sleeper: TaskSleeper(store: configured.store))
             }
         } catch is CancellationError {
             // A shutdown: the pass in flight stopped between requests.

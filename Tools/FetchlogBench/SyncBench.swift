@@ -91,7 +91,7 @@ func runSyncBenchmark() async {
             self.end = end
         }
 
-        func sleep(until: Timestamp?, clock _: any WallClock) async throws {
+        func sleep(until: Timestamp?, planned _: Set<SyncWriteMark>, clock _: any WallClock) async throws {
             guard let until, until <= end else { throw CancellationError() }
             asked.withLock { $0.append(until) }
             clock.set(until)

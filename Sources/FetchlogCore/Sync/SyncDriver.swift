@@ -24,10 +24,20 @@ package final class SyncDriver: Sendable {
 
     /// Passes until the task is cancelled, sleeping until the next resource falls due.
     package func run(sleeper: any SyncSleeper) async throws {
+        var first = true
+        var nextDue: Timestamp?
+        var writes: Set<SyncWriteMark> = []
         while !Task.isCancelled {
-            let pass = try await passNow()
-            runner.onEvent(.sleeping(until: pass.nextDue))
-            try await sleeper.sleep(until: pass.nextDue, clock: runner.clock)
+            if !first, let waking = try await SyncRunner.nothingDue(runner.plan()) {
+                // Woken with nothing due (see `SyncRunner.run`): sleep again.
+                (nextDue, writes) = (waking.nextDue, waking.writes)
+            } else {
+                let pass = try await passNow()
+                (nextDue, writes) = (pass.nextDue, pass.writes)
+                runner.onEvent(.sleeping(until: nextDue))
+            }
+            first = false
+            try await sleeper.sleep(until: nextDue, planned: writes, clock: runner.clock)
         }
     }
 }

@@ -79,6 +79,8 @@ package struct SyncPass: Sendable, Equatable {
     package let at: Timestamp
     /// This store's writes still waiting after the pass.
     package var waitingWrites = 0
+    /// Those writes as the plan after the pass saw them (what a sleep wakes for is any other).
+    package var writes: Set<SyncWriteMark> = []
 
     package var failed: Bool { rows.contains { $0.outcome.isFailure } }
 

@@ -8,6 +8,9 @@ package struct SyncPlan: Sendable, Equatable {
     package let entries: [SyncEntry]
     /// The time the plan was made for.
     package let now: Timestamp
+    /// This store's writes sync sends, as the plan saw them: a sleep ends early when one is
+    /// recorded (or asked again) after it, as it was not planned for.
+    package let writes: Set<SyncWriteMark>
 
     /// The resources due at `now`, in pass order.
     package var due: [SyncEntry] { entries.filter { $0.isDue(at: now) } }
@@ -21,6 +24,7 @@ package struct SyncPlan: Sendable, Equatable {
     package init(state: LogState, policy: FreshnessPolicy, now: Timestamp, storeID: String,
                  only: [SyncSelector] = [], timing: SyncTiming = SyncTiming()) {
         self.now = now
+        writes = Set(Self.sendable(state, storeID: storeID).map(SyncWriteMark.init))
         let pending = Self.pendingWrites(state, storeID: storeID, now: now)
         var entries: [SyncEntry] = []
         var keysBySource: [String: [ResourceKey]] = [:]
@@ -119,11 +123,7 @@ package struct SyncPlan: Sendable, Equatable {
     /// the way. A conflict, a refusal or a credential problem waits for a person, not for sync.
     static func pendingWrites(_ state: LogState, storeID: String, now: Timestamp) -> [String: PendingWrites] {
         var pending: [String: PendingWrites] = [:]
-        for mutation in state.writes.mutations.values where mutation.store == storeID {
-            switch mutation.state {
-            case .queued, .sending, .failed: break
-            default: continue
-            }
+        for mutation in sendable(state, storeID: storeID) {
             let due = mutation.notBefore.map { Timestamp(milliseconds: $0) } ?? now
             let key = mutation.source + "/" + mutation.resource
             var writes = pending[key] ?? PendingWrites(dueAt: due)
@@ -132,6 +132,18 @@ package struct SyncPlan: Sendable, Equatable {
             pending[key] = writes
         }
         return pending
+    }
+
+    /// The mutations of this store (`storeID`) that sync sends without a person deciding:
+    /// waiting, in doubt, or failed on the way.
+    static func sendable(_ state: LogState, storeID: String) -> [PendingMutation] {
+        state.writes.mutations.values.filter { mutation in
+            guard mutation.store == storeID else { return false }
+            switch mutation.state {
+            case .queued, .sending, .failed: return true
+            default: return false
+            }
+        }
     }
 
     /// `resources` with each child after its parent (the manifest's order otherwise kept).
@@ -148,6 +160,20 @@ package struct SyncPlan: Sendable, Equatable {
             left.removeAll { resource in batch.contains { $0.name == resource.name } }
         }
         return placed
+    }
+}
+
+/// A write sync sends, as one plan saw it: a new write, or one asked again (`retry`), is a
+/// mark no earlier plan held.
+package struct SyncWriteMark: Sendable, Hashable {
+    let seq: UInt64
+    let state: MutationState
+    let round: UInt64
+
+    init(_ mutation: PendingMutation) {
+        seq = mutation.seq
+        state = mutation.state
+        round = mutation.round
     }
 }
 

@@ -39,14 +39,29 @@ package struct SyncRunner: Sendable {
     @discardableResult
     package func run(sleeper: any SyncSleeper) async throws -> Int {
         var passes = 0
+        var nextDue: Timestamp?
+        var writes: Set<SyncWriteMark> = []
         while !Task.isCancelled {
-            let pass = try await self.pass()
-            passes += 1
-            onEvent(.sleeping(until: pass.nextDue))
-            try await sleeper.sleep(until: pass.nextDue, clock: clock)
+            if passes > 0, let waking = try await Self.nothingDue(plan()) {
+                // Woken before anything fell due (a write not yet due, another process's
+                // fetch): no pass, the same sleep again, said only when its end moved.
+                if waking.nextDue != nextDue { onEvent(.sleeping(until: waking.nextDue)) }
+                nextDue = waking.nextDue
+                writes = waking.writes
+            } else {
+                let pass = try await self.pass()
+                passes += 1
+                nextDue = pass.nextDue
+                writes = pass.writes
+                onEvent(.sleeping(until: nextDue))
+            }
+            try await sleeper.sleep(until: nextDue, planned: writes, clock: clock)
         }
         return passes
     }
+
+    /// `plan` when nothing in it is due now (a wake-up with no work), else nil.
+    static func nothingDue(_ plan: SyncPlan) -> SyncPlan? { plan.due.isEmpty ? plan : nil }
 
     /// One pass: pushes, then every due resource revalidated. Throws `CancellationError`
     /// when cancelled (what was recorded stays recorded; the attempts told to `onEvent` say what).
@@ -99,6 +114,7 @@ package struct SyncRunner: Sendable {
         }
         var pass = SyncPass(rows: rows, nextDue: after.nextDue, requests: requests, at: plan.now)
         pass.waitingWrites = after.entries.reduce(0) { $0 + $1.pendingWrites }
+        pass.writes = after.writes
         onEvent(.passed(pass))
         return pass
     }

@@ -61,7 +61,9 @@ struct ServeCommand: AsyncParsableCommand {
             driver = SyncDriver(SyncRunner(store: store, policy: FreshnessPolicy(sources: store.durableState.sources), clock: fetching.clock))
         }
         defer { claim?.release() }
-        let loop = driver.map { driver in Task { try? await driver.run(sleeper: TaskSleeper()) } }
+        // Woken too by a write recorded while it sleeps (`POST /api/items`, or another process's
+        // that `watch()` catches up with): sent now, not at the next due time.
+        let loop = driver.map { driver in Task { try? await driver.run(sleeper: TaskSleeper(store: store)) } }
         defer { loop?.cancel() }
         do {
             try await serveStore(store, clock: fetching.clock, configuration: configuration, sync: driver) { address in

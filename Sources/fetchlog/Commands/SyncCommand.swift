@@ -90,8 +90,12 @@ struct SyncCommand: AsyncParsableCommand {
                 if pass.failed { throw ExitCode(ExitStatus.failure) }
                 return
             }
+            // A write recorded beside it (`item set` in another process, caught up with as it
+            // is committed) wakes the loop: sent now, not at the next resource's due time.
+            let following = store.followAppends()
+            defer { following?.cancel() }
             let terminated = try await Self.untilTerminated { [runner] in
-                try await runner.run(sleeper: TaskSleeper())
+                try await runner.run(sleeper: TaskSleeper(store: runner.store))
             }
             await store.close()
             keepReadModelCurrent(store)

@@ -31,7 +31,7 @@ import Testing
             self.between = between
         }
 
-        func sleep(until: Timestamp?, clock _: any WallClock) async throws {
+        func sleep(until: Timestamp?, planned _: Set<SyncWriteMark>, clock _: any WallClock) async throws {
             let count = asked.withLock { $0.append(until); return $0.count }
             try await between(count - 1)
             guard count < stopAfter, let until else { throw CancellationError() }

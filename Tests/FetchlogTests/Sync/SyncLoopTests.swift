@@ -20,7 +20,7 @@ import Testing
             self.stopAfter = stopAfter
         }
 
-        func sleep(until: Timestamp?, clock _: any WallClock) async throws {
+        func sleep(until: Timestamp?, planned _: Set<SyncWriteMark>, clock _: any WallClock) async throws {
             let count = asked.withLock { $0.append(until); return $0.count }
             guard count < stopAfter, let until else { throw CancellationError() }
             clock.set(until)
