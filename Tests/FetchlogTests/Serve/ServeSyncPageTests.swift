@@ -35,7 +35,7 @@ import Testing
         let titles = items.compactMap { $0["title"]?.stringValue }
         #expect(titles == ["buy milk", "call the plumber", "write the report"])
         let expected: JSONValue = .object([
-            ("resource", .string("catalog/notes")), ("nextRefresh", .string(nextRefresh)),
+            ("resource", .string("catalog/notes")), ("nextRefresh", .string(nextRefresh)), ("shown", .string("next refresh \(nextRefresh)")),
             ("lastPassAt", .string("2026-11-22T08:00:00.000Z")),
             ("summary", .string("sync: 1 resource: 1 fresh; 0 requests; next due \(nextRefresh)")),
             ("view", .string("items/catalog/notes")), ("rows", .number(items.count)), ("title", .string("buy milk")),
@@ -80,5 +80,31 @@ import Testing
         #expect(result.stdout == "ok\n", "\(result.stdout)")
         try await server.stop()
         await upstream.stop()
+    }
+    /// A resource whose fetch failed (nothing listens on port 1): the panel says it backs off
+    /// until its failed attempt plus 30 s and its jitter (1.922 s, as ServeSyncTests checks
+    /// against `GET /api/sync`), and what the loop's first pass did.
+    @Test func theSyncPanelSaysWhatBacksOffUntilWhen() async throws {
+        let dir = try await ServeSyncTests.store("serve-sync-page-backoff")
+        let store = dir.sub("store")
+        let unreachable = "http://127.0.0.1:1"
+        let failed = try await runFetchlog(["--store", store, "--upstream", unreachable, "--retries", "0", "fetch", "catalog", "notes"],
+                                           environment: ["FETCHLOG_NOW": Self.now])
+        #expect(failed.status == 1, "\(failed.stderr)")
+        let server = try await ServeProcess(store: store, arguments: ["--upstream", unreachable, "--sync"], environment: ["FETCHLOG_NOW": "2026-11-22T08:00:10Z"])
+        let until = "2026-11-22T08:00:31.922Z"
+        let expected: JSONValue = .object([
+            ("resource", .string("catalog/notes")), ("nextRefresh", .string(until)), ("shown", .string("backing off until \(until)")),
+            ("lastPassAt", .string("2026-11-22T08:00:10.000Z")),
+            ("summary", .string("sync: 1 resource: 1 backing-off; 0 requests; next due \(until)")),
+        ])
+        let expectedFile = dir.sub("expected.json")
+        try expected.canonicalText().write(toFile: expectedFile, atomically: true, encoding: .utf8)
+        let browser = try BrowserScript(script: Repo.root + "/Tests/Browser/sync_page_test.py", arguments: [server.base + "/", expectedFile],
+                                        log: dir.sub("sync_page_test.stderr"))
+        let result = try await browser.finish()
+        #expect(result.status == 0, "sync_page_test.py: \(result.stderr)")
+        #expect(result.stdout == "ok\n", "\(result.stdout)")
+        try await server.stop()
     }
 }
