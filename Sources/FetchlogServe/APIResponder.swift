@@ -125,6 +125,8 @@ struct APIResponder: HTTPResponder {
             return try await write(.delete(source: parameters[0], resource: parameters[1], key: parameters[2]))
         case .push:
             return try await write(.push)
+        case .syncSchedule:
+            return Self.json(try await SyncSchedule.json(content))
         case .sync:
             return Self.response(try await content.answers.sync(), contentType: "application/json; charset=utf-8")
         case .retry:

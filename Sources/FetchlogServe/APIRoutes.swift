@@ -5,7 +5,7 @@ import Hummingbird
 /// `/api/openapi.json` describes. `APIRoute.all` is the only list of routes, so the three
 /// cannot disagree.
 struct APIRoute: Sendable {
-    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, sync, retry, discard, sql, sqlTables, sqlSave, openAPI }
+    enum Handler: Sendable { case page, status, views, view, items, log, event, diff, stream, fetch, pending, addItem, setItem, replaceItem, deleteItem, push, syncSchedule, sync, retry, discard, sql, sqlTables, sqlSave, openAPI }
 
     struct Parameter: Sendable {
         enum Location: String, Sendable { case path, query, header }
@@ -140,6 +140,9 @@ struct APIRoute: Sendable {
                  summary: "Send the changes waiting, as `push --format json`; needs the action token.",
                  answer: "The mutation ids by outcome (confirmed, conflicts, rejected, paused, failed, held), the push's lines, and waitedFor: the push it waited for (one pusher at a time per store), or null.",
                  isAction: true, errors: [409]),
+        APIRoute(handler: .syncSchedule, method: .get, path: "/api/sync",
+                 summary: "The sync schedule: when each resource is next refreshed, what backs off until when, and (with serve --sync) the loop's state.",
+                 answer: "{now, loop, resources}: now the server's clock; loop null without serve --sync, else {running, passing (a pass under way), lastPass: null or {at, summary, requests, failed, nextDue}}; resources one object per resource sync keeps, in pass order: resource, level (fresh, stale, missing), due, nextRefresh (when it is next asked, now when due; null: never by age), backingOff, backoffUntil (while it fails: when its backoff, or its upstream's Retry-After, ends; else null), failures, pendingWrites, pages."),
         APIRoute(handler: .sync, method: .post, path: "/api/sync",
                  summary: "Run a sync pass now, as `sync --once --format json`: the waiting changes sent, every resource due revalidated; needs the action token.",
                  answer: "An array of rows, one a resource (and one a push): resource, outcome (fresh, refreshed, not-modified, pushed, failed, backing-off, missing), nextDue, requests, detail.",

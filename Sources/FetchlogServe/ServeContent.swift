@@ -11,15 +11,18 @@ package struct ServeContent: Sendable {
     package let clock: any WallClock
     package let eventHeader: @Sendable (Event) -> JSONValue
     package let answers: ServeAnswers
+    /// `serve --sync`'s loop (nil without it): `GET /api/sync` reads its plan and state.
+    package let sync: SyncDriver?
     /// The views' canonical exports by snapshot, and the event stream's hub (one per server).
     package let shared = ServeShared()
 
     package init(store: Store, clock: any WallClock, eventHeader: @escaping @Sendable (Event) -> JSONValue,
-                 answers: ServeAnswers = ServeAnswers()) {
+                 answers: ServeAnswers = ServeAnswers(), sync: SyncDriver? = nil) {
         self.store = store
         self.clock = clock
         self.eventHeader = eventHeader
         self.answers = answers
+        self.sync = sync
     }
 }
 

@@ -86,11 +86,13 @@ package struct SyncPlan: Sendable, Equatable {
             level = .fresh
         }
         var dueAt: Timestamp?
+        var backoffUntil: Timestamp?
         if failures > 0, let lastAttempt {
             // A failing resource waits out its backoff instead of being asked again at once.
             dueAt = lastAttempt.adding(milliseconds: timing.backoff(failures: failures, of: target.description))
             // And never before the upstream's own `Retry-After` (RFC 9110 §10.2.3).
             if let notBefore = statuses.compactMap(\.retryAfter).max(), notBefore > dueAt! { dueAt = notBefore }
+            backoffUntil = dueAt
         } else if level == .missing {
             dueAt = now
         } else if let until = freshness.compactMap(\.validUntil).min() {
@@ -109,7 +111,7 @@ package struct SyncPlan: Sendable, Equatable {
         // the source answers again (`SyncRunner`'s back online).
         if let writes, failures == 0 { dueAt = min(dueAt ?? writes.dueAt, writes.dueAt) }
         return SyncEntry(target: target, level: level, dueAt: dueAt, pendingWrites: writes?.count ?? 0,
-                         writesDueAt: writes?.dueAt, pages: keys.count, failures: failures)
+                         writesDueAt: writes?.dueAt, pages: keys.count, failures: failures, backoffUntil: backoffUntil)
     }
 
     /// This store's mutations a push sends without a person deciding, and when the first
@@ -224,6 +226,12 @@ package struct SyncEntry: Sendable, Equatable {
     package let pages: Int
     /// Failed attempts since its last success, on its worst page.
     package let failures: Int
+    /// When a failing resource's backoff (or its upstream's `Retry-After`) ends: its fetch
+    /// waits until then even when writes make the entry due sooner (nil: not failing).
+    package var backoffUntil: Timestamp? = nil
+
+    /// True while a failing resource waits out its backoff at `now`.
+    package func isBackingOff(at now: Timestamp) -> Bool { backoffUntil.map { $0 > now } ?? false }
 
     package func isDue(at now: Timestamp) -> Bool { dueAt.map { $0 <= now } ?? false }
 

@@ -12,8 +12,9 @@
 ///
 /// Stable ids and `data-` attributes (`#timeline tr[data-seq]`, `#event-count[data-count]`,
 /// `#view-rows[data-count][data-at]`, `#event-body`, `#diff-summary`, `#sql-status`,
-/// `#sql-chart rect.bar`…) are what the browser
-/// tests (Tests/Browser/page_test.py, sql_test.py) read: rename them there too.
+/// `#sql-chart rect.bar`, `#sync tr[data-resource][data-next-refresh]`, `#sync-loop[data-summary]`…)
+/// are what the browser tests (Tests/Browser/page_test.py, sql_test.py, sync_page_test.py)
+/// read: rename them there too.
 enum Page {
     static let html = """
     <!doctype html>
@@ -31,7 +32,8 @@ enum Page {
     """
 
     /// The sections: the timeline and the open event side by side (stacked on a phone),
-    /// then the view browser with its time slider and diff, then freshness, then SQL (the
+    /// then the view browser with its time slider and diff, then freshness, then the sync
+    /// schedule (each resource's next refresh or backoff, the loop's last pass), then SQL (the
     /// tables beside the query box, the answer as a table and, for (text, number) rows, a
     /// bar chart; the views' slider sets the seq it reads).
     static let markup = #"""
@@ -85,6 +87,12 @@ enum Page {
       <h2 id="freshness-title">Freshness</h2>
       <div class="scroll"><table><thead><tr><th>resource</th><th>state</th><th class="wide">last success</th></tr></thead>
       <tbody id="freshness"><tr><td colspan="3" class="hint">loading…</td></tr></tbody></table></div>
+    </section>
+    <section id="sync-section" aria-labelledby="sync-title">
+      <h2 id="sync-title">Sync</h2>
+      <p id="sync-loop" role="status" data-state="" data-passing="" data-last-pass-at="" data-summary="">loading…</p>
+      <div class="scroll"><table><thead><tr><th>resource</th><th>state</th><th>next refresh</th><th class="wide">writes waiting</th></tr></thead>
+      <tbody id="sync"><tr><td colspan="4" class="hint">loading…</td></tr></tbody></table></div>
     </section>
     <section id="sql-section" aria-labelledby="sql-title">
       <h2 id="sql-title">SQL</h2>

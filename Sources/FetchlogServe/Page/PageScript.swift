@@ -422,6 +422,7 @@ enum PageScript {
       if (followNow) { slider.value = String(seq); reloadAtNow(); rerunSQL(); }
       showAt();
       reloadStatus();
+      reloadSync();
     }
 
     function keyOf(row) {
@@ -636,6 +637,57 @@ enum PageScript {
     }
     const reloadStatus = debounce(loadStatus, 200);
 
+    // ---------------------------------------------------------------- sync
+    // GET /api/sync: when each resource is next asked, by the server's clock (its FETCHLOG_NOW
+    // in a test), what backs off until when, and under `serve --sync` the loop's last pass.
+    let syncPoll = null;
+    async function loadSync() {
+      clearTimeout(syncPoll);
+      syncPoll = null;
+      const body = $("sync"), line = $("sync-loop");
+      let schedule;
+      try { schedule = await api("/api/sync"); } catch (error) {
+        const tr = el("tr");
+        tr.append(el("td", error.message, { colspan: "4", class: "fail" }));
+        body.replaceChildren(tr);
+        return;
+      }
+      body.replaceChildren(...schedule.resources.map((r) => {
+        const tr = el("tr", null, { "data-resource": r.resource, "data-level": r.level, "data-due": String(r.due),
+                                    "data-next-refresh": r.nextRefresh || "", "data-backoff-until": r.backoffUntil || "" });
+        const state = r.failures ? r.level + ", " + r.failures + (r.failures === 1 ? " failure" : " failures") : r.level;
+        const next = r.backingOff ? "backing off until " + r.backoffUntil
+                   : r.due ? "due now" : r.nextRefresh ? "next refresh " + r.nextRefresh : "never by age";
+        tr.append(el("td", r.resource), el("td", state, { class: "f-" + (r.failures ? "failing" : r.level) }),
+                  el("td", next, r.backingOff ? { class: "fail" } : {}), el("td", r.pendingWrites || "", { class: "wide" }));
+        return tr;
+      }));
+      if (!schedule.resources.length) {
+        const tr = el("tr");
+        tr.append(el("td", "nothing to keep in sync yet: fetch a resource or add a source", { colspan: "4", class: "hint" }));
+        body.replaceChildren(tr);
+      }
+      body.dataset.count = String(schedule.resources.length);
+      body.dataset.now = schedule.now;
+      const loop = schedule.loop;
+      if (!loop) {
+        line.dataset.state = "off";
+        line.textContent = "as of " + schedule.now + " · no sync loop here (fetchlog serve --sync runs one)";
+        return;
+      }
+      line.dataset.state = loop.running ? "running" : "stopped";
+      line.dataset.passing = String(loop.passing);
+      line.dataset.lastPassAt = loop.lastPass ? loop.lastPass.at : "";
+      line.dataset.summary = loop.lastPass ? loop.lastPass.summary : "";
+      line.textContent = "as of " + schedule.now + " · sync loop " + (loop.running ? "running" : "stopped")
+                       + (loop.passing ? " · a pass under way" : "")
+                       + (loop.lastPass ? " · last pass at " + loop.lastPass.at + ": " + loop.lastPass.summary : " · no pass yet");
+      // A pass that finds nothing due appends no event: while one is under way (or the loop's
+      // first has not ended), ask again rather than wait for an event that may not come.
+      if (loop.passing || (loop.running && !loop.lastPass)) syncPoll = setTimeout(loadSync, 1000);
+    }
+    const reloadSync = debounce(loadSync, 200);
+
     // ---------------------------------------------------------------- live
     function subscribe() {
       // From the last seq loaded, so nothing appended between the log's load and this is missed;
@@ -665,7 +717,7 @@ enum PageScript {
         slider.value = String(lastSeq);
         $("diff-to").value = String(lastSeq);
         subscribe();
-        await Promise.all([loadViews(), loadStatus(), loadTables()]);
+        await Promise.all([loadViews(), loadStatus(), loadSync(), loadTables()]);
       } catch (error) {
         $("summary").textContent = error.message;
         $("summary").className = "fail";

@@ -47,7 +47,8 @@ enum PageStyle {
     .facet button[aria-pressed="true"]{background:#dbe7f8;border-color:var(--accent)}
     .pager{display:flex;gap:.6rem;align-items:center;margin:.3rem 0}
     .added{color:var(--ok)}.removed{color:var(--fail)}.changed{color:var(--warn)}
-    #sql-section{grid-column:1/-1}
+    #sql-section,#sync-section{grid-column:1/-1}
+    #sync-section .scroll{max-height:30vh}
     .sql-grid{display:grid;grid-template-columns:minmax(10rem,1fr) minmax(0,3fr);gap:.8rem}
     #sql-tables{max-height:60vh;overflow:auto;border:1px solid var(--line);border-radius:4px;padding:.3rem .5rem}
     #sql-tables ul{margin:.1rem 0 .3rem;padding-left:1rem}

@@ -16,6 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
         /api/items/SOURCE/RESOURCE?q=TEXT&where=F=V&limit=N&page=N (as `items … --format json`), \
         /api/log?from=SEQ&limit=N (as `log tail --format json`), /api/events/SEQ (as `log show SEQ --format json`), \
         /api/diff?view=NAME&from=SEQ&to=SEQ (as the shell's `diff`), \
+        /api/sync (the sync schedule: each resource's next refresh and backoff, and with --sync the loop's last pass), \
         /api/stream (Server-Sent Events: one per appended event, then one per view that changed; resumes after Last-Event-ID), /api/openapi.json. \
         POST /api/fetch {"source": S, "resource": R} fetches as `fetch S R --format json`, with the network options below; \
         it needs Authorization: Bearer T with the server's token, or without one the token made at start, which only \
@@ -89,7 +90,7 @@ func serveStore(_ store: Store, clock: any WallClock, configuration: ServeConfig
     let watcher = store.watch()
     defer { watcher.cancel() }
     let content = ServeContent(store: store, clock: clock, eventHeader: { LogRendering.tailRecord($0) },
-                               answers: .commandLine(store, sync: sync))
+                               answers: .commandLine(store, sync: sync), sync: sync)
     do {
         try await FetchlogServer.run(content, configuration: configuration) { address in
             // FileHandle writes are unbuffered: the address is out before the first request.

@@ -149,7 +149,7 @@ import Testing
                          "/api/sync", "/api/pending/{id}/retry", "/api/pending/{id}/discard", "/api/sql", "/api/sql/tables", "/api/openapi.json"]
     /// The methods of the routes that answer more than GET.
     static let methods = ["/api/items/{source}/{resource}": ["get", "post"], "/api/items/{source}/{resource}/{key}": ["delete", "patch", "put"],
-                          "/api/fetch": ["post"], "/api/push": ["post"], "/api/sync": ["post"], "/api/pending/{id}/retry": ["post"], "/api/pending/{id}/discard": ["post"], "/api/sql": ["get", "post"]]
+                          "/api/fetch": ["post"], "/api/push": ["post"], "/api/sync": ["get", "post"], "/api/pending/{id}/retry": ["post"], "/api/pending/{id}/discard": ["post"], "/api/sql": ["get", "post"]]
 
     @Test func theOpenAPIDocumentDescribesExactlyTheRoutes() async throws {
         let dir = try await ServeAPITests.sampleStore("serve-openapi")

@@ -66,4 +66,51 @@ import Testing
         try await server.stop()
         await upstream.stop()
     }
+    /// `GET /api/sync` read until the loop's first pass has ended (it runs at the server's
+    /// start, beside the first requests): the condition, not a time, ends the wait.
+    static func scheduleAfterFirstPass(_ server: ServeProcess) async throws -> ServeProcess.Answer {
+        for _ in 0 ..< 6000 {
+            let answer = try await server.get("/api/sync")
+            if answer.status != 200 || !answer.body.contains(#""lastPass":null"#) { return answer }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await server.get("/api/sync")
+    }
+
+    /// The schedule of a held resource, without the loop: fresh for the day a manifest's
+    /// resource is fresh for (the catalog sends no Cache-Control), so next asked a day after
+    /// its fetch; a read, so no token.
+    @Test func theScheduleSaysWhenAHeldResourceIsNextAsked() async throws {
+        let upstream = try await CatalogUpstream.start()
+        let dir = try await Self.store("serve-sync-schedule")
+        let fetched = try await runFetchlog(["--store", dir.sub("store"), "--upstream", upstream.base, "--retries", "0", "fetch", "catalog", "notes"],
+                                            environment: ["FETCHLOG_NOW": "2026-11-22T07:50:00Z"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let server = try await ServeProcess(store: dir.sub("store"), arguments: ["--upstream", upstream.base], environment: Self.now)
+        let schedule = try await server.get("/api/sync")
+        #expect(schedule.status == 200)
+        #expect(schedule.body == #"{"loop":null,"now":"2026-11-22T08:00:00.000Z","resources":[{"backingOff":false,"backoffUntil":null,"due":false,"failures":0,"level":"fresh","nextRefresh":"2026-11-23T07:50:00.000Z","pages":1,"pendingWrites":0,"resource":"catalog/notes"}]}"# + "\n")
+        try await server.stop()
+        await upstream.stop()
+    }
+
+    /// A resource whose fetch failed (nothing listens on port 1) backs off 30 s plus its
+    /// jitter (1.922 s: FNV-1a of "catalog/notes" modulo a tenth of the wait) from the failed
+    /// attempt: the loop's first pass leaves it alone, and the schedule says until when.
+    @Test func theScheduleSaysWhatBacksOffUntilWhenAndWhatTheLoopDid() async throws {
+        let dir = try await Self.store("serve-sync-backoff")
+        let unreachable = "http://127.0.0.1:1"
+        let failed = try await runFetchlog(["--store", dir.sub("store"), "--upstream", unreachable, "--retries", "0", "fetch", "catalog", "notes"],
+                                           environment: Self.now)
+        #expect(failed.status == 1, "\(failed.stderr)")
+        #expect(SyncTiming().backoff(failures: 1, of: "catalog/notes") == 31_922)
+        let server = try await ServeProcess(store: dir.sub("store"), arguments: ["--upstream", unreachable, "--sync"],
+                                            environment: ["FETCHLOG_NOW": "2026-11-22T08:00:10Z"])
+        let schedule = try await Self.scheduleAfterFirstPass(server)
+        #expect(schedule.status == 200)
+        let until = "2026-11-22T08:00:31.922Z"
+        let pass = #"{"at":"2026-11-22T08:00:10.000Z","failed":true,"nextDue":"\#(until)","requests":0,"summary":"sync: 1 resource: 1 backing-off; 0 requests; next due \#(until)"}"#
+        #expect(schedule.body == #"{"loop":{"lastPass":\#(pass),"passing":false,"running":true},"now":"2026-11-22T08:00:10.000Z","resources":[{"backingOff":true,"backoffUntil":"\#(until)","due":false,"failures":1,"level":"missing","nextRefresh":"\#(until)","pages":1,"pendingWrites":0,"resource":"catalog/notes"}]}"# + "\n")
+        try await server.stop()
+    }
 }

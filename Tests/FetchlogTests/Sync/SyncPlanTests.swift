@@ -75,6 +75,11 @@ import Testing
         let wait = SyncTiming().backoff(failures: 2, of: "shop/lines")
         #expect(wait >= 60_000 && wait < 66_000)
         #expect(lines.dueAt == Timestamp(milliseconds: Self.t0 + 20_000 + wait))
+        // What `GET /api/sync` shows: backing off until then, and not once it has passed.
+        #expect(lines.backoffUntil == Timestamp(milliseconds: Self.t0 + 20_000 + wait))
+        #expect(lines.isBackingOff(at: plan.now))
+        #expect(!lines.isBackingOff(at: Timestamp(milliseconds: Self.t0 + 20_000 + wait)))
+        #expect(plan.entries[0].backoffUntil == nil && !plan.entries[0].isBackingOff(at: plan.now))
         #expect(plan.due.map(\.target.description) == ["shop/feed"])
         #expect((30_000 ..< 33_000).contains(SyncTiming().backoff(failures: 1, of: "x")))
         #expect(SyncTiming().backoff(failures: 1, of: "x") == SyncTiming().backoff(failures: 1, of: "x"))
@@ -170,5 +175,20 @@ import Testing
         var far = SyncPlanTests.builder()
         Self.failed(&far, at: t0 + 10_000, retryAfter: "31536000")
         #expect(SyncPlanTests.plan(far.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + 86_400_000))
+    }
+    /// This store's writes waiting make a failing resource due now (they are sent first), yet
+    /// its fetch still backs off: `backoffUntil` keeps the time `dueAt` no longer shows
+    /// (what `GET /api/sync` says of it).
+    @Test func writesWaitingDoNotHideTheBackoff() {
+        let t0 = SyncPlanTests.t0
+        var b = SyncPlanTests.builder()
+        Self.failed(&b, at: t0 + 10_000, retryAfter: "600")
+        b.intent("shop", "write.mutation", #"{"store":"me","op":"update","resource":"lines","key":"1","fields":{"qty":2}}"#)
+        let now = Timestamp(milliseconds: t0 + 20_000)
+        let lines = SyncPlanTests.plan(b.state, at: now.milliseconds).entries[2]
+        #expect(lines.target.description == "shop/lines")
+        #expect(lines.pendingWrites == 1 && lines.dueAt == now)
+        #expect(lines.backoffUntil == Timestamp(milliseconds: t0 + 10_000 + 600_000))
+        #expect(lines.isBackingOff(at: now))
     }
 }
