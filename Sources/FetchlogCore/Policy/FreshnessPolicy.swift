@@ -42,8 +42,12 @@ package struct FreshnessPolicy: Sendable {
         return plugin.freshness
     }
 
-    /// How current the held body of `key` is at `now`.
-    package func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp) -> Freshness {
+    /// How current the held body of `key` is at `now`. `presenting`: the request lines a
+    /// fetch of it would send now (as recorded, `Store.presentedHeaders`); a held response
+    /// whose `Vary` fields they do not match is another request's (RFC 9111 §4.1), so it is
+    /// not fresh for this one, whatever its age: stale since it was last known current.
+    /// Nil judges the body alone.
+    package func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp, presenting: [Header]? = nil) -> Freshness {
         let status = state.status[key] ?? ResourceStatus()
         let held = state.documents[key] != nil
         guard held, let success = status.lastSuccess else {
@@ -51,6 +55,11 @@ package struct FreshnessPolicy: Sendable {
         }
         // The body was last known current at its success, its last 304, or its last renewal.
         let anchor = [success, status.lastRevalidated, status.lastRenewed].compactMap { $0 }.max()!
+        if let presenting, !CachedResponse.varyMatches(vary: status.cacheHeaders, selecting: status.selectingHeaders, presented: presenting) {
+            var freshness = Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
+            freshness.answersAnotherRequest = true
+            return freshness
+        }
         switch rule(for: key, in: state) {
         case .heldUntilRefreshed:
             return Freshness(level: .fresh, lastUpdated: anchor, validUntil: nil, status: status)
@@ -112,6 +121,9 @@ package struct Freshness: Sendable, Equatable {
     /// Until when the upstream lets a stale body answer when revalidating it fails
     /// (`stale-if-error`, RFC 5861 §4).
     package var staleIfErrorUntil: Timestamp?
+    /// The held response's `Vary` fields differ from the request a fetch would present now
+    /// (RFC 9111 §4.1): it is another request's answer, due at once however recent.
+    package var answersAnotherRequest = false
 
     package init(level: Level, lastUpdated: Timestamp?, validUntil: Timestamp?, status: ResourceStatus) {
         self.level = level
