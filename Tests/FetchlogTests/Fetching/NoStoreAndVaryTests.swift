@@ -40,10 +40,10 @@ import Testing
             return Rig(upstream: upstream, directory: directory, clock: clock, fetcher: fetcher, store: store)
         }
 
-        /// Closes the store and opens it again over the same log: a new session.
+        /// A new store over the same log (its checkpoint, else a replay): a new session,
+        /// with nothing of the old one's memory.
         mutating func reopen() async throws {
-            await store.close()
-            store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
+            store = try Store(log: store.log, sources: .seed, fetcher: fetcher, clock: clock)
         }
 
         func events() throws -> [Event] {
@@ -153,8 +153,13 @@ import Testing
         _ = try await runner.pass()
         #expect(await rig.upstream.asked == ["/catalog/no-store", "/catalog/no-store"])
         #expect(try rig.store.log.lastSeq() == 3) // the definition and two markers
-        // Replayed from the log alone, the same schedule.
+        // Replayed from the log alone, the same schedule; a checkpoint keeps the marker's time.
         try await rig.reopen()
+        #expect(rig.store.origin == .replay(events: 3))
+        #expect(try entry(at: due).dueAt == Timestamp(milliseconds: due.milliseconds + 90_000))
+        try await rig.store.saveCheckpoint()
+        try await rig.reopen()
+        #expect(rig.store.origin == .checkpoint(seq: 3, tail: 0))
         let next = Timestamp(milliseconds: due.milliseconds + 90_000)
         #expect(try entry(at: due).dueAt == next)
         await rig.stop()
@@ -164,7 +169,7 @@ import Testing
     /// with another value gets no conditional request and finds it not fresh; the same
     /// value revalidates (304).
     @Test func aVaryingResponseAnswersOnlyTheSameRequestHeaderValue() async throws {
-        let rig = try await Rig.start("vary", manifest: Self.manifest(language: "en"))
+        var rig = try await Rig.start("vary", manifest: Self.manifest(language: "en"))
         let key = ResourceKey(source: "catalog", path: "/localized")
         func fetch() async throws -> FetchReport {
             try #require(try await rig.store.fetchManifestResource(source: "catalog", resource: "localized").first)
@@ -203,6 +208,17 @@ import Testing
         #expect(log.map { $0.headers?["accept-language"] } == ["en", "en", "fr", "fr"])
         #expect(log.map { $0.headers?["if-none-match"] != nil } == [false, true, false, true])
         #expect(log[3].headers?["if-none-match"] == rig.store.durableState.status[key]?.etag)
+
+        // A checkpoint keeps the selecting lines (reducer version 7), and a replay from seq 1
+        // folds the same status from the log alone.
+        let status = try #require(rig.store.durableState.status[key])
+        try await rig.store.saveCheckpoint()
+        try await rig.reopen()
+        #expect(rig.store.origin == .checkpoint(seq: 6, tail: 0))
+        #expect(rig.store.durableState.status[key] == status)
+        let replayed = LogReducer.fold(try rig.events(), sources: .seed)
+        #expect(replayed.status[key] == status)
+        #expect(replayed.status[key]?.selectingHeaders == [Header("Accept-Language", "fr")])
         await rig.stop()
     }
 
