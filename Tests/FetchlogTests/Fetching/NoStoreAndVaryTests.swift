@@ -226,14 +226,20 @@ import Testing
     @Test func theFetchLineSaysNoStore() async throws {
         let rig = try await ManifestCLIRig.start("no-store-cli", manifest: Self.manifest())
         let result = try await rig.fetch(["secret"])
+        let records = try await rig.fetch(["secret", "--format", "json"])
         await rig.stop()
+        #expect(records.status == 0, "\(records.stderr)")
+        let record = try #require(try JSONValue.parse(bytes: Array(records.stdout.utf8)).arrayValue?.first)
+        #expect(record["seq"] == .null)
+        #expect(record["sessionOnly"] == .bool(true))
+        #expect(record["sessionOnlyBecause"] == .string("no-store"))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "  session  GET \(rig.upstream.base)/catalog/no-store  → 200 fetched, 71 B"
             + " — kept for this session only: the upstream said no-store (fetchlog.keep_no_store keeps it)")
         #expect(lines.dropFirst().first?.hasPrefix("1 request (200×1); 0 events appended, 1 kept for this session only; ") == true)
-        // The definition and the marker.
-        #expect(try EventLog.open(at: rig.store).lastSeq() == 2)
+        // The definition and the two markers.
+        #expect(try EventLog.open(at: rig.store).lastSeq() == 3)
     }
 
     /// `Vary: *` never matches; names compare case-insensitively and values after list
