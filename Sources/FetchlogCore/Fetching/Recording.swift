@@ -65,10 +65,14 @@ package final class SessionLog: Sendable {
 
     package var events: [Event] { state.withLock { $0.stored } }
 
-    func append(_ event: Event) {
+    /// Keeps `event` for this session. `replacing`: the resource's earlier events go (a
+    /// new body supersedes them), so a resource asked again and again — a `no-store`
+    /// answer in a long sync — holds one body in memory, not one per request.
+    func append(_ event: Event, replacing: Bool = false) {
         var event = event
         event.seq = 0
         let observers = state.withLock { state -> [@Sendable () -> Void] in
+            if replacing { state.stored.removeAll { $0.source == event.source && $0.label == event.label } }
             state.stored.append(event)
             return state.onAppend
         }

@@ -15,7 +15,7 @@ extension Store {
     /// process ends) and writes only the `not-stored` marker to the log, with nothing of the
     /// request or response in it: the time of asking is what a sync plans its next request by.
     func keepForSession(notStored outcome: FetchOutcome) async throws -> RecordedPlace {
-        session.append(outcome.event)
+        session.append(outcome.event, replacing: true)
         try await log.append(NoStore.marker(of: outcome.event))
         return RecordedPlace(seq: 0, sessionOnly: .noStore)
     }

@@ -153,6 +153,8 @@ import Testing
         _ = try await runner.pass()
         #expect(await rig.upstream.asked == ["/catalog/no-store", "/catalog/no-store"])
         #expect(try rig.store.log.lastSeq() == 3) // the definition and two markers
+        // The session holds the newest answer only.
+        #expect(rig.store.session.events.map(\.recordedAt) == [due])
         // Replayed from the log alone, the same schedule; a checkpoint keeps the marker's time.
         try await rig.reopen()
         #expect(rig.store.origin == .replay(events: 3))
