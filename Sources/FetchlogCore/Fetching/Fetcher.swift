@@ -329,13 +329,13 @@ package struct Validators: Sendable, Equatable {
         self.lastModified = lastModified
     }
 
-    /// The validators of `key`'s held body in `state`; nil when no body is held (a 304
-    /// would then confirm nothing) or it came without any.
     /// The held response's freshness headers (its `Vary` among them) and the request lines
     /// that selected it: a request presenting other values for them does not revalidate it.
     package var cacheHeaders: [Header] = []
     package var selectingHeaders: [Header] = []
 
+    /// The validators of `key`'s held body in `state`; nil when no body is held (a 304
+    /// would then confirm nothing) or it came without any.
     package init?(of key: ResourceKey, in state: LogState) {
         guard state.documents[key] != nil, let status = state.status[key], status.etag != nil || status.lastModified != nil else { return nil }
         self.init(etag: status.etag, lastModified: status.lastModified)

@@ -56,9 +56,7 @@ package struct FreshnessPolicy: Sendable {
         // The body was last known current at its success, its last 304, or its last renewal.
         let anchor = [success, status.lastRevalidated, status.lastRenewed].compactMap { $0 }.max()!
         if let presenting, !CachedResponse.varyMatches(vary: status.cacheHeaders, selecting: status.selectingHeaders, presented: presenting) {
-            var freshness = Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
-            freshness.answersAnotherRequest = true
-            return freshness
+            return Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
         }
         switch rule(for: key, in: state) {
         case .heldUntilRefreshed:
@@ -121,9 +119,6 @@ package struct Freshness: Sendable, Equatable {
     /// Until when the upstream lets a stale body answer when revalidating it fails
     /// (`stale-if-error`, RFC 5861 §4).
     package var staleIfErrorUntil: Timestamp?
-    /// The held response's `Vary` fields differ from the request a fetch would present now
-    /// (RFC 9111 §4.1): it is another request's answer, due at once however recent.
-    package var answersAnotherRequest = false
 
     package init(level: Level, lastUpdated: Timestamp?, validUntil: Timestamp?, status: ResourceStatus) {
         self.level = level

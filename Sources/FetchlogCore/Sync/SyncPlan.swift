@@ -108,9 +108,6 @@ package struct SyncPlan: Sendable, Equatable {
             } else {
                 dueAt = now
             }
-        } else if freshness.contains(where: \.answersAnotherRequest) {
-            // The request changed (a manifest's headers): what is held answers another one.
-            dueAt = now
         } else if let until = freshness.compactMap(\.validUntil).min() {
             // Not before its freshness ends, and never sooner than `minimumInterval` after the
             // last request: a resource revalidated on every open would otherwise be due forever.

@@ -196,7 +196,12 @@ import Testing
         let store = rig.store
         let plan = SyncPlan(state: store.durableState, policy: policy, now: fixedTime, storeID: "s", only: [SyncSelector("catalog/localized")],
                             presenting: { store.presentedHeaders(of: $0) })
-        #expect(plan.entries.map(\.dueAt) == [fixedTime])
+        // Stale for this request: due once the minimum interval since the last request has
+        // passed (a minute), not when the hour's ttl ends.
+        #expect(plan.entries.map(\.level) == [.stale])
+        #expect(plan.entries.map(\.dueAt) == [Timestamp(milliseconds: fixedTime.milliseconds + 60_000)])
+        let unvaried = SyncPlan(state: store.durableState, policy: policy, now: fixedTime, storeID: "s", only: [SyncSelector("catalog/localized")])
+        #expect(unvaried.entries.map(\.dueAt) == [Timestamp(milliseconds: fixedTime.milliseconds + 3_600_000)])
         #expect(try await fetch().attempts.map(\.status) == [200])
         #expect(try rig.items("localized").map { $0["name"]?.stringValue } == ["un", "deux"])
         #expect(rig.store.durableState.status[key]?.selectingHeaders == [Header("Accept-Language", "fr")])
