@@ -17,6 +17,8 @@ public struct FetchReport: Sendable {
         /// Recorded durably in a replicated store's outbox, not yet in its stream or log
         /// (the stream was unreachable): seq 0 until it syncs.
         package var pendingSync = false
+        /// Why it was kept for this session only (seq 0, not pending sync); nil otherwise.
+        package var sessionOnly: SessionOnlyReason?
     }
 
     /// How the fetch ended, after its retries.

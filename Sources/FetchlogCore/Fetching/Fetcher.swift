@@ -128,34 +128,16 @@ package final class Fetcher: Sendable {
             return FetchReport(resource: resource, url: configuration.redaction.url(url(for: resource, plugin: plugin)), attempts: [],
                                outcome: .failed(error.failureClass, error.description + (error.sentNothing ? "; nothing was sent or recorded" : "")))
         }
-        var redaction = configuration.redaction
-        redaction.queryParameters.formUnion(credentials.secretParameters.map { $0.lowercased() })
-        var target = url(for: resource, plugin: plugin)
-        if !credentials.query.isEmpty {
-            target += (target.contains("?") ? "&" : "?") + credentials.query.map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
-        }
-        let (url, authorization) = URLParts(target).splitCredentials()
-        let recordedURL = redaction.url(target)
-        let secretHeaders = credentials.secretHeaders
-        func recorded(_ headers: [Header]) -> [Header] {
-            redaction.headers(headers).map { secretHeaders.contains($0.name.lowercased()) ? Header($0.name, Redaction.mask) : $0 }
-        }
-        var requestHeaders: [Header] = credentials.headers
-        if let authorization { requestHeaders.append(Header("Authorization", authorization)) }
-        // The method and body the source asks with (a manifest's POST); the body is recorded
-        // as sent, never masked: the log replays it.
-        let asked = plugin?.request(for: resource) ?? .get
-        if asked.body != nil, let contentType = asked.contentType { requestHeaders.append(Header("Content-Type", contentType)) }
-        // A request's own headers (filled templates) over the source's of the same name.
-        for header in asked.headers {
-            requestHeaders.removeAll { $0.name.lowercased() == header.name.lowercased() }
-            requestHeaders.append(header)
-        }
+        let shape = requestShape(resource, plugin: plugin, credentials: credentials)
+        let (url, recordedURL, asked) = (shape.url, shape.recordedURL, shape.asked)
+        var requestHeaders = shape.headers
         let keptExtra = plugin?.keptResponseHeaders(for: resource.document) ?? []
         var conditional = false
         // Only a GET is revalidated: a POST's answer depends on its body and is not a cached
-        // representation (dlt never revalidates either), so it is always asked in full.
-        if recorder.isDurable, asked.method == "GET", let held = validators {
+        // representation (dlt never revalidates either), so it is always asked in full. A held
+        // response whose `Vary` fields this request presents otherwise is another
+        // representation's (RFC 9111 §4.1): its validators would ask about the wrong one.
+        if recorder.isDurable, asked.method == "GET", let held = validators, held.selects(shape.presented) {
             if let etag = held.etag { requestHeaders.append(Header("If-None-Match", etag)) }
             if let modified = held.lastModified { requestHeaders.append(Header("If-Modified-Since", modified)) }
             conditional = held.etag != nil || held.lastModified != nil
@@ -188,7 +170,7 @@ package final class Fetcher: Sendable {
                 // hosts of sources in code and the `--upstream` base are the user's choice.
                 // Every redirect off the upstream is checked: a Location is as untrusted as a body.
                 await gateway.send(HTTPGateway.Request(url: url, method: asked.method, body: asked.body, headers: requestHeaders,
-                                                       accept: resource.document == .asset ? "image/*" : "application/json",
+                                                       accept: Self.accept(for: resource),
                                                        addressRule: addressCheck(resource, plugin: plugin, url: url), keptHeaders: keptExtra),
                                    limitHit: limitHit)
             }
@@ -202,17 +184,22 @@ package final class Fetcher: Sendable {
             var event = Event(recordedAt: configuration.clock.now(), kind: .fetched, source: resource.source.rawValue,
                               label: resource.path, attempt: UInt16(clamping: attempt),
                               durationMicros: UInt64(max(0, elapsed.nanoseconds / 1000)),
-                              request: Event.Request(method: asked.method, url: recordedURL, headers: recorded(requestHeaders), body: asked.body))
+                              request: Event.Request(method: asked.method, url: recordedURL, headers: shape.recorded(requestHeaders), body: asked.body))
             var decoded: (any SourceDocument)?
             let retryable = classify(result, resource: resource, plugin: plugin, into: &event, decoded: &decoded)
+            // A response that varies on the gateway's own lines keeps them with its request.
+            if let response = event.response, response.headers.containsField("Vary") {
+                event.request?.headers = shape.recordedRequestHeaders(requestHeaders, response: response.headers)
+            }
             // Recorded now, before any wait: the attempts stay in order, and a fetch cancelled
             // during a backoff leaves the ones before it recorded.
-            let seq: UInt64
+            let place: RecordedPlace
             do {
-                seq = try await recorder.record(FetchOutcome(event: event, decoded: event.kind == .fetched ? decoded : nil))
+                place = try await recorder.record(FetchOutcome(event: event, decoded: event.kind == .fetched ? decoded : nil))
             } catch {
                 throw FetchStoreError(resource: resource, underlying: error)
             }
+            let seq = place.seq
             event.seq = seq
 
             var wait: Duration?
@@ -234,8 +221,10 @@ package final class Fetcher: Sendable {
             }
             var made = FetchReport.Attempt(seq: seq, kind: event.kind, status: event.response?.status,
                                            failure: event.failure, bodyBytes: event.body?.count ?? 0, retryAfter: wait)
-            // A durable append that came back without a seq went to a replicated store's outbox.
-            if recorder.isDurable, seq == 0 { made.pendingSync = true }
+            // A durable append that came back without a seq went to a replicated store's outbox,
+            // unless the store kept it for this session (a `no-store` answer).
+            made.sessionOnly = place.sessionOnly ?? (recorder.isDurable ? nil : .durableWindow)
+            if recorder.isDurable, seq == 0, place.sessionOnly == nil { made.pendingSync = true }
             attempts.append(made)
             guard let wait else {
                 let outcome: FetchReport.Outcome = switch event.kind {
@@ -340,11 +329,24 @@ package struct Validators: Sendable, Equatable {
         self.lastModified = lastModified
     }
 
+    /// The held response's freshness headers (its `Vary` among them) and the request lines
+    /// that selected it: a request presenting other values for them does not revalidate it.
+    package var cacheHeaders: [Header] = []
+    package var selectingHeaders: [Header] = []
+
     /// The validators of `key`'s held body in `state`; nil when no body is held (a 304
     /// would then confirm nothing) or it came without any.
     package init?(of key: ResourceKey, in state: LogState) {
         guard state.documents[key] != nil, let status = state.status[key], status.etag != nil || status.lastModified != nil else { return nil }
         self.init(etag: status.etag, lastModified: status.lastModified)
+        cacheHeaders = status.cacheHeaders
+        selectingHeaders = status.selectingHeaders
+    }
+
+    /// Whether the held response answers a request presenting these lines (RFC 9111 §4.1:
+    /// every field its `Vary` names matches; `Vary: *` never does).
+    package func selects(_ presented: [Header]) -> Bool {
+        CachedResponse.varyMatches(vary: cacheHeaders, selecting: selectingHeaders, presented: presented)
     }
 }
 

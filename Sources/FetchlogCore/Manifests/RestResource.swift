@@ -47,6 +47,10 @@ public struct RestResource: Sendable, Equatable {
     /// `fetchlog.durable_items`: items past this many (in list order) are fetched for this
     /// session only — the durable window; nil keeps every page.
     public var durableItems: Int?
+    /// `fetchlog.keep_no_store`: an answer the upstream marked `Cache-Control: no-store` is
+    /// written to the durable log all the same. False (the default) keeps it for this
+    /// session only, as RFC 9111 §5.2.2.5 asks of a cache (`NoStore`).
+    package var keepNoStore = false
     /// `endpoint.headers` and `endpoint.auth`, over the client's (`ManifestCredentials`).
     package var credentials = EndpointCredentials()
 

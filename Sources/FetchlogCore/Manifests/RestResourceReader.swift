@@ -221,7 +221,7 @@ struct RestResourceReader {
     /// What dlt has no word for (Fetchlog's own block, `fetchlog`).
     private func readFetchlog(into resource: inout RestResource) throws(ManifestError) {
         guard let extra = try reader.optional("fetchlog") else { return }
-        try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items", "writes"])
+        try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items", "keep_no_store", "writes"])
         let primaryKey = resource.primaryKey
         resource.writes = try extra.optional("writes").map { value throws(ManifestError) in try RestWrites(value, primaryKey: primaryKey) } // issue 26
         func names(_ key: String) throws(ManifestError) -> [String] {
@@ -249,6 +249,7 @@ struct RestResourceReader {
             guard count >= 1 else { throw ManifestError(path: extra.path + ".durable_items", message: "must be at least 1") }
             resource.durableItems = count
         }
+        resource.keepNoStore = try extra.optionalBool("keep_no_store") ?? false
     }
 
     /// dlt's resource hints: those Fetchlog acts on, and those said to have no effect.

@@ -42,8 +42,12 @@ package struct FreshnessPolicy: Sendable {
         return plugin.freshness
     }
 
-    /// How current the held body of `key` is at `now`.
-    package func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp) -> Freshness {
+    /// How current the held body of `key` is at `now`. `presenting`: the request lines a
+    /// fetch of it would send now (as recorded, `Store.presentedHeaders`); a held response
+    /// whose `Vary` fields they do not match is another request's (RFC 9111 §4.1), so it is
+    /// not fresh for this one, whatever its age: stale since it was last known current.
+    /// Nil judges the body alone.
+    package func evaluate(_ key: ResourceKey, in state: LogState, now: Timestamp, presenting: [Header]? = nil) -> Freshness {
         let status = state.status[key] ?? ResourceStatus()
         let held = state.documents[key] != nil
         guard held, let success = status.lastSuccess else {
@@ -51,6 +55,9 @@ package struct FreshnessPolicy: Sendable {
         }
         // The body was last known current at its success, its last 304, or its last renewal.
         let anchor = [success, status.lastRevalidated, status.lastRenewed].compactMap { $0 }.max()!
+        if let presenting, !CachedResponse.varyMatches(vary: status.cacheHeaders, selecting: status.selectingHeaders, presented: presenting) {
+            return Freshness(level: .stale, lastUpdated: anchor, validUntil: anchor, status: status)
+        }
         switch rule(for: key, in: state) {
         case .heldUntilRefreshed:
             return Freshness(level: .fresh, lastUpdated: anchor, validUntil: nil, status: status)

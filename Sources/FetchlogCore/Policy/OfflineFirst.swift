@@ -77,7 +77,7 @@ public final class OfflineFirst: @unchecked Sendable {
         let snapshot = store.snapshot
         let now = clock.now()
         let key = ResourceKey(resource)
-        let freshness = policy.evaluate(key, in: snapshot.state, now: now)
+        let freshness = policy.evaluate(key, in: snapshot.state, now: now, presenting: store.presentedHeaders(of: key))
         var refresh = force
         switch freshness.level {
         case .fresh:

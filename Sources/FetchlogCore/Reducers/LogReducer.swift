@@ -45,6 +45,9 @@ package enum LogReducer {
             status.retryAfter = nil
             // RFC 9111 §4.3.4: the 304's headers update the stored ones, freshness included.
             if let headers = event.response?.headers { updateCacheHeaders(with: headers, in: &status) }
+            // The revalidating request now selects it (§4.3.4: a 304 may bring a new Vary).
+            if let request = event.request { status.selectingHeaders = CacheHeaders.selecting(request.headers, by: status.cacheHeaders) }
+            status.notStoredAt = nil
         case .endOfList:
             status.endOfList = true
             status.failuresSince = 0
@@ -71,6 +74,8 @@ package enum LogReducer {
         status.cacheControl = event.response?.header("Cache-Control")
         status.ageSeconds = event.response?.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         status.cacheHeaders = CacheHeaders.kept(event.response?.headers ?? [])
+        status.selectingHeaders = CacheHeaders.selecting(event.request?.headers ?? [], by: status.cacheHeaders)
+        status.notStoredAt = nil
         // Every `Link` line the response sent (a second line holds the next link as well).
         let links = event.response?.headers.filter { $0.name.lowercased() == "link" }.map(\.value) ?? []
         status.linkNext = LinkHeader.target(links, relation: "next")
@@ -107,6 +112,18 @@ package enum LogReducer {
             SavedViews.apply(event, to: &state)
         case let label where WriteEvents.labels.contains(label): // issue 26: offline writes
             WriteState.apply(event, to: &state.writes)
+        case NoStore.markerLabel:
+            // A `no-store` answer kept for the session: the log holds only when it was asked,
+            // so a sync waits before asking again (`SyncPlan`). The held body, if any, stays.
+            guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let path = json["path"]?.stringValue else { return }
+            let key = ResourceKey(source: event.source, path: path)
+            var status = state.status[key] ?? ResourceStatus()
+            status.lastAttempt = event.recordedAt
+            status.lastAttemptSeq = event.seq
+            status.notStoredAt = event.recordedAt
+            status.failuresSince = 0
+            status.retryAfter = nil
+            state.setStatus(status, for: key)
         case "renew":
             // A view opened within its time to live: the TTL counts from here.
             guard let body = event.body, let json = try? JSONValue.parse(bytes: body), let path = json["path"]?.stringValue else { return }

@@ -28,6 +28,8 @@ package enum Checkpoint {
                 ("lastErrorClass", .optional(s.lastErrorClass?.name)), ("endOfList", .bool(s.endOfList)),
                 ("linkNext", .optional(s.linkNext)), ("retryAfter", time(s.retryAfter)),
                 ("cacheHeaders", .array(s.cacheHeaders.map { .array([.string($0.name), .string($0.value)]) })),
+                ("selectingHeaders", .array(s.selectingHeaders.map { .array([.string($0.name), .string($0.value)]) })),
+                ("notStoredAt", time(s.notStoredAt)),
             ])
         }
         let value: JSONValue = .object([
@@ -122,10 +124,15 @@ package enum Checkpoint {
             s.endOfList = item["endOfList"]?.boolValue ?? false
             s.linkNext = item["linkNext"]?.stringValue
             s.retryAfter = time("retryAfter")
-            s.cacheHeaders = (item["cacheHeaders"]?.arrayValue ?? []).compactMap { pair in
-                guard let name = pair.arrayValue?.first?.stringValue, let value = pair.arrayValue?.last?.stringValue else { return nil }
-                return Header(name, value)
+            func headers(_ name: String) -> [Header] {
+                (item[name]?.arrayValue ?? []).compactMap { pair in
+                    guard let name = pair.arrayValue?.first?.stringValue, let value = pair.arrayValue?.last?.stringValue else { return nil }
+                    return Header(name, value)
+                }
             }
+            s.cacheHeaders = headers("cacheHeaders")
+            s.selectingHeaders = headers("selectingHeaders")
+            s.notStoredAt = time("notStoredAt")
             state.setStatus(s, for: ResourceKey(source: source, path: path))
         }
         guard let writes = WriteState(checkpoint: json["writes"]) else { return nil } // issue 26

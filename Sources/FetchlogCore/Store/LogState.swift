@@ -121,6 +121,13 @@ public struct ResourceStatus: Sendable, Equatable {
     /// `Age`, `Date`, `Expires`, `Last-Modified`, `ETag`, `Vary`, as recorded; a 304's replace
     /// them by name (§4.3.4), so a revalidation that says `max-age` anew is heeded.
     package var cacheHeaders: [Header] = []
+    /// The request lines of the fields the held response's `Vary` names, as the request
+    /// that got it (or last revalidated it) sent them: part of the response's identity
+    /// (RFC 9111 §4.1). A request whose values differ neither revalidates nor reuses it.
+    package var selectingHeaders: [Header] = []
+    /// When the last answer was kept for the session only because the upstream said
+    /// `no-store` (the log's `not-stored` marker, `NoStore`); nil once a body is recorded.
+    package var notStoredAt: Timestamp?
     /// Failed attempts since the last success or 304.
     public var failuresSince = 0
     /// The last failure's message.
@@ -144,7 +151,7 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    package static let reducerVersion = 6
+    package static let reducerVersion = 7
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry

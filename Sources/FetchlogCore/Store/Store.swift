@@ -273,11 +273,16 @@ public final class Store: Sendable {
         }
         // A source defined by a manifest lives in the state, not the registry.
         let plugin = sources.plugin(resource.source) == nil ? durableState.plugin(resource.source.rawValue) : nil
+        let keepsNoStore = self.keepsNoStore(resource)
         let recorder = isDurable
-            ? FetchRecorder(isDurable: true) { [self] outcome in try await record(outcome) }
+            ? FetchRecorder(isDurable: true) { [self] outcome in
+                // RFC 9111 §5.2.2.5: a `no-store` answer stays out of the log (`NoStore`).
+                if !keepsNoStore, NoStore.forbidsStoring(outcome.event) { return try await keepForSession(notStored: outcome) }
+                return RecordedPlace(seq: try await record(outcome))
+            }
             : FetchRecorder(isDurable: false) { [session] outcome in
                 session.append(outcome.event)
-                return 0
+                return RecordedPlace(seq: 0, sessionOnly: .durableWindow)
             }
         return try await fetcher.fetch(resource, recordingInto: recorder, validators: validators, plugin: plugin)
     }
@@ -285,8 +290,12 @@ public final class Store: Sendable {
     /// Appends one attempt of a durable fetch to the log (through a replicated store's
     /// route when it has one: seq 0 then means it waits in the outbox). A body decoded on
     /// arrival is kept for the fold, so it is not decoded a second time.
-    private func record(_ outcome: FetchOutcome) async throws -> UInt64 {
+    func record(_ outcome: FetchOutcome) async throws -> UInt64 {
         let seq = try await log.append(outcome.event)
+        // A body (or a list's end) now in the log supersedes what this session kept of the
+        // resource (a `no-store` answer, a page once past the durable window): the session's
+        // copy, folded on top, would hide the newer one.
+        if [.fetched, .endOfList].contains(outcome.event.kind) { session.remove(source: outcome.event.source, label: outcome.event.label) }
         if seq > 0, outcome.event.kind == .fetched, let document = outcome.decoded {
             guarded.withLock { g in if seq > g.durable.seq { g.predecoded[seq] = document } }
         }

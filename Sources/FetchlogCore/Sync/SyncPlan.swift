@@ -21,8 +21,12 @@ package struct SyncPlan: Sendable, Equatable {
     /// The plan for `state` at `now`. `storeID` tells this store's pending writes from a
     /// replica's (only their maker sends them). `only`: the selectors given on the command
     /// line (empty: everything).
+    /// `presenting`: the request lines a fetch of a held resource would send now
+    /// (`Store.presentedHeaders`), so a response that varies on them is fresh only for the
+    /// request it answered (RFC 9111 §4.1); nil judges held bodies alone.
     package init(state: LogState, policy: FreshnessPolicy, now: Timestamp, storeID: String,
-                 only: [SyncSelector] = [], timing: SyncTiming = SyncTiming()) {
+                 only: [SyncSelector] = [], timing: SyncTiming = SyncTiming(),
+                 presenting: (@Sendable (ResourceKey) -> [Header]?)? = nil) {
         self.now = now
         writes = Set(Self.sendable(state, storeID: storeID).map(SyncWriteMark.init))
         let pending = Self.pendingWrites(state, storeID: storeID, now: now)
@@ -42,7 +46,7 @@ package struct SyncPlan: Sendable, Equatable {
                 guard only.isEmpty || only.contains(where: { $0.matches(target) }) else { continue }
                 let keys = (pagesOf[resource.name] ?? []).sorted()
                 entries.append(Self.entry(target, keys: keys, writes: pending[target.pendingKey],
-                                          state: state, policy: policy, now: now, timing: timing))
+                                          state: state, policy: policy, now: now, timing: timing, presenting: presenting))
             }
         }
         // Registered plug-ins have no resource list of their own: what the store holds of
@@ -52,7 +56,8 @@ package struct SyncPlan: Sendable, Equatable {
             for key in (keysBySource[plugin.source.rawValue] ?? []).sorted() {
                 let target = SyncTarget(source: key.source, path: key.path)
                 guard only.isEmpty || only.contains(where: { $0.matches(target) }) else { continue }
-                entries.append(Self.entry(target, keys: [key], writes: nil, state: state, policy: policy, now: now, timing: timing))
+                entries.append(Self.entry(target, keys: [key], writes: nil, state: state, policy: policy, now: now, timing: timing,
+                                          presenting: presenting))
             }
         }
         self.entries = entries
@@ -61,11 +66,16 @@ package struct SyncPlan: Sendable, Equatable {
     /// One resource's entry: how current its held pages are taken together (the stalest
     /// page decides) and when it falls due.
     static func entry(_ target: SyncTarget, keys: [ResourceKey], writes: PendingWrites?, state: LogState,
-                      policy: FreshnessPolicy, now: Timestamp, timing: SyncTiming) -> SyncEntry {
+                      policy: FreshnessPolicy, now: Timestamp, timing: SyncTiming,
+                      presenting: (@Sendable (ResourceKey) -> [Header]?)? = nil) -> SyncEntry {
         // A list's known end (a 404 past its last page) holds no body, yet is no missing page:
         // it is current for as long as the resource's rule says, from when it was asked.
         let isEnd = { (key: ResourceKey) in state.documents[key] == nil && state.status[key]?.endOfList == true }
-        var freshness = keys.filter { !isEnd($0) }.map { policy.evaluate($0, in: state, now: now) }
+        // Only a held response that varies asks what the request would present now.
+        let varies = { (key: ResourceKey) in state.status[key]?.cacheHeaders.containsField("Vary") == true }
+        var freshness = keys.filter { !isEnd($0) }.map { key in
+            policy.evaluate(key, in: state, now: now, presenting: varies(key) ? presenting?(key) : nil)
+        }
         for key in keys where isEnd(key) {
             guard let asked = state.status[key]?.lastAttempt else { continue }
             var until: Timestamp?
@@ -94,7 +104,16 @@ package struct SyncPlan: Sendable, Equatable {
             if let notBefore = statuses.compactMap(\.retryAfter).max(), notBefore > dueAt! { dueAt = notBefore }
             backoffUntil = dueAt
         } else if level == .missing {
-            dueAt = now
+            // A resource whose every missing page was answered `no-store` (kept for a session,
+            // `NoStore`) was asked: not again before `minimumInterval`, or each pass would ask
+            // it anew. Pages never fetched are due now.
+            let missing = freshness.filter { $0.level == .missing }
+            let notStored = missing.compactMap(\.status.notStoredAt)
+            if !freshness.isEmpty, notStored.count == missing.count, let first = notStored.min() {
+                dueAt = first.adding(milliseconds: timing.minimumInterval.milliseconds)
+            } else {
+                dueAt = now
+            }
         } else if let until = freshness.compactMap(\.validUntil).min() {
             // Not before its freshness ends, and never sooner than `minimumInterval` after the
             // last request: a resource revalidated on every open would otherwise be due forever.

@@ -30,8 +30,9 @@ package struct SyncRunner: Sendable {
     /// The plan at the clock's now, from the log as it is now (another process's fetches included).
     package func plan() async throws -> SyncPlan {
         _ = try await store.catchUp()
+        let store = store
         return SyncPlan(state: store.durableState, policy: policy, now: clock.now(), storeID: store.maintenance.metadata.storeID,
-                        only: only, timing: timing)
+                        only: only, timing: timing, presenting: { store.presentedHeaders(of: $0) })
     }
 
     /// Passes until the task is cancelled, sleeping between them until the next resource

@@ -347,6 +347,9 @@ final class FetchPrinter: @unchecked Sendable {
         if let wait = attempt.retryAfter { line += "; retrying in \(String(format: "%.2f", Format.seconds(wait))) s" }
         if attempt.pendingSync {
             line += " — pending sync: in the outbox until the stream takes it"
+        } else if attempt.sessionOnly == .noStore {
+            // RFC 9111 §5.2.2.5: the log keeps only that it was asked (`NoStore`).
+            line += " — kept for this session only: the upstream said no-store (fetchlog.keep_no_store keeps it)"
         } else if attempt.seq == 0 {
             let from = report.firstItemIndex.map { "items from \($0) are" } ?? "its first item's index is unknown (earlier pages not held), so it is taken as"
             line += " — kept for this session only: \(from) past the durable window"
@@ -366,6 +369,7 @@ final class FetchPrinter: @unchecked Sendable {
             ("retryAfterSeconds", attempt.retryAfter.map { .number(CanonicalNumber.text(Format.seconds($0))) } ?? .null),
         ]
         if attempt.pendingSync { pairs.append(("pendingSync", .bool(true))) }
+        if attempt.sessionOnly == .noStore { pairs.append(("sessionOnlyBecause", .string("no-store"))) }
         if !notices.isEmpty { pairs.append(("notices", .array(notices.map(\.json)))) }
         return .object(pairs)
     }

@@ -205,8 +205,9 @@ import Testing
         for (block, expected) in [
             (#"{"ttl":"soon"}"#, #"resources[0].fetchlog.ttl: "soon" is not a duration: a number and s, m, h or d (15m)"#),
             (#"{"durable_items":0}"#, "resources[0].fetchlog.durable_items: must be at least 1"),
+            (#"{"keep_no_store":"yes"}"#, "resources[0].fetchlog.keep_no_store: expected true or false"),
             (#"{"links":{"friends":{"to":"a"}}}"#, "resources[0].fetchlog.links.friends.by: is required"),
-            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl, links, images, durable_items, writes"),
+            (#"{"facet":["a"]}"#, "resources[0].fetchlog.facet: unknown key (did you mean 'facets'?); allowed: search, facets, ttl, links, images, durable_items, keep_no_store, writes"),
         ] {
             let text = #"{"name":"catalog","client":{"base_url":"https://x.example"},"resources":[{"name":"a","fetchlog":\#(block)}]}"#
             do {
@@ -215,6 +216,24 @@ import Testing
             } catch let error as ManifestError {
                 #expect(error.description == expected)
             }
+        }
+    }
+
+    /// `fetchlog.keep_no_store`: off unless written, on a resource or in `resource_defaults`
+    /// (a resource's own word wins), and a wrong value named where it was written.
+    @Test func keepNoStoreIsReadFromTheResourceOrItsDefaults() throws {
+        func read(_ defaults: String, _ resources: String) throws -> [RestResource] {
+            let text = #"{"name":"catalog","client":{"base_url":"https://x.example"},"resource_defaults":\#(defaults),"resources":\#(resources)}"#
+            return try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8))).resources
+        }
+        #expect(try read("{}", #"["a",{"name":"b","fetchlog":{"keep_no_store":true}}]"#).map(\.keepNoStore) == [false, true])
+        #expect(try read(#"{"fetchlog":{"keep_no_store":true}}"#, #"["a",{"name":"b","fetchlog":{"keep_no_store":false}}]"#).map(\.keepNoStore)
+            == [true, false])
+        do {
+            _ = try read(#"{"fetchlog":{"keep_no_store":1}}"#, #"["a"]"#)
+            Issue.record("accepted keep_no_store: 1")
+        } catch let error as ManifestError {
+            #expect(error.description == "resource_defaults.fetchlog.keep_no_store: expected true or false (in resources[0], from resource_defaults)")
         }
     }
 }

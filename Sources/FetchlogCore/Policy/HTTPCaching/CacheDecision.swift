@@ -47,13 +47,16 @@ extension CachedResponse {
     /// case-insensitive. A field absent from both matches; absent from one does not.
     /// `Vary: *` never matches.
     package func matchesVary(of requestHeaders: [FieldLine]) -> Bool {
-        let names = headers.listMembers("Vary")
+        Self.varyMatches(vary: headers, selecting: selectingRequestHeaders, presented: requestHeaders)
+    }
+
+    /// `matchesVary` over the response's header lines (`vary`: any lines, its `Vary` read),
+    /// the stored request's `selecting` lines and a new request's `presented` ones: what the
+    /// log's status of a resource holds, without building a whole response.
+    package static func varyMatches(vary: [FieldLine], selecting: [FieldLine], presented: [FieldLine]) -> Bool {
+        let names = vary.listMembers("Vary")
         if names.contains("*") { return false }
-        for name in names {
-            let stored = Self.selectingValue(name, in: selectingRequestHeaders)
-            let presented = Self.selectingValue(name, in: requestHeaders)
-            if stored != presented { return false }
-        }
+        for name in names where selectingValue(name, in: selecting) != selectingValue(name, in: presented) { return false }
         return true
     }
 

@@ -189,6 +189,17 @@ public enum CatalogRoutes {
                 return .error(401, Data(#"{"error":"who are you?"}"#.utf8))
             }
             return ok(list([1, 2]))
+        case "/no-store":
+            // Items a client must not keep (RFC 9111 §5.2.2.5): `Cache-Control: no-store`.
+            return .ok(Data(list([1, 2]).utf8), headers: [("Cache-Control", "no-store")])
+        case "/localized":
+            // Names in the language `Accept-Language` asks for (French for `fr…`, else English),
+            // `Vary: Accept-Language`: each language's body has its own ETag, so a client that
+            // sends the English one with a French request gets a 200, not a 304.
+            let french = headers["accept-language"]?.lowercased().hasPrefix("fr") == true
+            let names = french ? ["un", "deux"] : ["one", "two"]
+            let body = "[" + names.enumerated().map { #"{"id":\#($0.offset + 1),"name":"\#($0.element)"}"# }.joined(separator: ",") + "]"
+            return .ok(Data(body.utf8), headers: [("Vary", "Accept-Language")])
         case "/versions":
             // Two readings of one body: `data`, or `detailed` (2 renamed and sized, 3 gone, 4 new).
             return ok(#"{"data":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}],"#

@@ -52,6 +52,28 @@ struct HTTPSemanticsTests {
         }
     }
 
+    /// `/catalog/no-store` says so; `/catalog/localized` answers by `Accept-Language`, with
+    /// `Vary` and an ETag per language: another language's ETag gets a 200, its own a 304.
+    @Test func noStoreAndVaryRoutes() async throws {
+        try await withServer { h async throws in
+            let private_ = try await h.get("/catalog/no-store")
+            #expect(private_.status == 200)
+            #expect(private_.header("Cache-Control") == "no-store")
+            #expect(String(decoding: private_.body, as: UTF8.self) == #"[{"id":1,"name":"item 1","size":10},{"id":2,"name":"item 2","size":20}]"#)
+
+            let english = try await h.get("/catalog/localized", headers: [("Accept-Language", "en")])
+            #expect(english.header("Vary") == "Accept-Language")
+            #expect(String(decoding: english.body, as: UTF8.self) == #"[{"id":1,"name":"one"},{"id":2,"name":"two"}]"#)
+            let englishTag = try #require(english.header("ETag"))
+            let french = try await h.get("/catalog/localized", headers: [("Accept-Language", "fr-CA"), ("If-None-Match", englishTag)])
+            #expect(french.status == 200)
+            #expect(String(decoding: french.body, as: UTF8.self) == #"[{"id":1,"name":"un"},{"id":2,"name":"deux"}]"#)
+            let frenchTag = try #require(french.header("ETag"))
+            #expect(frenchTag != englishTag)
+            #expect(try await h.get("/catalog/localized", headers: [("Accept-Language", "fr"), ("If-None-Match", frenchTag)]).status == 304)
+        }
+    }
+
     @Test func etagIsDeterministicFNV1a() {
         // FNV-1a 64 test vectors: "" and "a".
         #expect(Validators.etag(for: Data()) == "\"cbf29ce484222325\"")
