@@ -245,8 +245,8 @@ package struct SyncEntry: Sendable, Equatable {
     package let pages: Int
     /// Failed attempts since its last success, on its worst page.
     package let failures: Int
-    /// When a failing resource's backoff (or its upstream's `Retry-After`) ends: its fetch
-    /// waits until then even when writes make the entry due sooner (nil: not failing).
+    /// When a failing resource's backoff (or its upstream's `Retry-After`) ends: its fetch,
+    /// and its writes with it, wait until then (nil: not failing).
     package var backoffUntil: Timestamp? = nil
 
     /// True while a failing resource waits out its backoff at `now`.

@@ -176,9 +176,9 @@ import Testing
         Self.failed(&far, at: t0 + 10_000, retryAfter: "31536000")
         #expect(SyncPlanTests.plan(far.state, at: t0 + 20_000).entries[2].dueAt == Timestamp(milliseconds: t0 + 10_000 + 86_400_000))
     }
-    /// This store's writes waiting make a failing resource due now (they are sent first), yet
-    /// its fetch still backs off: `backoffUntil` keeps the time `dueAt` no longer shows
-    /// (what `GET /api/sync` says of it).
+    /// This store's writes waiting for a failing resource wait out its backoff with it (its
+    /// origin is failing: a write's own one-second timer must not ask it again and again),
+    /// and `backoffUntil` says until when (what `GET /api/sync` shows).
     @Test func writesWaitingDoNotHideTheBackoff() {
         let t0 = SyncPlanTests.t0
         var b = SyncPlanTests.builder()
@@ -187,8 +187,9 @@ import Testing
         let now = Timestamp(milliseconds: t0 + 20_000)
         let lines = SyncPlanTests.plan(b.state, at: now.milliseconds).entries[2]
         #expect(lines.target.description == "shop/lines")
-        #expect(lines.pendingWrites == 1 && lines.dueAt == now)
+        #expect(lines.pendingWrites == 1 && lines.writesDueAt == now)
         #expect(lines.backoffUntil == Timestamp(milliseconds: t0 + 10_000 + 600_000))
-        #expect(lines.isBackingOff(at: now))
+        #expect(lines.dueAt == lines.backoffUntil)
+        #expect(lines.isBackingOff(at: now) && !lines.isDue(at: now))
     }
 }
