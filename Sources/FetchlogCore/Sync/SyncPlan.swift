@@ -105,12 +105,17 @@ package struct SyncPlan: Sendable, Equatable {
             backoffUntil = dueAt
         } else if level == .missing {
             // A resource whose every missing page was answered `no-store` (kept for a session,
-            // `NoStore`) was asked: not again before `minimumInterval`, or each pass would ask
-            // it anew. Pages never fetched are due now.
+            // `NoStore`) was asked: not again before its own lifetime (its `ttl`, or its
+            // source's), and never sooner than `minimumInterval`, or each pass would ask it
+            // anew (a marker in the log each time). Pages never fetched are due now.
             let missing = freshness.filter { $0.level == .missing }
             let notStored = missing.compactMap(\.status.notStoredAt)
             if !freshness.isEmpty, notStored.count == missing.count, let first = notStored.min() {
-                dueAt = first.adding(milliseconds: timing.minimumInterval.milliseconds)
+                var lifetime = timing.minimumInterval.milliseconds
+                if let key = keys.first, case .timeToLive(let ttl, _) = policy.rule(for: key, in: state) {
+                    lifetime = max(lifetime, ttl.milliseconds)
+                }
+                dueAt = first.adding(milliseconds: lifetime)
             } else {
                 dueAt = now
             }

@@ -122,28 +122,34 @@ import Testing
     }
 
     /// With nothing durable the resource is "missing", which a sync asks at once: the
-    /// marker makes it wait `minimumInterval` from the time asked instead — the same plan
-    /// from the log alone after a reopen (replay), at the same instant.
-    @Test func syncWaitsTheMinimumIntervalAfterANoStoreAnswer() async throws {
+    /// marker makes it wait its lifetime from the time asked instead (here the source's
+    /// `ttl`, an hour: `secret` writes none), never less than `minimumInterval` — the same
+    /// plan from the log alone after a reopen (replay), at the same instant.
+    @Test func syncWaitsTheResourcesLifetimeAfterANoStoreAnswer() async throws {
         var rig = try await Rig.start("no-store-sync", manifest: Self.manifest())
         let only = [SyncSelector("catalog/secret")]
         var timing = SyncTiming()
         timing.minimumInterval = .seconds(90)
         let policy = FreshnessPolicy(sources: .seed)
-        func entry(at now: Timestamp) throws -> SyncEntry {
+        let lifetime: Int64 = 3_600_000
+        func entry(at now: Timestamp, timing: SyncTiming = timing) throws -> SyncEntry {
             let plan = SyncPlan(state: rig.store.durableState, policy: policy, now: now, storeID: "s", only: only, timing: timing)
             return try #require(plan.entries.first)
         }
         // Never asked: due now.
         #expect(try entry(at: fixedTime).dueAt == fixedTime)
         _ = try await rig.store.fetchManifestResource(source: "catalog", resource: "secret")
-        let due = Timestamp(milliseconds: fixedTime.milliseconds + 90_000)
+        let due = Timestamp(milliseconds: fixedTime.milliseconds + lifetime)
         let asked = try entry(at: fixedTime)
         #expect(asked.level == .missing)
         #expect(asked.dueAt == due)
         #expect(!asked.isDue(at: fixedTime))
         #expect(try entry(at: Timestamp(milliseconds: due.milliseconds - 1)).isDue(at: Timestamp(milliseconds: due.milliseconds - 1)) == false)
         #expect(try entry(at: due).isDue(at: due))
+        // A minimum interval longer than the lifetime is the floor.
+        var slow = timing
+        slow.minimumInterval = .seconds(7200)
+        #expect(try entry(at: fixedTime, timing: slow).dueAt == Timestamp(milliseconds: fixedTime.milliseconds + 7_200_000))
         // A sync pass now asks nothing; at the due time it asks once more.
         var runner = SyncRunner(store: rig.store, policy: policy, clock: rig.clock, only: only)
         runner.timing = timing
@@ -158,11 +164,11 @@ import Testing
         // Replayed from the log alone, the same schedule; a checkpoint keeps the marker's time.
         try await rig.reopen()
         #expect(rig.store.origin == .replay(events: 3))
-        #expect(try entry(at: due).dueAt == Timestamp(milliseconds: due.milliseconds + 90_000))
+        #expect(try entry(at: due).dueAt == Timestamp(milliseconds: due.milliseconds + lifetime))
         try await rig.store.saveCheckpoint()
         try await rig.reopen()
         #expect(rig.store.origin == .checkpoint(seq: 3, tail: 0))
-        let next = Timestamp(milliseconds: due.milliseconds + 90_000)
+        let next = Timestamp(milliseconds: due.milliseconds + lifetime)
         #expect(try entry(at: due).dueAt == next)
         await rig.stop()
     }

@@ -12,8 +12,9 @@ import Foundation
 /// names, and the time of asking): an intent `not-stored`. Without it nothing durable
 /// would say the resource was just asked, so a sync would find it missing, due at once, and
 /// ask again on every pass; with it the reducer keeps the time (`ResourceStatus.notStoredAt`)
-/// and `SyncPlan` waits `SyncTiming.minimumInterval` — a pure function of the log and the
-/// clock, so replay plans the same.
+/// and `SyncPlan` waits the resource's lifetime (its `ttl` or its source's), never less
+/// than `SyncTiming.minimumInterval` — a pure function of the log and the clock, so replay
+/// plans the same.
 package enum NoStore {
     /// The marker's intent label.
     package static let markerLabel = "not-stored"
