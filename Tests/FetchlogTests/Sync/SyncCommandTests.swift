@@ -67,6 +67,28 @@ import Testing
         await rig.stop()
     }
 
+    /// An incremental resource, once stale, is asked only for what changed since the last
+    /// value held (its cursor read from the log), not listed again from its start.
+    @Test func anIncrementalResourceAsksOnlyWhatChanged() async throws {
+        let manifest = IncrementalTests.manifest.replacingOccurrences(
+            of: #""initial_value":"2026-01-01T00:00:00Z"}}}"#, with: #""initial_value":"2026-01-01T00:00:00Z"}},"fetchlog":{"ttl":"10m"}}"#)
+        #expect(manifest != IncrementalTests.manifest)
+        let rig = try await ManifestCLIRig.start("sync-incremental", manifest: manifest)
+        let first = try await Self.sync(rig, ["catalog/changes", "--format", "json"], at: Self.t0)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(await rig.upstream.asked == (1 ... 3).map { "/catalog/changes?\(IncrementalTests.since(1))&page=\($0)" })
+        // Fresh for ten minutes: nothing asked.
+        let fresh = try await Self.sync(rig, ["catalog/changes", "--format", "json"], at: "2026-11-22T08:05:00Z")
+        #expect(try Self.outcomes(fresh) == ["catalog/changes fresh"])
+        #expect(await rig.upstream.asked.count == 3)
+        // Stale: one request, from the newest `updated_at` held (item 12's).
+        let stale = try await Self.sync(rig, ["catalog/changes", "--format", "json"], at: "2026-11-22T08:11:00Z")
+        #expect(stale.status == 0, "\(stale.stderr)")
+        #expect(await rig.upstream.asked.dropFirst(3) == ["/catalog/changes?\(IncrementalTests.since(12))&page=1"])
+        #expect(try await rig.ids("changes") == Array(1 ... 12))
+        await rig.stop()
+    }
+
     @Test func selectorsNarrowTheSyncAndAnUnknownSourceIsAUsageError() async throws {
         let rig = try await ManifestCLIRig.start("sync-only", manifest: Self.catalog)
         let items = try await Self.sync(rig, ["catalog/items", "--format", "json"], at: Self.t0)
