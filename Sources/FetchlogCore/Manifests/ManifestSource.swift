@@ -69,7 +69,7 @@ package struct ManifestSource: SourcePlugin {
             var score = own ? 1 << 20 : 0
             var missing = 0
             var conflicts = false
-            for (name, value) in resource.params where !value.contains("{") {
+            for (name, value) in resource.params where !value.contains("{" as Character) {
                 guard let given = query[Substring(name)] else { missing += 1; continue }
                 if given.contains(Substring(Resource.queryEscape(value))) { score += 1 } else { conflicts = true }
             }

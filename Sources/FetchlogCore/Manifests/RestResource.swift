@@ -137,7 +137,10 @@ public struct RestResource: Sendable, Equatable {
 
     /// A path or value as sent: `{{` and `}}` become the braces they stand for.
     static func unescapeBraces(_ text: String) -> String {
-        guard text.contains("{{") || text.contains("}}") else { return text }
+        // Most paths hold no brace at all: a byte scan says so without Foundation's string
+        // search, which the sync plan's label lookups (every resource, every pass) paid for.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "}") }),
+              text.contains("{{") || text.contains("}}") else { return text }
         return text.replacingOccurrences(of: "{{", with: "{").replacingOccurrences(of: "}}", with: "}")
     }
 
