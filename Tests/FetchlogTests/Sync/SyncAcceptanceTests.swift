@@ -16,29 +16,6 @@ import Testing
 /// - on return the pending write is pushed once, with its `Idempotency-Key`, before the
 ///   resource is refetched.
 @Suite struct SyncAcceptanceTests {
-    /// Moves the clock to each time the loop asks to sleep until, running `between` first
-    /// (with the clock still at the pass just made): what happens upstream while sync sleeps.
-    /// The `stopAfter`th sleep ends the loop, as SIGTERM would.
-    final class ScriptedSleeper: SyncSleeper {
-        let clock: FixedClock
-        let stopAfter: Int
-        let between: @Sendable (Int) async throws -> Void
-        let asked = Mutex<[Timestamp?]>([])
-
-        init(clock: FixedClock, stopAfter: Int, between: @escaping @Sendable (Int) async throws -> Void) {
-            self.clock = clock
-            self.stopAfter = stopAfter
-            self.between = between
-        }
-
-        func sleep(until: Timestamp?, planned _: Set<SyncWriteMark>, clock _: any WallClock) async throws {
-            let count = asked.withLock { $0.append(until); return $0.count }
-            try await between(count - 1)
-            guard count < stopAfter, let until else { throw CancellationError() }
-            clock.set(until)
-        }
-    }
-
     /// Three pages of items that never change (15 minutes fresh) and the writable notes
     /// (10 minutes), on the catalog upstream.
     static let manifest = #"""
@@ -66,14 +43,8 @@ import Testing
     }
 
     @Test func changesArriveWithinALifetimeAndAnOutageBacksOffThenPushesOnceBeforeTheRefetch() async throws {
-        let upstream = try await CatalogUpstream.start()
-        let directory = TemporaryDirectory("sync-acceptance")
-        let clock = FixedClock(fixedTime)
-        var configuration = FetchHarness.patientConfiguration(base: upstream.base)
-        configuration.clock = clock
-        let fetcher = Fetcher(sources: .seed, configuration: configuration)
-        let store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
-        try await store.define(RestManifest(json: JSONValue.parse(Self.manifest)))
+        let rig = try await ClockedRig.start("sync-acceptance", manifest: Self.manifest)
+        let (upstream, clock, store) = (rig.upstream, rig.clock, rig.store)
 
         let t0 = fixedTime.milliseconds
         let minute: Int64 = 60_000
@@ -96,7 +67,7 @@ import Testing
         let changedAt = Mutex<Timestamp?>(nil)
         let seenAt = Mutex<Timestamp?>(nil)
         let mutation = Mutex<UInt64>(0)
-        let sleeper = ScriptedSleeper(clock: clock, stopAfter: 11) { pass in
+        let sleeper = ClockSleeper(clock: clock, stopAfter: 11) { pass in
             switch pass {
             case 0:
                 // Right after the first pass (the worst moment): another client renames note 2.
@@ -191,8 +162,6 @@ import Testing
         #expect(await upstream.server.appliedPerNote == [1: 1, 2: 1])
         #expect(store.pendingMutations.isEmpty)
         #expect(Self.note(store, "1")?.canonicalText() == (try JSONValue.parse(#"{"id":1,"title":"buy milk","done":true,"priority":2,"version":2}"#)).canonicalText())
-        await store.close()
-        await fetcher.shutdown()
-        await upstream.stop()
+        await rig.stop()
     }
 }

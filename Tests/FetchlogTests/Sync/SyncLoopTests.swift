@@ -8,25 +8,6 @@ import Testing
 /// `SyncRunner.run`, the loop `fetchlog sync` runs without `--once`: driven by a clock the
 /// test moves, so a day of syncing takes no wall-clock time.
 @Suite struct SyncLoopTests {
-    /// Wakes at once with the clock moved to the time asked; the `stopAfter`th sleep ends
-    /// the loop (as SIGTERM would). Every time asked is kept: the loop's wake-ups.
-    final class AdvancingSleeper: SyncSleeper {
-        let clock: FixedClock
-        let stopAfter: Int
-        let asked = Mutex<[Timestamp?]>([])
-
-        init(clock: FixedClock, stopAfter: Int) {
-            self.clock = clock
-            self.stopAfter = stopAfter
-        }
-
-        func sleep(until: Timestamp?, planned _: Set<SyncWriteMark>, clock _: any WallClock) async throws {
-            let count = asked.withLock { $0.append(until); return $0.count }
-            guard count < stopAfter, let until else { throw CancellationError() }
-            clock.set(until)
-        }
-    }
-
     static let manifest = #"""
     {"name":"catalog","client":{"base_url":"https://catalog.example"},"resource_defaults":{"primary_key":"id"},"resources":[
       {"name":"items","endpoint":{"path":"pages","data_selector":"data",
@@ -35,30 +16,8 @@ import Testing
     ]}
     """#
 
-    /// The catalog upstream on loopback and a store that defines `manifest`, fetching
-    /// through it on a clock at `fixedTime` that only the test moves.
-    struct Rig {
-        let upstream: CatalogUpstream
-        let directory: TemporaryDirectory
-        let clock: FixedClock
-        let fetcher: Fetcher
-        let store: Store
-
-        static func start(_ name: String) async throws -> Rig {
-            let upstream = try await CatalogUpstream.start()
-            let directory = TemporaryDirectory(name)
-            let clock = FixedClock(fixedTime)
-            var configuration = FetchHarness.patientConfiguration(base: upstream.base)
-            configuration.clock = clock
-            let fetcher = Fetcher(sources: .seed, configuration: configuration)
-            let store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
-            try await store.define(RestManifest(json: JSONValue.parse(SyncLoopTests.manifest)))
-            return Rig(upstream: upstream, directory: directory, clock: clock, fetcher: fetcher, store: store)
-        }
-    }
-
     @Test func oneWakeUpPerDueTimeAndOneConditionalRequestPerLifetime() async throws {
-        let rig = try await Rig.start("sync-loop")
+        let rig = try await ClockedRig.start("sync-loop", manifest: Self.manifest)
         let (upstream, clock, fetcher, store) = (rig.upstream, rig.clock, rig.fetcher, rig.store)
 
         let passes = Mutex<[SyncPass]>([])
@@ -66,7 +25,7 @@ import Testing
         runner.onEvent = { event in
             if case .passed(let pass) = event { passes.withLock { $0.append(pass) } }
         }
-        let sleeper = AdvancingSleeper(clock: clock, stopAfter: 5)
+        let sleeper = ClockSleeper(clock: clock, stopAfter: 5)
         await #expect(throws: CancellationError.self) { try await runner.run(sleeper: sleeper) }
 
         let t0 = fixedTime.milliseconds

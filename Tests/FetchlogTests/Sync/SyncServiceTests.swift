@@ -11,7 +11,7 @@ import FetchlogSync
 /// the catalog upstream on loopback.
 @Suite struct SyncServiceTests {
     @Test func aServiceGroupKeepsTheStoreInSyncUntilItShutsDown() async throws {
-        let rig = try await SyncLoopTests.Rig.start("sync-service")
+        let rig = try await ClockedRig.start("sync-service", manifest: SyncLoopTests.manifest)
         let (upstream, fetcher, store) = (rig.upstream, rig.fetcher, rig.store)
 
         let sync = SyncService(store: store)

@@ -24,14 +24,8 @@ import Testing
     }
 
     @Test func aWriteMadeWhileTheLoopSleepsIsSentAtOnce() async throws {
-        let upstream = try await CatalogUpstream.start()
-        let directory = TemporaryDirectory("sync-wake")
-        let clock = FixedClock(fixedTime)
-        var configuration = FetchHarness.patientConfiguration(base: upstream.base)
-        configuration.clock = clock
-        let fetcher = Fetcher(sources: .seed, configuration: configuration)
-        let store = try Store(log: try EventLog.open(at: directory.path), sources: .seed, fetcher: fetcher, clock: clock)
-        try await store.define(RestManifest(json: JSONValue.parse(SyncAcceptanceTests.manifest)))
+        let rig = try await ClockedRig.start("sync-wake", manifest: SyncAcceptanceTests.manifest)
+        let (upstream, clock, store) = (rig.upstream, rig.clock, rig.store)
 
         let (passes, passed) = AsyncStream<SyncPass>.makeStream()
         let sleeps = Mutex<[Timestamp?]>([])
@@ -67,9 +61,7 @@ import Testing
         loop.cancel()
         await #expect(throws: CancellationError.self) { _ = try await loop.value }
         passed.finish()
-        await store.close()
-        await fetcher.shutdown()
-        await upstream.stop()
+        await rig.stop()
     }
 
     @Test func anItemSetInAnotherProcessWakesARunningSync() async throws {
