@@ -23,8 +23,10 @@ struct SyncCommand: AsyncParsableCommand {
         line per attempt and per outcome (and, without --once, per sleep).
 
         --once: one pass, then exit: 0 when everything is fresh or refreshed, 1 when anything \
-        failed (or still waits out a backoff). Without it, sync runs until SIGINT (exit 130) \
-        or SIGTERM (exit 0), each stop saying what was recorded. A second sync on the same \
+        failed (or still waits out a backoff). Without it, sync sleeps until the next resource \
+        falls due, or until a write is recorded (`item set` here or in another process: sent \
+        then), and runs until SIGINT (exit 130) or SIGTERM (exit 0), each stop saying what \
+        was recorded. A second sync on the same \
         store is refused at once with exit status 75 (the running one does the work).
         """)
 
