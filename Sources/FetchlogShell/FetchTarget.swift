@@ -96,6 +96,12 @@ public struct FetchRequest: Sendable {
     /// Fetches resources one after another (all announced first).
     public func each(_ resources: [Resource]) async throws -> [FetchReport] {
         expect(resources.count)
+        return try await Self.each(resources, store: store, report: report)
+    }
+
+    /// Fetches `resources` through `store` one after another, reporting each as it ends: a
+    /// request's `each`, and what a tour step runs (it has a store and a report, no request).
+    public static func each(_ resources: [Resource], store: Store, report: @Sendable (FetchReport) -> Void) async throws -> [FetchReport] {
         var reports: [FetchReport] = []
         for resource in resources {
             let fetched = try await store.fetch(resource)

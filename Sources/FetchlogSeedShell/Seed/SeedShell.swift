@@ -58,15 +58,9 @@ extension SeedSources {
     /// What makes the `defined:` examples run: the manifest the repository ships, fetched.
     static let definedSteps = "   (once defined and fetched: source add docs/manifests/census.json, then fetch census gnomes)"
 
-    /// Fetches one after another, reporting each as it ends.
+    /// Fetches one after another, reporting each as it ends (`FetchRequest.each`).
     static func each(_ resources: [Resource], _ store: Store, _ report: @Sendable (FetchReport) -> Void) async throws -> [FetchReport] {
-        var reports: [FetchReport] = []
-        for resource in resources {
-            let fetched = try await store.fetch(resource)
-            report(fetched)
-            reports.append(fetched)
-        }
-        return reports
+        try await FetchRequest.each(resources, store: store, report: report)
     }
 
     /// The seed sources with their commands, `fetch` targets and demo: the command line's.
