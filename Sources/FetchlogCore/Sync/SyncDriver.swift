@@ -34,25 +34,12 @@ package final class SyncDriver: Sendable {
         }
     }
 
-    /// Passes until the task is cancelled, sleeping until the next resource falls due.
+    /// Passes until the task is cancelled, sleeping until the next resource falls due: the
+    /// runner's loop, each pass taking its turn with those asked for now.
     package func run(sleeper: any SyncSleeper) async throws {
         state.withLock { $0.running = true }
         defer { state.withLock { $0.running = false } }
-        var first = true
-        var nextDue: Timestamp?
-        var writes: Set<SyncWriteMark> = []
-        while !Task.isCancelled {
-            if !first, let waking = try await SyncRunner.nothingDue(runner.plan()) {
-                // Woken with nothing due (see `SyncRunner.run`): sleep again.
-                (nextDue, writes) = (waking.nextDue, waking.writes)
-            } else {
-                let pass = try await passNow()
-                (nextDue, writes) = (pass.nextDue, pass.writes)
-                runner.onEvent(.sleeping(until: nextDue))
-            }
-            first = false
-            try await sleeper.sleep(until: nextDue, planned: writes, clock: runner.clock)
-        }
+        try await runner.run(sleeper: sleeper) { try await self.passNow() }
     }
 }
 

@@ -37,32 +37,29 @@ package struct SyncRunner: Sendable {
 
     /// Passes until the task is cancelled, sleeping between them until the next resource
     /// falls due (one wake-up per due time: nothing is polled). Returns the passes' count.
+    /// `pass` runs one (`SyncDriver` takes turns with a pass asked for now); by default, this
+    /// runner's own.
     @discardableResult
-    package func run(sleeper: any SyncSleeper) async throws -> Int {
+    package func run(sleeper: any SyncSleeper, pass: (@Sendable () async throws -> SyncPass)? = nil) async throws -> Int {
         var passes = 0
         var nextDue: Timestamp?
         var writes: Set<SyncWriteMark> = []
         while !Task.isCancelled {
-            if passes > 0, let waking = try await Self.nothingDue(plan()) {
+            if passes > 0, case let waking = try await plan(), waking.due.isEmpty {
                 // Woken before anything fell due (a write not yet due, another process's
                 // fetch): no pass, the same sleep again, said only when its end moved.
                 if waking.nextDue != nextDue { onEvent(.sleeping(until: waking.nextDue)) }
-                nextDue = waking.nextDue
-                writes = waking.writes
+                (nextDue, writes) = (waking.nextDue, waking.writes)
             } else {
-                let pass = try await self.pass()
+                let done = if let pass { try await pass() } else { try await self.pass() }
                 passes += 1
-                nextDue = pass.nextDue
-                writes = pass.writes
+                (nextDue, writes) = (done.nextDue, done.writes)
                 onEvent(.sleeping(until: nextDue))
             }
             try await sleeper.sleep(until: nextDue, planned: writes, clock: clock)
         }
         return passes
     }
-
-    /// `plan` when nothing in it is due now (a wake-up with no work), else nil.
-    static func nothingDue(_ plan: SyncPlan) -> SyncPlan? { plan.due.isEmpty ? plan : nil }
 
     /// One pass: pushes, then every due resource revalidated. Throws `CancellationError`
     /// when cancelled (what was recorded stays recorded; the attempts told to `onEvent` say what).
