@@ -52,3 +52,17 @@ public struct SQLAnswer: Sendable, Equatable {
         }
     }
 }
+
+/// What a streamed answer (`Store.sqlStream`) handed over: how many rows, whether another
+/// followed the last one its bounds asked for, and the seq it is as of.
+package struct SQLStreamed: Sendable, Equatable {
+    package let rows: Int
+    package let more: Bool
+    package let asOf: UInt64
+
+    package init(rows: Int, more: Bool, asOf: UInt64) {
+        self.rows = rows
+        self.more = more
+        self.asOf = asOf
+    }
+}

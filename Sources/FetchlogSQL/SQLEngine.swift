@@ -33,6 +33,8 @@ package final class SQLEngine {
     /// Saved views created now: name (lowercased) → SQL.
     private var created: [String: String] = [:]
     private let cancelled = StopFlag()
+    /// Set when the running statement's time ran out (by the timer or the progress handler).
+    private let timedOut = StopFlag()
     private var deadline: ContinuousClock.Instant?
     /// Reads the log's events up to a seq as `events` rows.
     private let events: (UInt64) throws -> [JSONValue]
@@ -71,12 +73,16 @@ package final class SQLEngine {
         connection.setProgressHandler(every: 4000) { [cancelled, unowned self] in
             if cancelled.isSet { return true }
             if let deadline = self.deadline, ContinuousClock.now >= deadline { return true }
+            if self.timedOut.isSet { return true }
             return false
         }
     }
 
     /// Clears a stop left by an earlier call, before the next one starts (`SQLService`).
-    package func resetStop() { cancelled.set(false) }
+    package func resetStop() {
+        cancelled.set(false)
+        timedOut.set(false)
+    }
 
     /// Stops the query running now (Ctrl-C, a cancelled task); safe from any thread.
     package var interrupter: @Sendable () -> Void {
@@ -98,16 +104,21 @@ package final class SQLEngine {
     /// Runs the query `sql` over `subject`'s tables.
     package func query(_ sql: String, subject: SQLSubject, limit: Duration = SQLEngine.defaultTimeLimit,
                        maxRows: Int? = nil) throws(SQLError) -> SQLAnswer {
+        try refuseUnlessQuery(sql)
+        let statement = try prepare(sql, subject: subject)
+        return try run(statement, sql: sql, subject: subject, limit: limit, maxRows: maxRows)
+    }
+
+    /// Only a query runs as one: CREATE VIEW and DROP VIEW go through the store, the rest is refused.
+    private func refuseUnlessQuery(_ sql: String) throws(SQLError) {
         switch SQLText.classify(sql) {
-        case .query: break
+        case .query: return
         case .empty: throw SQLError(.refused, "no SQL statement given")
         case .createView, .dropView:
             throw SQLError(.refused, "CREATE VIEW and DROP VIEW save an event: run them through the store (fetchlog sql, the shell), not as a query")
         case .other(let word):
             throw Self.refusal(word)
         }
-        let statement = try prepare(sql, subject: subject)
-        return try run(statement, sql: sql, subject: subject, limit: limit, maxRows: maxRows)
     }
 
     /// Checks that `select` compiles as a saved view named `name` over `state`'s tables, read-only:
@@ -115,10 +126,8 @@ package final class SQLEngine {
     package func validateView(name: String, select: String, state: LogState) throws(SQLError) -> [String] {
         let lowered = name.lowercased()
         let subject = SQLSubject(state: state, confirmed: false)
-        if subject.viewNames.contains(where: { $0.lowercased() == lowered }) || lowered == SQLTables.eventsName
-            || subject.resources.contains(where: { $0.source.lowercased() == lowered }) || lowered.hasPrefix("sqlite_") {
-            throw SQLError(.refused, "'\(name)' is taken: tables, sources and sqlite_ names cannot be a saved view's name")
-        }
+        // The name rule (issue 44) lives in one place; a view of this very name is the caller's to say.
+        try SavedViewName.validate(name, against: SavedViewName.taken(in: state, except: name))
         guard SQLText.classify(select) == .query else {
             throw SQLError(.refused, "a saved view is CREATE VIEW name AS SELECT …: its body must be a query")
         }
@@ -238,32 +247,141 @@ package final class SQLEngine {
 
     // MARK: - Running
 
+    /// What one statement may take. `time` is wall-clock from its first step to the last row
+    /// handed over — SQLite's steps, turning values into JSON and what the caller does with
+    /// each row (rendering, writing) all count — and is enforced twice: the progress handler
+    /// between SQLite's steps and a timer that interrupts a step running past it (the row
+    /// loop checks it between rows). `rows`: stop reading after this many (not an error).
+    /// `bytes`: the most an answer may hold, each value counted as its JSON text with its
+    /// column's key (what an answer of row objects takes); past it the statement stops with
+    /// ``SQLError/Kind-swift.enum/tooLarge`` before the value that would pass it is converted.
+    /// `skip`: rows stepped over first, never converted nor counted (a page's offset).
+    /// `peeks`: once `rows` are handed over, one more step says whether more follow.
+    package struct Bounds: Sendable, Equatable {
+        package var time: Duration
+        package var skip: Int
+        package var rows: Int?
+        package var bytes: Int?
+        package var peeks: Bool
+
+        package init(time: Duration = SQLEngine.defaultTimeLimit, skip: Int = 0, rows: Int? = nil, bytes: Int? = nil, peeks: Bool = false) {
+            self.time = time
+            self.skip = skip
+            self.rows = rows
+            self.bytes = bytes
+            self.peeks = peeks
+        }
+    }
+
+    /// Runs the query `sql` over `subject`'s tables, handing `columns` its column names and
+    /// then `row` each row as SQLite yields it: nothing is held, so memory does not grow with
+    /// the answer. Returns how many rows were handed over and, when `bounds.rows` stopped it,
+    /// whether another row followed (stepped to, not converted). An error `row` throws ends
+    /// the statement and is rethrown as it is.
+    package func stream(_ sql: String, subject: SQLSubject, bounds: Bounds,
+                        columns: ([String]) throws -> Void, row: ([JSONValue]) throws -> Void) throws -> (rows: Int, more: Bool) {
+        try refuseUnlessQuery(sql)
+        let statement = try prepare(sql, subject: subject)
+        return try run(statement, sql: sql, subject: subject, bounds: bounds, columns: columns, row: row)
+    }
+
+    /// The answer to `sql` over `subject`, held whole but within `bounds`: what evaluating a
+    /// saved view anywhere takes (`SavedViewBounds`).
+    package func answer(_ sql: String, subject: SQLSubject, bounds: Bounds) throws -> SQLAnswer {
+        var columns: [String] = []
+        var rows: [[JSONValue]] = []
+        _ = try stream(sql, subject: subject, bounds: bounds, columns: { columns = $0 }, row: { rows.append($0) })
+        return SQLAnswer(columns: columns, rows: rows, asOf: subject.seq)
+    }
+
     private func run(_ statement: SQLiteStatement, sql: String, subject: SQLSubject, limit: Duration, maxRows: Int?) throws(SQLError) -> SQLAnswer {
-        deadline = ContinuousClock.now + limit
+        var rows: [[JSONValue]] = []
+        var columns: [String] = []
+        do {
+            _ = try run(statement, sql: sql, subject: subject, bounds: Bounds(time: limit, rows: maxRows),
+                        columns: { columns = $0 }, row: { rows.append($0) })
+        } catch let error as SQLError {
+            throw error
+        } catch {
+            throw SQLError(.invalid, "\(error)")
+        }
+        return SQLAnswer(columns: columns, rows: rows, asOf: subject.seq)
+    }
+
+    private func run(_ statement: SQLiteStatement, sql: String, subject: SQLSubject, bounds: Bounds,
+                     columns: ([String]) throws -> Void, row: ([JSONValue]) throws -> Void) throws -> (rows: Int, more: Bool) {
+        let limit = bounds.time
+        let deadline = ContinuousClock.now + limit
+        self.deadline = deadline
+        timedOut.set(false)
+        // The timer's interrupt reaches a step the progress handler would not see end (one
+        // value's function computing for long between two of its checks).
+        let timer = DeadlineTimer(after: limit) { [timedOut, stop = connection.interrupter] in
+            timedOut.set(true)
+            stop.interrupt()
+        }
         // Read-only while it runs too: a pragma's table-valued function (pragma_user_version,
         // pragma_optimize) runs its PRAGMA when stepped, and a statement SQLite prepares
         // again after a schema change is checked again.
         connection.setAuthorizer(Self.readOnly)
         defer {
-            deadline = nil
+            timer.cancel()
+            // A timer that fired stops nothing after this statement (the tables the next one
+            // builds read the flag through the progress handler).
+            timedOut.set(false)
+            self.deadline = nil
             connection.setAuthorizer(nil)
+            statement.reset()
         }
-        let columns = statement.columnNames
-        var rows: [[JSONValue]] = []
+        let names = statement.columnNames
+        // Each value's key in a row object (`"name":`) and its separator count with it.
+        let keyBytes = SQLAnswer.keys(names).map { $0.utf8.count + 4 }
+        var count = 0
+        var skipped = 0
+        var more = false
+        var bytes = 0
+        func overTime() -> Bool { timedOut.isSet || ContinuousClock.now >= deadline }
+        func stopped() -> SQLError {
+            if cancelled.isSet { return SQLError(.interrupted, "interrupted: the query was stopped") }
+            return SQLError(.timeLimit, "the query ran past its time limit of \(Self.text(limit)) and was stopped; a longer limit lets it finish (fetchlog sql --timeout SECONDS; timeLimit in the library)")
+        }
+        try columns(names)
         do {
             while try statement.step() {
-                rows.append((0 ..< columns.count).map { Self.json(statement.value(at: $0)) })
-                if let maxRows, rows.count >= maxRows { break }
+                if skipped < bounds.skip {
+                    skipped += 1
+                    if overTime() || cancelled.isSet { throw stopped() }
+                    continue
+                }
+                if let most = bounds.rows, count >= most {
+                    more = true
+                    break
+                }
+                var values: [JSONValue] = []
+                values.reserveCapacity(names.count)
+                for index in names.indices {
+                    if let cap = bounds.bytes {
+                        bytes += keyBytes[index] + statement.jsonByteCount(at: index)
+                        if bytes > cap { throw Self.tooLarge(cap: cap, rows: count) }
+                    }
+                    values.append(Self.json(statement.value(at: index)))
+                }
+                if overTime() || cancelled.isSet { throw stopped() }
+                try row(values)
+                count += 1
+                if overTime() || cancelled.isSet { throw stopped() }
+                // Stopped at once when nobody asked whether more follow.
+                if let most = bounds.rows, count >= most, !bounds.peeks { break }
             }
-            statement.reset()
-        } catch {
-            if error.isInterrupt {
-                if cancelled.isSet { throw SQLError(.interrupted, "interrupted: the query was stopped") }
-                throw SQLError(.timeLimit, "the query ran past its time limit of \(Self.text(limit)) and was stopped; a longer limit lets it finish (fetchlog sql --timeout SECONDS; timeLimit in the library)")
-            }
+        } catch let error as SQLiteError {
+            if error.isInterrupt { throw stopped() }
             throw explain(error, sql: sql, subject: subject)
         }
-        return SQLAnswer(columns: columns, rows: rows, asOf: subject.seq)
+        return (count, more)
+    }
+
+    private static func tooLarge(cap: Int, rows: Int) -> SQLError {
+        SQLError(.tooLarge, "the answer passed its cap of \(ByteText.describe(cap)) after \(rows) row\(rows == 1 ? "" : "s") and was stopped: ask for fewer rows (LIMIT, or limit=N&offset=M to page) or fewer and shorter columns (substr, length)")
     }
 
     /// An SQL value as JSON: integers and reals as numbers, text as a string, a blob as its
@@ -274,7 +392,25 @@ package final class SQLEngine {
         case .integer(let i): .number(String(i))
         case .real(let d): d.isFinite ? .number(d == d.rounded() && abs(d) < 1e15 ? String(format: "%.1f", d) : "\(d)") : .null
         case .text(let s): .string(s)
-        case .blob(let bytes): .string("x'" + bytes.map { String(format: "%02x", $0) }.joined() + "'")
+        case .blob(let bytes): .string(hexLiteral(bytes))
+        }
+    }
+
+    /// `x'00ff'`: two characters a byte from a table, not a formatter per byte (60 MB of blob
+    /// took minutes that way, outside the time limit's reach).
+    package static func hexLiteral(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: bytes.count * 2 + 3) { out in
+            out[0] = UInt8(ascii: "x")
+            out[1] = UInt8(ascii: "'")
+            var at = 2
+            for byte in bytes {
+                out[at] = digits[Int(byte >> 4)]
+                out[at + 1] = digits[Int(byte & 0x0f)]
+                at += 2
+            }
+            out[at] = UInt8(ascii: "'")
+            return at + 1
         }
     }
 
@@ -556,4 +692,22 @@ final class StopFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .relaxed) }
     func set(_ on: Bool) { value.store(on, ordering: .relaxed) }
+}
+
+/// Calls `fire` once `after` has passed, on a thread of its own, unless cancelled first:
+/// the wall-clock half of a statement's time limit.
+final class DeadlineTimer: @unchecked Sendable {
+    private let source: any DispatchSourceTimer
+
+    init(after: Duration, fire: @escaping @Sendable () -> Void) {
+        let source = DispatchSource.makeTimerSource(queue: .global())
+        let (seconds, attoseconds) = after.components
+        let nanoseconds = seconds > Int64(Int.max / 1_000_000_000) - 1 ? Int.max : Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        source.schedule(deadline: .now() + .nanoseconds(nanoseconds))
+        source.setEventHandler(handler: fire)
+        source.resume()
+        self.source = source
+    }
+
+    func cancel() { source.cancel() }
 }

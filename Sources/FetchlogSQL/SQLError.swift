@@ -2,7 +2,7 @@ import FetchlogSQLite
 
 /// Why a statement was not answered: refused (it would change something, or is not a query),
 /// not valid SQL (SQLite's message, with what exists for an unknown table or column), stopped
-/// at its time limit or by Ctrl-C, or naming a saved view that no longer compiles.
+/// at its time limit or by Ctrl-C, grown past its byte cap, or naming a saved view that no longer compiles.
 public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure.
     public enum Kind: Sendable, Equatable {
@@ -14,6 +14,9 @@ public struct SQLError: Error, Sendable, Equatable, CustomStringConvertible {
         case timeLimit
         /// Interrupted (Ctrl-C, a cancelled task).
         case interrupted
+        /// The answer grew past the bytes it may take (an API answer's cap, a saved view's
+        /// bound): nothing past the cap was kept; ask for fewer rows or columns.
+        case tooLarge
     }
     /// What kind of failure.
     public let kind: Kind

@@ -49,6 +49,33 @@ package enum SavedViewExport {
     }
 }
 
+/// The bounds a saved view is evaluated under wherever it is (issue 44): replay and
+/// `replay --verify`, `export`, a checkpoint's view record, `GET /api/views/NAME`, the event
+/// stream and the page. One that runs past them fails there, by name, instead of taking the
+/// machine: a view saved once (one event) is evaluated by every replay after it.
+package enum SavedViewBounds {
+    /// The time one evaluation may take.
+    package static let time: Duration = .seconds(10)
+    /// The most bytes its rows may hold as JSON (64 MiB; `serve --max-answer` sets the server's).
+    package static let bytes = 64 << 20
+
+    /// These bounds, with `bytes` as the byte cap (and at most `rows` rows, when given).
+    package static func bounds(bytes: Int = bytes, rows: Int? = nil) -> SQLEngine.Bounds {
+        SQLEngine.Bounds(time: time, rows: rows, bytes: bytes)
+    }
+
+    /// `SELECT * FROM name`.
+    package static func select(_ name: String) -> String { "SELECT * FROM \(SQLEngine.quote(name))" }
+}
+
+extension Store {
+    /// Saved view `name`'s rows as of `state`, within `SavedViewBounds` (`bytes` its byte cap).
+    package func savedViewAnswer(_ name: String, state: LogState, confirmed: Bool = false, bytes: Int = SavedViewBounds.bytes,
+                                 rows: Int? = nil) async throws -> SQLAnswer {
+        try await sqlQuery(SavedViewBounds.select(name), state: state, confirmed: confirmed, bounds: SavedViewBounds.bounds(bytes: bytes, rows: rows))
+    }
+}
+
 /// The saved views in the view record saved with each checkpoint (`replay --diff`): the
 /// core runs no SQL, so this module installs the exporter — on a store's first SQL use, and
 /// by the command line at start. Each saved view is recorded as `export NAME` gives it, or
@@ -58,8 +85,14 @@ package enum SavedViewRecording {
         ViewRecord.install { state, events in
             guard !state.savedViews.isEmpty, let engine = try? SQLEngine(events: events) else { return [] }
             return state.savedViews.keys.sorted().map { name in
+                // A name the rule leaves out of SQL (issue 44) is recorded as refused, not as
+                // the table that now has its name.
+                if let refusal = SavedViewName.refusal(of: name, in: state) {
+                    return (name, .object([("view", .string(name)), ("error", .string(refusal))]))
+                }
                 do {
-                    let answer = try engine.query("SELECT * FROM \(SQLEngine.quote(name))", state: state)
+                    let answer = try engine.answer(SavedViewBounds.select(name), subject: SQLSubject(state: state, confirmed: false),
+                                                   bounds: SavedViewBounds.bounds())
                     return (name, SavedViewExport.document(name: name, answer: answer))
                 } catch {
                     return (name, .object([("view", .string(name)), ("error", .string("\(error)"))]))

@@ -90,6 +90,19 @@ public final class SQLiteStatement {
         }
     }
 
+    /// About how many bytes column `index` of the current row takes as JSON text, read
+    /// without converting it: text's bytes and quotes, a blob's hex literal (`"x'…'"`), a
+    /// number's digits, `null`. What an answer's byte cap counts before it converts a value.
+    public func jsonByteCount(at index: Int) -> Int {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER, SQLITE_FLOAT: return 24
+        case SQLITE_TEXT: return Int(sqlite3_column_bytes(handle, column)) + 2
+        case SQLITE_BLOB: return 2 * Int(sqlite3_column_bytes(handle, column)) + 5
+        default: return 4
+        }
+    }
+
     /// The current row, every column.
     public var row: [SQLiteValue] { (0 ..< columnCount).map(value(at:)) }
 

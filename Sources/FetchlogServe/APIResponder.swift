@@ -29,6 +29,8 @@ struct APIResponder: HTTPResponder {
     static let exitHeader = HTTPFields.Element.Name("Fetchlog-Exit")!
 
     init(content: ServeContent, configuration: ServeConfiguration) {
+        var content = content
+        content.maxAnswerBytes = configuration.maxAnswerBytes
         self.content = content
         self.configuration = configuration
         page = configuration.page(Page.html)

@@ -9,6 +9,11 @@ package struct ServeConfiguration: Sendable {
     /// Every request must carry it (`Authorization: Bearer T`, or `?token=T` where a
     /// browser cannot set a header: the page and its event stream). Nil: no check.
     package var token: String?
+    /// The most bytes one answer of `GET /api/sql` or `GET /api/views/NAME` may hold (its
+    /// rows as JSON); a larger one is refused with 413 saying how to page (`serve --max-answer`).
+    package var maxAnswerBytes: Int = ServeConfiguration.defaultMaxAnswerBytes
+    /// 64 MiB: an answer larger than this is paged, not sent whole.
+    package static let defaultMaxAnswerBytes = 64 << 20
     /// Made at start: what actions (`POST /api/fetch`) need when no `token` was given.
     /// Reads on loopback need nothing, but a write must not be one click of any page the
     /// user visits: only the page at `/` gets it (embedded), and no other origin can read

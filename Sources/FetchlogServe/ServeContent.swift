@@ -15,6 +15,8 @@ package struct ServeContent: Sendable {
     package let sync: SyncDriver?
     /// The views' canonical exports by snapshot, and the event stream's hub (one per server).
     package let shared = ServeShared()
+    /// The most bytes one SQL answer or saved view may hold here (`serve --max-answer`).
+    package var maxAnswerBytes = ServeConfiguration.defaultMaxAnswerBytes
 
     package init(store: Store, clock: any WallClock, eventHeader: @escaping @Sendable (Event) -> JSONValue,
                  answers: ServeAnswers = ServeAnswers(), sync: SyncDriver? = nil) {

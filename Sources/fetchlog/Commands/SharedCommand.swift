@@ -27,6 +27,9 @@ struct CommandContext {
     let session: Session?
     /// Where a command that streams (`log export` to stdout) writes.
     let write: (String) -> Void
+    /// How what it writes is rendered: the `--format` chosen (the shell's mode), the width.
+    /// A command that streams rows (`sql`) renders each as it comes.
+    var renderer = Renderer()
 
     /// The live state: the shell's current (or pinned) snapshot, else the store opened
     /// from its checkpoint and tail.
@@ -90,18 +93,26 @@ extension SharedCommand {
         // Settings are checked before the store is opened (and so perhaps created).
         let clock = try reportingErrors { try cliClock() }
         let maintenance = try reportingErrors { try storeOptions.open() }
+        let renderer = try commandLineRenderer()
         try await renderOnCommandLine { buffer in
-            try await output(CommandContext(maintenance: maintenance, clock: clock, session: nil, write: { buffer.write($0) }))
+            try await output(CommandContext(maintenance: maintenance, clock: clock, session: nil, write: { buffer.write($0) }, renderer: renderer))
         }
+    }
+
+    /// The renderer of the command line: `--format` (a table unless given), the terminal's
+    /// width, cells cut to it only on a terminal.
+    func commandLineRenderer() throws -> Renderer {
+        var renderer = Renderer()
+        renderer.mode = try outputOptions.mode() ?? .table
+        renderer.width = terminalWidth()
+        renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
+        return renderer
     }
 
     /// Renders what `produce` returns in `--format` on stdout and maps its errors to the
     /// documented exit statuses (also for a command that must not open the store).
     func renderOnCommandLine(_ produce: (OutputBuffer) async throws -> Output?) async throws {
-        var renderer = Renderer()
-        renderer.mode = try outputOptions.mode() ?? .table
-        renderer.width = terminalWidth()
-        renderer.fitsWidth = isatty(STDOUT_FILENO) == 1
+        let renderer = try commandLineRenderer()
         let buffer = OutputBuffer()
         do {
             let output = try await produce(buffer)
@@ -163,10 +174,13 @@ enum SharedDoor {
         do { chosen = command.legacyJSON ? .json : try command.outputOptions.mode() } catch {
             throw CommandError.usage("--format takes \(OutputMode.choices)\nusage: \(usage)")
         }
+        var context = context
+        context.renderer = renderer
         guard let chosen else { return try await command.output(context) }
         // --format on one shell command: render it here, in that mode.
         var renderer = renderer
         renderer.mode = chosen
+        context.renderer = renderer
         do {
             if let output = try await command.output(context) { emit(renderer.render(output)) }
         } catch var error as CommandError {

@@ -13,7 +13,7 @@ struct ReplayCommand: SharedCommand {
     static let usage = "replay [--to SEQ] [--verify] [--diff]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
-    @Option(help: "Replay up to this seq.") var to: UInt64?
+    @Option(help: "Replay up to this seq.", transform: Bounded.seq("--to")) var to: UInt64?
     @Flag(help: "Compare with the live state.") var verify = false
     @Flag(help: "Compare this build's views with those recorded at the last checkpoint (by the build that saved it): items added, removed, changed.")
     var diff = false
@@ -47,7 +47,15 @@ struct ReplayCommand: SharedCommand {
             return made
         }
         var hashes = ViewCatalog.hashes(of: replayed)
-        if !replayed.savedViews.isEmpty { hashes += await Self.savedViewHashes(of: replayed, store: try await opened()) }
+        // A saved view that could not be evaluated (past its bounds, no longer compiling):
+        // why, by name. It is never "same" nor "verified" (issue 44).
+        var failures: [String: String] = [:]
+        if !replayed.savedViews.isEmpty {
+            for saved in await Self.savedViewHashes(of: replayed, store: try await opened()) {
+                hashes.append((saved.view, saved.sha256))
+                if let failure = saved.failure { failures[saved.view] = failure }
+            }
+        }
         var live: [String: String]?
         var liveSeq: UInt64 = 0
         if verify {
@@ -55,7 +63,11 @@ struct ReplayCommand: SharedCommand {
             let store = try await opened()
             let state = context.session != nil ? store.durableState : store.snapshot.state
             liveSeq = state.seq
-            live = Dictionary(uniqueKeysWithValues: (ViewCatalog.hashes(of: state) + (await Self.savedViewHashes(of: state, store: store))).map { ($0.view, $0.sha256) })
+            let savedLive = await Self.savedViewHashes(of: state, store: store)
+            for saved in savedLive where failures[saved.view] == nil {
+                if let failure = saved.failure { failures[saved.view] = "live: " + failure }
+            }
+            live = Dictionary(uniqueKeysWithValues: (ViewCatalog.hashes(of: state) + savedLive.map { ($0.view, $0.sha256) }).map { ($0.view, $0.sha256) })
         }
         var rows: [[String]] = []
         var records: [JSONValue] = []
@@ -65,24 +77,35 @@ struct ReplayCommand: SharedCommand {
             let fed = ViewCatalog.sources(in: replayed.sources)[view]
                 ?? (view.hasPrefix("items/") ? Set(view.split(separator: "/").dropFirst().prefix(1).map(String.init)) : [])
             let events = replayed.savedViews[view] != nil ? Int(replayed.seq) : fed.reduce(0) { $0 + perSource[$1, default: 0] }
-            var row = [view, String(events), hash]
-            var record: [(String, JSONValue)] = [("view", .string(view)), ("events", .number(events)), ("sha256", .string(hash))]
+            let failure = failures[view]
+            var row = [view, String(events), failure == nil ? hash : "FAILED: " + failure!]
+            var record: [(String, JSONValue)] = [("view", .string(view)), ("events", .number(events)),
+                                                 ("sha256", failure == nil ? .string(hash) : .null)]
+            if let failure { record.append(("error", .string(failure))) }
             if let live {
-                row.append(live[view] == hash ? "same" : "DIFFERS")
-                record.append(("matchesLive", .bool(live[view] == hash)))
+                row.append(failure != nil ? "FAILED" : live[view] == hash ? "same" : "DIFFERS")
+                record.append(("matchesLive", .bool(failure == nil && live[view] == hash)))
             }
             rows.append(row)
             records.append(.object(record))
         }
         var footer = "replayed \(replayed.seq) events" + (replayed.seq > 0 ? " (seq 1…\(replayed.seq))" : "")
         let columns = ["view", "events", "sha256"] + (live == nil ? [] : ["live"])
-        guard let live else { return .table(columns: columns, rows: rows, records: records, footer: footer) }
-        let differing = hashes.filter { live[$0.view] != $0.sha256 }.map(\.view)
-        if differing.isEmpty {
+        let failed = failures.keys.sorted()
+        let failedText = failed.map { "\($0) (\(failures[$0]!))" }.joined(separator: "; ")
+        guard let live else {
+            if !failed.isEmpty { printError("saved view\(failed.count == 1 ? "" : "s") that could not be evaluated: \(failedText)") }
+            return .table(columns: columns, rows: rows, records: records, footer: footer)
+        }
+        let differing = hashes.filter { live[$0.view] != $0.sha256 && failures[$0.view] == nil }.map(\.view)
+        if differing.isEmpty && failed.isEmpty {
             footer += "\nverified: every view of the live state (seq \(liveSeq)) hashes the same"
             return .table(columns: columns, rows: rows, records: records, footer: footer)
         }
-        var error = CommandError(message: "live state differs from the replay in: \(differing.joined(separator: ", "))", status: ExitStatus.damaged)
+        var problems: [String] = []
+        if !differing.isEmpty { problems.append("live state differs from the replay in: \(differing.joined(separator: ", "))") }
+        if !failed.isEmpty { problems.append("saved view\(failed.count == 1 ? "" : "s") that could not be evaluated, so not verified: \(failedText)") }
+        var error = CommandError(message: problems.joined(separator: "; "), status: ExitStatus.damaged)
         error.output = .table(columns: columns, rows: rows, records: records, footer: footer)
         throw error
     }
@@ -90,15 +113,16 @@ struct ReplayCommand: SharedCommand {
 
 extension ReplayCommand {
     /// Each saved view of `state`, by name, with the SHA-256 of its export (`export NAME`) as
-    /// of `state`, or of the error that asking it gives (a view that no longer compiles).
-    static func savedViewHashes(of state: LogState, store: Store) async -> [(view: String, sha256: String)] {
-        var hashes: [(view: String, sha256: String)] = []
+    /// of `state`, evaluated within `SavedViewBounds`; or, when it could not be (past its
+    /// time or bytes, no longer compiling, naming what is gone), why: `failure`.
+    static func savedViewHashes(of state: LogState, store: Store) async -> [(view: String, sha256: String, failure: String?)] {
+        var hashes: [(view: String, sha256: String, failure: String?)] = []
         for name in state.savedViews.keys.sorted() {
             do {
-                let answer = try await store.sqlQuery("SELECT * FROM \(SQLEngine.quote(name))", state: state)
-                hashes.append((name, SHA256.hex(SavedViewExport.document(name: name, answer: answer).canonicalText())))
+                let answer = try await store.savedViewAnswer(name, state: state)
+                hashes.append((name, SHA256.hex(SavedViewExport.document(name: name, answer: answer).canonicalText()), nil))
             } catch {
-                hashes.append((name, SHA256.hex("error: \(error)")))
+                hashes.append((name, SHA256.hex("error: \(error)"), "\(error)"))
             }
         }
         return hashes
@@ -148,7 +172,7 @@ struct ExportCommand: SharedCommand {
     @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The view.") var view: String
     @Argument(help: "Write to this file (as --out).") var file: String?
-    @Option(help: "The state as of this seq (time travel).") var at: UInt64?
+    @Option(help: "The state as of this seq (time travel).", transform: Bounded.seq("--at")) var at: UInt64?
     @Option(help: "Write to this file.") var out: String?
     @Flag(help: "The view's JSON Schema instead (items/… and facets/… views: generated from the manifest and the data).")
     var schema = false
@@ -168,7 +192,13 @@ struct ExportCommand: SharedCommand {
             // A saved SQL view (issue 35): its rows, as a view.
             let store: Store
             if let open = context.session?.store { store = open } else { store = try await openStore(context.maintenance, clock: context.clock) }
-            let answer = try await SQLCommand.reporting { try await store.sql("SELECT * FROM \(SQLEngine.quote(view))", at: state.seq, confirmed: confirmed) }
+            // Within the bounds a saved view has everywhere (issue 44): past them, it fails by name.
+            let answer: SQLAnswer
+            do {
+                answer = try await SQLCommand.reporting { try await store.savedViewAnswer(view, state: held, confirmed: confirmed) }
+            } catch let error as CommandError {
+                throw CommandError(message: "saved view \(view) could not be exported: \(error.message)", status: error.status)
+            }
             if schema { return .json(SavedViewExport.schema(name: view, sql: saved.sql, answer: answer)) }
             json = SavedViewExport.document(name: view, answer: answer)
         } else {

@@ -208,13 +208,19 @@ enum Commands {
     }
 
     static func at(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard args.count >= 2, let seq = UInt64(args[0]) else { throw CommandError.usage("usage: at SEQ COMMAND…") }
+        guard args.count >= 2 else { throw CommandError.usage("usage: at SEQ COMMAND…") }
+        let seq: UInt64
+        do { seq = try Bounded.checkedSeq(args[0], "at") } catch { throw CommandError.usage("\(error), not '\(args[0])'\nusage: at SEQ COMMAND…") }
         guard args[1] != "at" else { throw CommandError.usage("at cannot nest") }
         return try await session.pinned(at: seq) { try await session.run(args[1], Array(args.dropFirst(2))) }
     }
 
     static func diff(_ session: Session, _ args: [String]) async throws -> Output? {
-        guard args.count == 3, let a = UInt64(args[0]), let b = UInt64(args[1]) else { throw CommandError.usage("usage: diff SEQ1 SEQ2 VIEW") }
+        guard args.count == 3 else { throw CommandError.usage("usage: diff SEQ1 SEQ2 VIEW") }
+        let a: UInt64, b: UInt64
+        do { (a, b) = (try Bounded.checkedSeq(args[0], "diff"), try Bounded.checkedSeq(args[1], "diff")) } catch {
+            throw CommandError.usage("\(error), not '\(args[0])' '\(args[1])'\nusage: diff SEQ1 SEQ2 VIEW")
+        }
         return try await viewDiff(session.store, view: args[2], from: a, to: b)
     }
 
@@ -237,7 +243,7 @@ enum Commands {
                         exports.append(SavedViewExport.document(name: view, answer: SQLAnswer(columns: [], rows: [], asOf: state.seq)))
                         continue
                     }
-                    let answer = try await SQLCommand.reporting { try await store.sqlQuery("SELECT * FROM \(SQLEngine.quote(view))", state: state) }
+                    let answer = try await SQLCommand.reporting { try await store.savedViewAnswer(view, state: state) }
                     exports.append(SavedViewExport.document(name: view, answer: answer))
                 }
                 (before, after) = (exports[0], exports[1])

@@ -85,6 +85,14 @@ struct Renderer {
     /// Columns as wide as their widest cell. On a terminal they are shrunk from the widest
     /// until the table fits `width` and cut cells end with `…`; elsewhere nothing is cut.
     func table(_ columns: [String], _ rows: [[String]]) -> String {
+        let widths = tableWidths(columns, rows)
+        var out = tableHeader(columns, widths: widths)
+        for row in rows { out += tableLine(row, widths: widths) + "\n" }
+        return out
+    }
+
+    /// The widths `table` gives `columns` over `rows`.
+    func tableWidths(_ columns: [String], _ rows: [[String]]) -> [Int] {
         var widths = columns.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }
@@ -93,21 +101,26 @@ struct Renderer {
         while fitsWidth, widths.reduce(0, +) + gaps > width, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 {
             widths[widest] -= 1
         }
-        func line(_ cells: [String]) -> String {
-            var parts: [String] = []
-            for (i, w) in widths.enumerated() {
-                let cell = i < cells.count ? cells[i] : ""
-                let cut = cell.count > w ? String(cell.prefix(w - 1)) + "…" : cell
-                parts.append(i == widths.count - 1 ? cut : Format.padRight(cut, w))
-            }
-            var text = parts.joined(separator: "  ")
-            while text.last == " " { text.removeLast() }
-            return text
+        return widths
+    }
+
+    /// The column names and the rule under them, each line ended.
+    func tableHeader(_ columns: [String], widths: [Int]) -> String {
+        tableLine(columns, widths: widths) + "\n" + tableLine(widths.map { String(repeating: "─", count: $0) }, widths: widths) + "\n"
+    }
+
+    /// One line of a table with columns `widths` wide (not ended): a longer cell is cut with
+    /// `…` on a terminal and left whole elsewhere.
+    func tableLine(_ cells: [String], widths: [Int]) -> String {
+        var parts: [String] = []
+        for (i, w) in widths.enumerated() {
+            let cell = i < cells.count ? cells[i] : ""
+            let cut = fitsWidth && cell.count > w ? (w > 0 ? String(cell.prefix(w - 1)) + "…" : "") : cell
+            parts.append(i == widths.count - 1 ? cut : Format.padRight(cut, w))
         }
-        var out = line(columns) + "\n"
-        out += line(widths.map { String(repeating: "─", count: $0) }) + "\n"
-        for row in rows { out += line(row) + "\n" }
-        return out
+        var text = parts.joined(separator: "  ")
+        while text.last == " " { text.removeLast() }
+        return text
     }
 }
 
