@@ -10,8 +10,12 @@ package struct SQLSubject: Sendable {
     package let viewNames: [String]
     /// Manifest resources by source, sources sorted.
     package let resources: [(source: String, resources: [String])]
-    /// Saved views by lowercased name.
+    /// Saved views by lowercased name: those whose names pass the name rule
+    /// (`SavedViewName.inForce`), the only ones SQL takes as tables.
     package let savedViews: [String: SavedView]
+    /// Saved views the name rule leaves out (saved before it, or before the table that now
+    /// has their name): name → why. The table wins; `DROP VIEW` by the name removes one.
+    package let refusedViews: [String: String]
     /// Manifest resources without pending changes.
     package let confirmed: Bool
     /// The state the tables are built from; nil over a read model on disk.
@@ -22,7 +26,7 @@ package struct SQLSubject: Sendable {
         seq = state.seq
         viewNames = SQLTables.viewNames(in: state)
         resources = SQLTables.resources(in: state)
-        savedViews = Dictionary(uniqueKeysWithValues: state.savedViews.values.map { ($0.name.lowercased(), $0) })
+        (savedViews, refusedViews) = SavedViewName.inForce(state.savedViews.values, viewNames: viewNames, resources: resources)
         self.confirmed = confirmed
         self.state = state
     }
@@ -32,7 +36,7 @@ package struct SQLSubject: Sendable {
         self.seq = seq
         self.viewNames = viewNames
         self.resources = resources
-        self.savedViews = Dictionary(uniqueKeysWithValues: savedViews.map { ($0.name.lowercased(), $0) })
+        (self.savedViews, refusedViews) = SavedViewName.inForce(savedViews, viewNames: viewNames, resources: resources)
         confirmed = false
         state = nil
     }

@@ -18,34 +18,62 @@ extension Store {
     ///
     /// `CREATE VIEW name AS SELECT …` and `DROP VIEW name` save and drop a view: each is an
     /// event in the log, so replay, time travel, merged logs and replicas know the view. They
-    /// answer with no rows, as of the event's seq.
+    /// answer with no rows, as of the event's seq (or the head's, when `IF NOT EXISTS` or
+    /// `IF EXISTS` left the log as it was); ``sqlView(_:)`` says which happened.
     public func sql(_ statement: String, at seq: UInt64? = nil, confirmed: Bool = false,
                     timeLimit: Duration = .seconds(10)) async throws -> SQLAnswer {
         switch SQLText.classify(statement) {
-        case .createView(let name, let select, let ifNotExists):
+        case .createView:
             if seq != nil { throw SQLError(.refused, "a view is saved at the head of the log, not --at a seq") }
+            return SQLAnswer(columns: [], rows: [], asOf: try await sqlView(statement).asOf)
+        case .dropView:
+            if seq != nil { throw SQLError(.refused, "a view is dropped at the head of the log, not --at a seq") }
+            return SQLAnswer(columns: [], rows: [], asOf: try await sqlView(statement).asOf)
+        default:
+            let state = try seq.map { try self.state(asOf: $0) } ?? snapshot.state
+            return try await sqlQuery(statement, state: state, confirmed: confirmed, timeLimit: timeLimit)
+        }
+    }
+
+    /// Runs `CREATE VIEW [IF NOT EXISTS] name AS SELECT …` or `DROP VIEW [IF EXISTS] name`
+    /// and says what it did (``SavedViewChange``): saved or dropped (an event appended), or
+    /// nothing — the view exists (`IF NOT EXISTS`), or there is none (`IF EXISTS`).
+    ///
+    /// A name that would read as another is refused (``SQLError/Kind-swift.enum/refused``):
+    /// a table's, a schema's, a source's or resource's, `events`, `sqlite_…`, another saved
+    /// view's (compared after Unicode NFKC and case folding), or one holding `.`, `/`,
+    /// whitespace or an invisible character (zero-width, bidirectional, control).
+    public func sqlView(_ statement: String) async throws -> SavedViewChange {
+        switch SQLText.classify(statement) {
+        case .createView(let name, let select, let ifNotExists):
             let state = snapshot.state
-            if state.savedViews[name] != nil || state.savedViews.keys.contains(where: { $0.lowercased() == name.lowercased() }) {
-                if ifNotExists { return SQLAnswer(columns: [], rows: [], asOf: state.seq) }
-                throw SQLError(.invalid, "a saved view named '\(name)' exists: DROP VIEW \(name) first")
+            // A view of this very name (as SQLite compares names) exists: said below, not refused as taken.
+            try SavedViewName.validate(name, against: SavedViewName.taken(in: state, except: name))
+            if let existing = state.savedViews[name] ?? state.savedViews.values.sorted(by: { $0.seq < $1.seq }).first(where: { SavedViewName.sameToSQLite($0.name, name) }) {
+                if ifNotExists { return SavedViewChange(.exists, name: existing.name, seq: existing.seq, asOf: state.seq) }
+                throw SQLError(.invalid, "a saved view named '\(existing.name)' exists (seq \(existing.seq)): DROP VIEW \(existing.name) first, or CREATE VIEW IF NOT EXISTS")
             }
             _ = try await SQLService.of(self).run { engine in try engine.validateView(name: name, select: select, state: state) }
             try await sendIntent(source: Source(SavedViews.source), label: SavedViews.savedLabel, body: SavedViews.savedBody(name: name, sql: select))
-            return SQLAnswer(columns: [], rows: [], asOf: snapshot.seq)
+            let seq = snapshot.seq
+            return SavedViewChange(.saved, name: name, seq: seq, asOf: seq)
         case .dropView(let name, let ifExists):
-            if seq != nil { throw SQLError(.refused, "a view is dropped at the head of the log, not --at a seq") }
             let state = snapshot.state
-            guard let view = state.savedViews.values.first(where: { $0.name.lowercased() == name.lowercased() }) else {
-                if ifExists { return SQLAnswer(columns: [], rows: [], asOf: state.seq) }
+            // Its exact name first, else as SQLite compares names (the first saved); a view the
+            // name rule leaves out of SQL (saved before it) is dropped by its name too.
+            guard let view = state.savedViews[name] ?? state.savedViews.values.sorted(by: { $0.seq < $1.seq }).first(where: { SavedViewName.sameToSQLite($0.name, name) }) else {
+                if ifExists { return SavedViewChange(.absent, name: name, seq: nil, asOf: state.seq) }
                 let saved = state.savedViews.keys.sorted()
                 throw SQLError(.invalid, "no saved view named '\(name)'\(Suggest.didYouMean(name, saved)); "
                     + (saved.isEmpty ? "there are none" : "saved views: " + saved.joined(separator: ", ")) + ". Tables that are views of the log cannot be dropped")
             }
             try await sendIntent(source: Source(SavedViews.source), label: SavedViews.droppedLabel, body: SavedViews.droppedBody(name: view.name))
-            return SQLAnswer(columns: [], rows: [], asOf: snapshot.seq)
-        default:
-            let state = try seq.map { try self.state(asOf: $0) } ?? snapshot.state
-            return try await sqlQuery(statement, state: state, confirmed: confirmed, timeLimit: timeLimit)
+            let seq = snapshot.seq
+            return SavedViewChange(.dropped, name: name, seq: seq, asOf: seq)
+        case .empty:
+            throw SQLError(.refused, "no SQL statement given")
+        case .query, .other:
+            throw SQLError(.refused, "sqlView takes CREATE VIEW name AS SELECT … or DROP VIEW name; a query is sql(_:)")
         }
     }
 

@@ -60,12 +60,9 @@ extension APIResponder {
         guard let statement = body["sql"]?.stringValue else { throw APIError.badRequest("sql must be a string: \(example)") }
         let json: JSONValue
         switch SQLText.classify(statement) {
-        case .createView(let name, _, _):
-            let answer = try await Self.answeringSQL(timeout: 10) { try await content.store.sql(statement) }
-            json = .object([("saved", .string(name)), ("seq", .number(Int(answer.asOf)))])
-        case .dropView(let name, _):
-            let answer = try await Self.answeringSQL(timeout: 10) { try await content.store.sql(statement) }
-            json = .object([("dropped", .string(name)), ("seq", .number(Int(answer.asOf)))])
+        case .createView, .dropView:
+            // What it did, as `sql --format json` says it (issue 44): saved, dropped, or nothing.
+            json = try await Self.answeringSQL(timeout: 10) { try await content.store.sqlView(statement) }.json
         case .query:
             throw APIError.badRequest("POST /api/sql saves (CREATE VIEW) or drops (DROP VIEW) a view: a query is GET /api/sql?q=…")
         case .empty:
@@ -83,11 +80,15 @@ extension APIResponder {
     /// `GET /api/sql` instead.
     static let maxSavedViewRows = 100_000
 
-    /// The saved view `name` names in `state` (SQL names are case-insensitive), if any.
+    /// The saved view `name` names in `state`, if any: one SQL takes as a table (its name
+    /// passes the name rule, `SavedViewName.inForce`), by its name as SQLite compares names
+    /// (ASCII letters in either case, nothing folded). Never a fixed view, `SOURCE.RESOURCE`
+    /// or a view the name rule leaves out: those are not saved views here (issue 44).
     static func savedView(_ name: String, in state: LogState) -> SavedView? {
-        if let view = state.savedViews[name] { return view }
-        let lowered = name.lowercased()
-        return state.savedViews.values.first { $0.name.lowercased() == lowered }
+        guard !state.savedViews.isEmpty else { return nil }
+        let views = SavedViewName.inForce(state.savedViews.values, viewNames: SQLTables.viewNames(in: state), resources: SQLTables.resources(in: state)).views
+        if let view = views.values.first(where: { $0.name == name }) { return view }
+        return views.values.first { SavedViewName.sameToSQLite($0.name, name) }
     }
 
     /// `{"view": NAME, "asOf": S, "count": N, "rows": [...]}`, rows in the view's column

@@ -115,7 +115,10 @@ package final class StreamHub: Sendable {
     /// definition and inputs (`SavedViewInputs`) are as they were in `previous` is not asked again.
     private static func savedViews(of state: LogState, _ content: ServeContent, previous: [String: SavedAnswer]) async -> [String: SavedAnswer] {
         var answers: [String: SavedAnswer] = [:]
-        for view in state.savedViews.values {
+        // Only the views SQL takes as tables (issue 44: a name the rule refuses is no view here).
+        let inForce = state.savedViews.isEmpty ? [:]
+            : SavedViewName.inForce(state.savedViews.values, viewNames: SQLTables.viewNames(in: state), resources: SQLTables.resources(in: state)).views
+        for view in inForce.values {
             let key = SavedViewInputs.of(view.name, in: state).map { [view.seq] + state.changes.key(for: $0) }
             if let key, let known = previous[view.name], known.key == key {
                 answers[view.name] = known

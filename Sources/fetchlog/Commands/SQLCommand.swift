@@ -59,16 +59,19 @@ struct SQLCommand: SharedCommand {
         }
         // Inside `at SEQ …` in the shell, the past it pins.
         let seq = at ?? (context.session.flatMap { $0.pinnedSeq })
+        // CREATE VIEW / DROP VIEW say what they did (issue 44): saved, dropped, or nothing
+        // (IF NOT EXISTS over a view that exists, IF EXISTS of none).
+        switch SQLText.classify(statement) {
+        case .createView where seq == nil, .dropView where seq == nil:
+            let change = try await Self.reporting { try await store.sqlView(statement) }
+            if context.session == nil, change.appended { keepReadModelCurrent(store) }
+            return .message(change.description, json: change.json)
+        default: break
+        }
         // `.timer on` in the shell times every command, this one too.
         let answer = try await Self.reporting { try await store.sql(statement, at: seq, confirmed: confirmed, timeLimit: limit) }
         // A saved view is an event: the read model takes it before a one-shot asks.
         if context.session == nil, answer.columns.isEmpty { keepReadModelCurrent(store) }
-        if answer.columns.isEmpty, case .createView(let name, _, _) = SQLText.classify(statement) {
-            return .message("saved view \(name) (seq \(answer.asOf))", json: .object([("saved", .string(name)), ("seq", .number(Int(answer.asOf)))]))
-        }
-        if answer.columns.isEmpty, case .dropView(let name, _) = SQLText.classify(statement) {
-            return .message("dropped view \(name) (seq \(answer.asOf))", json: .object([("dropped", .string(name)), ("seq", .number(Int(answer.asOf)))]))
-        }
         return Self.rows(answer)
     }
 
