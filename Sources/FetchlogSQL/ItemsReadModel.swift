@@ -9,7 +9,7 @@ import Foundation
 /// search index, which rebuild the index in one pass. Written and stamped with the rest of
 /// the read model (`ReadModel.write`); SQL never sees it (it is not attached).
 package enum ItemsReadModel {
-    static let fileName = "items.sqlite"
+    package static let fileName = "items.sqlite"
 
     /// Writes every resource's items and search bytes into the database at `path`; the
     /// resources of the sources in `reused` are copied from the items file at `prior` (their
@@ -99,10 +99,22 @@ package enum ItemsReadModel {
     /// Resource `resource` of `source` from the read model of the store at `storePath`, when
     /// the read model is current (`stamp`) and holds it; nil otherwise.
     package static func open(storePath: String, stamp: ReadModel.Stamp, source: String, resource: String) -> Held? {
+        (try? opening(storePath: storePath, stamp: stamp, source: source, resource: resource).get()) ?? nil
+    }
+
+    /// Resource `resource` of `source` from the read model of the store at `storePath` when it
+    /// is current (`stamp`) and its catalog and items file are as its digests say (nil when it
+    /// does not hold the resource); else why it cannot answer.
+    package static func opening(storePath: String, stamp: ReadModel.Stamp, source: String,
+                                resource: String) -> Result<Held?, ReadModel.NotCurrent> {
+        ReadModel.removeLeftovers(storePath: storePath)
         let directory = ReadModel.directory(of: storePath)
-        guard ReadModel.isCurrent(directory: directory, stamp: stamp),
-              FileManager.default.fileExists(atPath: directory + "/" + fileName),
-              let connection = try? SQLiteConnection(path: directory + "/" + fileName, readOnly: true),
+        if case .failure(let problem) = ReadModel.verify(directory: directory, stamp: stamp, reading: .items) { return .failure(problem) }
+        return .success(held(directory: directory, source: source, resource: resource))
+    }
+
+    private static func held(directory: String, source: String, resource: String) -> Held? {
+        guard let connection = try? SQLiteConnection(path: directory + "/" + fileName, readOnly: true),
               let row = try? connection.prepare("SELECT records, count, search FROM resources WHERE source = ? AND resource = ?"),
               (try? row.bind([.text(source), .text(resource)])) != nil,
               (try? row.step()) == true,

@@ -21,7 +21,8 @@ package enum ReadModel {
     /// The version of the table contract the files hold; a change rebuilds them.
     /// 2: `items.sqlite` (each resource's items and search bytes, for one-shot `items`).
     /// 3: `copies.sqlite` (what plug-in views keep for their one-shot commands).
-    package static let contract = 3
+    /// 4: `digests` (each file's size and CRC-32C, checked before a file is read: issue 44).
+    package static let contract = 4
 
     /// What a read model must match to answer for the log as it is.
     package struct Stamp: Equatable, Sendable {
@@ -52,21 +53,28 @@ package enum ReadModel {
         isCurrent(directory: directory(of: storePath), stamp: stamp)
     }
 
-    /// Whether the read model in `directory` matches `stamp` (its catalog says so).
+    /// Whether the read model in `directory` matches `stamp` (its digests say so; its files
+    /// are checked by the reader that reads them).
     static func isCurrent(directory: String, stamp: Stamp) -> Bool {
-        guard FileManager.default.fileExists(atPath: directory + "/catalog.sqlite"),
-              let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
-              let held = try? readStamp(catalog) else { return false }
-        return held == stamp
+        guard case .success(let digests) = readDigests(directory: directory) else { return false }
+        return digests.stamp == stamp
     }
 
     /// The read model's tables when it matches `stamp`; nil when it is absent, behind, of
-    /// another contract or reducer, or does not open.
+    /// another contract or reducer, damaged, or does not open.
     package static func open(storePath: String, stamp: Stamp) -> SQLSubject? {
+        try? opening(storePath: storePath, stamp: stamp).get()
+    }
+
+    /// The read model's tables when it matches `stamp` and the files SQL reads (the catalog,
+    /// `main.sqlite`, every `source-*.sqlite`) are as its digests say; else why not. The
+    /// leftovers of killed rebuilds are removed first.
+    package static func opening(storePath: String, stamp: Stamp) -> Result<SQLSubject, NotCurrent> {
+        removeLeftovers(storePath: storePath)
         let directory = directory(of: storePath)
-        guard FileManager.default.fileExists(atPath: directory + "/catalog.sqlite"),
-              let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
-              let held = try? readStamp(catalog), held == stamp else { return nil }
+        if case .failure(let problem) = verify(directory: directory, stamp: stamp, reading: .sql) { return .failure(problem) }
+        guard let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
+              let held = try? readStamp(catalog), held == stamp else { return .failure(.damaged("catalog.sqlite: does not read")) }
         do {
             var views: [String] = []
             var resources: [(source: String, resources: [String])] = []
@@ -85,13 +93,13 @@ package enum ReadModel {
                 default: continue
                 }
             }
-            return SQLSubject(seq: stamp.seq, viewNames: views, resources: resources, savedViews: saved)
+            return .success(SQLSubject(seq: stamp.seq, viewNames: views, resources: resources, savedViews: saved))
         } catch {
-            return nil
+            return .failure(.damaged("catalog.sqlite: does not read"))
         }
     }
 
-    fileprivate static func readStamp(_ catalog: SQLiteConnection) throws -> Stamp? {
+    static func readStamp(_ catalog: SQLiteConnection) throws -> Stamp? {
         let statement = try catalog.prepare("SELECT seq, lastRecord, reducer, contract FROM stamp")
         guard try statement.step(), case .integer(let seq) = statement.value(at: 0), case .integer(let crc) = statement.value(at: 1),
               case .integer(let reducer) = statement.value(at: 2), case .integer(let contract) = statement.value(at: 3) else { return nil }
@@ -146,13 +154,21 @@ package enum ReadModel {
         let fm = FileManager.default
         let final = directory(of: storePath)
         let temporary = storePath + "/" + StoreProbe.readModelTemporaryPrefix + String(ProcessInfo.processInfo.processIdentifier)
+        // What killed rebuilds left (issue 44), and this process's own from a write that failed.
+        removeLeftovers(storePath: storePath)
         try? fm.removeItem(atPath: temporary)
-        try fm.createDirectory(atPath: temporary, withIntermediateDirectories: false)
-        // What the read model there holds and may give: only one of this contract and reducer.
+        // The store's modes (0700: its files 0600) from the start, and this writer's lock on it
+        // while it writes (`removeLeftovers` in another process leaves it alone).
+        try makeDirectory(temporary, mode: mode(ofDirectory: storePath))
+        let lock = Self.lock(temporary)
+        defer { if lock >= 0 { close(lock) } }
+        // What the read model there holds and may give: only one of this contract and reducer,
+        // and of its files only those its digests vouch for (a damaged part is made anew).
         let prior = keys == nil || !reusing ? nil : Prior(directory: final, stamp: stamp)
         func reusable(_ part: String) -> Bool {
-            guard let key = keys?.parts[part], let prior else { return false }
-            return prior.keys[part] == key
+            guard let key = keys?.parts[part], let prior, prior.keys[part] == key else { return false }
+            if part.hasPrefix("view:") { return prior.intact("main.sqlite") }
+            return true
         }
         do {
             var names: [(kind: String, source: String?, name: String, sql: String?, seq: UInt64?)] = []
@@ -179,8 +195,9 @@ package enum ReadModel {
             var reusedSources: Set<String> = []
             for (source, resources) in SQLTables.resources(in: state) {
                 let path = file(of: source, in: temporary)
-                if reusable("source:" + source), let prior, fm.fileExists(atPath: file(of: source, in: prior.directory)) {
+                if reusable("source:" + source), let prior, prior.intact((file(of: source, in: prior.directory) as NSString).lastPathComponent) {
                     try fm.copyItem(atPath: file(of: source, in: prior.directory), toPath: path)
+                    takeDirectoryMode(path)
                     names += prior.resources(of: source).map { ("resource", source, $0, nil, nil) }
                     reusedSources.insert(source)
                     continue
@@ -194,9 +211,14 @@ package enum ReadModel {
                     }
                 }
             }
+            let itemsIntact = prior?.intact(ItemsReadModel.fileName) == true
             try ItemsReadModel.write(state: state, to: temporary + "/" + ItemsReadModel.fileName,
-                                     reusing: reusedSources, from: prior.map { $0.directory + "/" + ItemsReadModel.fileName })
-            let copiedViews = Set(state.sources.views.filter { $0.copy != nil && reusable("view:" + $0.name) }.map(\.name))
+                                     reusing: itemsIntact ? reusedSources : [], from: prior.map { $0.directory + "/" + ItemsReadModel.fileName })
+            let copiesIntact = prior?.intact(ViewCopiesReadModel.fileName) == true
+            let copiedViews = !copiesIntact ? [] : Set(state.sources.views.filter {
+                guard $0.copy != nil, let key = keys?.parts["view:" + $0.name] else { return false }
+                return prior?.keys["view:" + $0.name] == key
+            }.map(\.name))
             try ViewCopiesReadModel.write(state: state, to: temporary + "/" + ViewCopiesReadModel.fileName,
                                           reusing: copiedViews, from: prior.map { $0.directory + "/" + ViewCopiesReadModel.fileName })
             for view in state.savedViews.values.sorted(by: { $0.name < $1.name }) { names.append(("saved", nil, view.name, view.sql, view.seq)) }
@@ -220,6 +242,8 @@ package enum ReadModel {
                     try key.run()
                 }
             }
+            // Last: what every file is, so a reader knows a damaged one (issue 44).
+            try writeDigests(directory: temporary, stamp: stamp)
             // Swapped in: the old one out of the way first (rename cannot replace a directory
             // that holds files), then the new one in. A reader between the two finds none
             // and answers from the store.
@@ -254,13 +278,17 @@ package enum ReadModel {
     /// The read model a new one may copy parts of: its directory, the keys its parts were
     /// made with, its catalog's resources. Only one of this contract and reducer (its seq may
     /// be behind: that is when it is asked).
-    struct Prior {
+    final class Prior {
         let directory: String
         let keys: [String: String]
         private let names: [(kind: String, source: String?, name: String)]
+        private let digests: Digests
+        private var checked: [String: Bool] = [:]
 
         init?(directory: String, stamp: Stamp) {
-            guard FileManager.default.fileExists(atPath: directory + "/catalog.sqlite"),
+            // Its catalog as its digests say (else nothing of it is trusted).
+            guard case .success(let digests) = ReadModel.readDigests(directory: directory),
+                  ReadModel.check("catalog.sqlite", in: directory, against: digests) == nil,
                   let catalog = try? SQLiteConnection(path: directory + "/catalog.sqlite", readOnly: true),
                   let held = try? ReadModel.readStamp(catalog), held.reducer == stamp.reducer, held.contract == stamp.contract,
                   let keyRows = try? catalog.prepare("SELECT part, key FROM keys"),
@@ -279,6 +307,15 @@ package enum ReadModel {
             self.directory = directory
             self.keys = keys
             self.names = names
+            self.digests = digests
+        }
+
+        /// Whether file `name` is as the digests say (checked once): only such a file is copied from.
+        func intact(_ name: String) -> Bool {
+            if let known = checked[name] { return known }
+            let result = ReadModel.check(name, in: directory, against: digests) == nil
+            checked[name] = result
+            return result
         }
 
         /// The resources of `source` the catalog names, in its order.
@@ -290,6 +327,7 @@ package enum ReadModel {
     /// Creates the database at `path` and fills it; no journal (a file that did not finish is
     /// in a directory no reader opens).
     private static func fill(_ path: String, _ body: (SQLiteConnection) throws -> Void) throws {
+        try createFile(path)
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
         try body(connection)

@@ -11,6 +11,8 @@ enum RecordsFile {
     /// with `catalog` run in it, and `prior` attached when some entry is to be copied and it
     /// exists. Returns the connection and whether `prior` is attached.
     static func create(_ path: String, catalog: String, prior: String?, copying: Bool) throws -> (connection: SQLiteConnection, copying: Bool) {
+        // Made with the directory's modes before SQLite opens it (issue 44).
+        try ReadModel.createFile(path)
         let connection = try SQLiteConnection(path: path)
         try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
         try connection.execute(catalog)

@@ -7,7 +7,7 @@ import Foundation
 /// (`fetchlog query "COMMAND"`) answers without folding the store or decoding a body.
 /// Written and stamped with the rest of the read model (`ReadModel.write`); SQL never sees it.
 package enum ViewCopiesReadModel {
-    static let fileName = "copies.sqlite"
+    package static let fileName = "copies.sqlite"
 
     /// Writes the copy of every view of `state`'s registry that gives one into the database
     /// at `path`; the views named in `reused` are copied from the file at `prior` (their
@@ -46,10 +46,21 @@ package enum ViewCopiesReadModel {
     /// View `view`'s copy from the read model of the store at `storePath`, when the read
     /// model is current (`stamp`) and holds one; nil otherwise.
     package static func open(storePath: String, stamp: ReadModel.Stamp, view: String) -> HeldViewCopy? {
+        (try? opening(storePath: storePath, stamp: stamp, view: view).get()) ?? nil
+    }
+
+    /// View `view`'s copy from the read model of the store at `storePath` when it is current
+    /// (`stamp`) and its catalog and copies file are as its digests say (nil when it holds no
+    /// copy of the view); else why it cannot answer.
+    package static func opening(storePath: String, stamp: ReadModel.Stamp, view: String) -> Result<HeldViewCopy?, ReadModel.NotCurrent> {
+        ReadModel.removeLeftovers(storePath: storePath)
         let directory = ReadModel.directory(of: storePath)
-        let path = directory + "/" + fileName
-        guard ReadModel.isCurrent(directory: directory, stamp: stamp), FileManager.default.fileExists(atPath: path),
-              let connection = try? SQLiteConnection(path: path, readOnly: true),
+        if case .failure(let problem) = ReadModel.verify(directory: directory, stamp: stamp, reading: .copies) { return .failure(problem) }
+        return .success(held(path: directory + "/" + fileName, view: view))
+    }
+
+    private static func held(path: String, view: String) -> HeldViewCopy? {
+        guard let connection = try? SQLiteConnection(path: path, readOnly: true),
               let row = try? connection.prepare("SELECT header, records, count FROM copies WHERE view = ?"),
               (try? row.bind([.text(view)])) != nil, (try? row.step()) == true,
               case .blob(let header) = row.value(at: 0), case .text(let table) = row.value(at: 1),

@@ -79,20 +79,29 @@ struct ItemsCommand: SharedCommand {
         }
         let path = context.maintenance.path
         let stamp = try ReadModel.stamp(of: context.maintenance)
-        var damaged = false
-        if let held = ItemsReadModel.open(storePath: path, stamp: stamp, source: source, resource: resource),
-           let found = held.positions(text: text) {
-            do {
-                return try Self.page(found: found, count: held.count, items: held.items(at:), limit: limit, page: page)
-            } catch is ItemsReadModelError {
-                // A damaged copy: the store answers below, and the read model is written anew.
-                damaged = true
+        // Checked against its digests first (issue 44): damaged, the store answers, the read
+        // model is written anew (nothing copied from it), and the one-shot says so on stderr.
+        var problem: ReadModel.NotCurrent?
+        switch ItemsReadModel.opening(storePath: path, stamp: stamp, source: source, resource: resource) {
+        case .failure(let found): problem = found
+        case .success(let held?):
+            if let found = held.positions(text: text) {
+                do {
+                    return try Self.page(found: found, count: held.count, items: held.items(at:), limit: limit, page: page)
+                } catch let error as ItemsReadModelError {
+                    // A damaged copy: the store answers below, and the read model is written anew.
+                    problem = .damaged(ItemsReadModel.fileName + ": " + error.message)
+                }
             }
+        case .success(nil): break
         }
         let store = try await openStore(context.maintenance, clock: context.clock)
         let answer = try Self.paged(store.snapshot.state, source: source, resource: resource, text: text,
                                     conditions: [], limit: limit, page: page, confirmedOnly: false)
-        if damaged || !ReadModel.isCurrent(storePath: path, stamp: stamp) { _ = ReadModel.rebuild(from: store, storePath: path, reusing: !damaged) }
+        if problem != nil || !ReadModel.isCurrent(storePath: path, stamp: stamp) {
+            let rebuilt = ReadModel.rebuild(from: store, storePath: path, reusing: problem == nil || problem == .behind) != nil
+            if let problem { noteReadModel(problem, rebuilt: rebuilt) }
+        }
         return answer
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FetchlogCore
+import FetchlogSQL
 import FetchlogSources
 import Foundation
 
@@ -110,13 +111,30 @@ struct LogCommand: AsyncParsableCommand {
             let verification = try context.maintenance.verify()
             let structure = verification.pages
             let report = verification.records
-            let json = JSONValue.object([
-                ("ok", .bool(report.isHealthy && structure.isEmpty)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
+            // The read model (`sql/`, issue 44): every file against its digests, its stamp
+            // against the log's. Derived, so damage there is said (exit 2) but loses nothing.
+            let readModel = (try? ReadModel.stamp(of: context.maintenance)).flatMap { ReadModel.problems(storePath: context.maintenance.path, stamp: $0) }
+            let readModelDamaged = readModel.map { !$0.damaged.isEmpty } ?? false
+            var fields: [(String, JSONValue)] = [
+                ("ok", .bool(report.isHealthy && structure.isEmpty && !readModelDamaged)), ("checked", .number(report.checked)), ("lastSeq", .number(Int(report.lastSeq))),
                 ("problems", .array(report.problems.map { .object([("seq", .number(Int($0.seq))), ("reason", .string($0.reason))]) })),
                 ("pages", .array(structure.map { .string($0.description) })),
-            ])
+            ]
+            if let readModel {
+                fields.append(("readModel", .object([("files", .number(readModel.files)), ("behind", .bool(readModel.behind)),
+                                                     ("damaged", .array(readModel.damaged.map { .string($0) }))])))
+            }
+            let json = JSONValue.object(fields)
             let whole = report.checked == 0 ? "the log is empty" : "\(report.checked) events, seq 1…\(report.lastSeq), every checksum valid"
-            if report.isHealthy && structure.isEmpty { return .message("ok: " + whole, json: json) }
+            var readModelLine: String?
+            if let readModel, !readModelDamaged {
+                readModelLine = readModel.behind
+                    ? "ok: read model (sql/): behind the log, every file as its digests say; the next one-shot rebuilds it"
+                    : "ok: read model (sql/): \(readModel.files) files, every one as its digests say, stamped with the log's last record"
+            }
+            if report.isHealthy && structure.isEmpty && !readModelDamaged {
+                return .message("ok: " + whole + (readModelLine.map { "\n" + $0 } ?? ""), json: json)
+            }
             var lines: [String] = []
             if !structure.isEmpty {
                 lines += structure.prefix(10).map { "damaged: \($0)" }
@@ -128,6 +146,13 @@ struct LogCommand: AsyncParsableCommand {
                 lines.append("damaged: first bad seq \(report.problems[0].seq): \(report.problems[0].reason)")
                 lines += report.problems.dropFirst().prefix(9).map { "also \($0)" }
                 if report.problems.count > 10 { lines.append("… \(report.problems.count) problems in all") }
+            }
+            if let readModel, readModelDamaged {
+                lines += readModel.damaged.map { "damaged: read model sql/\($0)" }
+                if report.isHealthy && structure.isEmpty { lines.append("intact: the log (\(whole))") }
+                lines.append("the read model is derived from the log: the next one-shot (`sql`, `items`, `query`) rebuilds it, or delete sql/ (nothing is lost)")
+            } else if let readModelLine {
+                lines.append(readModelLine)
             }
             var error = CommandError(message: lines.joined(separator: "\n"), status: ExitStatus.damaged)
             error.output = .message("", json: json)

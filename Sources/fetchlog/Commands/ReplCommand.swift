@@ -112,9 +112,13 @@ struct QueryCommand: AsyncParsableCommand {
         // written now, for the next one-shot. Any other command that appended events keeps
         // a read model the store has current.
         let copied = error == nil && ColdQuery.command(for: line) != nil
-        if copied || session.store.snapshot.state.seq != opened {
-            let damaged = if case .damaged = cold { true } else { false }
-            keepReadModelCurrent(session.store, creating: copied, damaged: damaged)
+        if case .damaged(let problem) = cold {
+            // Damaged (issue 44): written anew, nothing copied from it, and said on stderr.
+            keepReadModelCurrent(session.store, creating: true, damaged: true)
+            let stamp = try? ReadModel.stamp(of: maintenance, at: session.store.snapshot.state.seq)
+            noteReadModel(problem, rebuilt: stamp.map { ReadModel.isCurrent(storePath: maintenance.path, stamp: $0) } ?? false)
+        } else if copied || session.store.snapshot.state.seq != opened {
+            keepReadModelCurrent(session.store, creating: copied)
         }
         await session.store.close()
         session.close()

@@ -86,10 +86,14 @@ struct SQLCommand: SharedCommand {
     private func oneShot(_ statement: String, limit: Duration, context: CommandContext) async throws -> Output? {
         let path = context.maintenance.path
         let stamp = try ReadModel.stamp(of: context.maintenance)
-        var subject = ReadModel.open(storePath: path, stamp: stamp)
-        if subject == nil {
+        // Checked against its digests first (issue 44): damaged, it is rebuilt anew (nothing
+        // copied from it) and the one-shot says so on stderr; it never answers.
+        let opened = ReadModel.opening(storePath: path, stamp: stamp)
+        var subject = try? opened.get()
+        if case .failure(let problem) = opened {
             let store = try await openStore(context.maintenance, clock: context.clock)
-            subject = ReadModel.rebuild(from: store, storePath: path)
+            subject = ReadModel.rebuild(from: store, storePath: path, reusing: problem == .behind)
+            noteReadModel(problem, rebuilt: subject != nil)
             if subject == nil {
                 return Self.rows(try await store.sql(statement, timeLimit: limit))
             }

@@ -16,8 +16,9 @@ enum ColdQuery {
         case answered(status: Int32)
         /// The copy is absent, behind, or cannot answer these arguments.
         case notHeld
-        /// The copy did not read: the shell answers, and the read model is written anew.
-        case damaged
+        /// The read model was damaged (its digests, or the copy did not read): the shell
+        /// answers, and the read model is written anew (issue 44).
+        case damaged(ReadModel.NotCurrent)
     }
 
     /// The command `line` names when it has a cold answer and the line can take it.
@@ -30,8 +31,13 @@ enum ColdQuery {
 
     static func run(_ line: String, maintenance: StoreMaintenance, mode: OutputMode?) -> Outcome {
         guard let (command, cold, args) = command(for: line), Replication.route(of: maintenance) == nil,
-              let stamp = try? ReadModel.stamp(of: maintenance),
-              let held = ViewCopiesReadModel.open(storePath: maintenance.path, stamp: stamp, view: cold.view) else { return .notHeld }
+              let stamp = try? ReadModel.stamp(of: maintenance) else { return .notHeld }
+        let held: HeldViewCopy
+        switch ViewCopiesReadModel.opening(storePath: maintenance.path, stamp: stamp, view: cold.view) {
+        case .failure(let problem): return problem == .behind || problem == .absent ? .notHeld : .damaged(problem)
+        case .success(nil): return .notHeld
+        case .success(let copy?): held = copy
+        }
         var renderer = Renderer()
         renderer.mode = mode ?? .table
         renderer.width = terminalWidth()
@@ -52,7 +58,7 @@ enum ColdQuery {
             writeErr(Data("error: \(visibleControls(error.message))\n".utf8))
             return .answered(status: error.status)
         } catch {
-            return .damaged
+            return .damaged(.damaged(ViewCopiesReadModel.fileName + ": \(cold.view)'s copy does not read"))
         }
     }
 }

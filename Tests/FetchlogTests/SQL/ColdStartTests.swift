@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FetchlogCore
+import FetchlogSQL
 import FetchlogSQLite
 import SampleUpstream
 @testable import FetchlogSources
@@ -112,14 +113,24 @@ import SampleUpstream
         let connection = try FetchlogSQLite.SQLiteConnection(path: items)
         let table = try Self.recordsTable(connection, source: "census", resource: "gnomes")
         try connection.execute("UPDATE \(table) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        // Digests written anew for the marker: a change not so sealed is damage (issue 44).
+        try ReadModel.resealDigests(storePath: fixture.store)
         let marked = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
         #expect(marked.stdout.contains("\n0,Marker Copy,"), "\(marked.stdout)")
-        // A record that is not JSON: the store answers, and the copy is written anew.
+        // A record that is not JSON (sealed: what a digest cannot tell): the store answers,
+        // and the copy is written anew.
         try connection.execute("UPDATE \(table) SET record = 'not json' WHERE rowid = 1")
+        try ReadModel.resealDigests(storePath: fixture.store)
         let repaired = try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"])
         #expect(repaired.stdout == first.stdout, "\(repaired.stderr)")
+        // One line says so (then the page's warning: csv prints no footer).
+        let note = repaired.stderr.split(separator: "\n").map(String.init)
+        #expect(note.first?.hasPrefix("sql: the read model was damaged (items.sqlite: records_") == true, "\(repaired.stderr)")
+        #expect(note.first?.hasSuffix("); rebuilt from the log") == true, "\(repaired.stderr)")
+        #expect(note.dropFirst() == ["fetchlog: warning: items 1–1 of 1337; --all for every item, --page 2 for the next"], "\(repaired.stderr)")
         let again = try FetchlogSQLite.SQLiteConnection(path: items)
         try again.execute("UPDATE \(try Self.recordsTable(again, source: "census", resource: "gnomes")) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        try ReadModel.resealDigests(storePath: fixture.store)
         #expect(try await fixture.run(["--format", "csv", "items", "census", "gnomes", "--limit", "1"]).stdout == marked.stdout)
         // An event of another source (a saved view): the process that appended it writes the
         // read model anew with census's items copied, marker and all, and the next one-shot
@@ -172,13 +183,17 @@ import SampleUpstream
         let copies = try FetchlogSQLite.SQLiteConnection(path: fixture.store + "/sql/copies.sqlite")
         let table = try Self.copyTable(copies, view: "gnomes")
         try copies.execute("UPDATE \(table) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        // Digests written anew for the marker: a change not so sealed is damage (issue 44).
+        try ReadModel.resealDigests(storePath: fixture.store)
         let marked = try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"])
         #expect(marked.stdout.contains("\n0,Marker Copy,306,"), "\(marked.stdout)")
         // Damaged: the store answers, and the read model is written anew (the marker gone).
         try copies.execute("UPDATE \(table) SET record = 'not json' WHERE rowid = 1")
+        try ReadModel.resealDigests(storePath: fixture.store)
         #expect(try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"]).stdout == first.stdout)
         let rewritten = try FetchlogSQLite.SQLiteConnection(path: fixture.store + "/sql/copies.sqlite")
         try rewritten.execute("UPDATE \(try Self.copyTable(rewritten, view: "gnomes")) SET record = replace(record, 'Tobus Quickwhistle', 'Marker Copy') WHERE rowid = 1")
+        try ReadModel.resealDigests(storePath: fixture.store)
         #expect(try await fixture.run(["--format", "csv", "query", "gnomes --limit 1"]).stdout == marked.stdout)
         // A filter set: the log moved, so the next one-shot asks the store and writes the
         // copy anew (the census's view rebuilt: brastlewark's events moved), filter and all.
@@ -205,6 +220,8 @@ import SampleUpstream
         try main.execute("UPDATE gnomes SET name = 'Marker Gnome' WHERE id = 0; UPDATE shows SET name = 'Marker Show' WHERE id = 1")
         let census = try FetchlogSQLite.SQLiteConnection(path: directory + "/source-census.sqlite")
         try census.execute("UPDATE gnomes SET name = 'Marker Census' WHERE id = 0")
+        // Digests written anew for the markers: a change not so sealed is damage (issue 44).
+        try ReadModel.resealDigests(storePath: fixture.store)
         // A brastlewark intent (seq past the stamp): its views are built again, the rest copied.
         #expect(try await fixture.run(["query", "filter set hair_color=pink"]).status == 0)
         let answer = try await fixture.run(["--format", "csv", "sql", "SELECT (SELECT name FROM gnomes WHERE id = 0), (SELECT name FROM shows WHERE id = 1), (SELECT name FROM census.gnomes WHERE id = 0)"])
