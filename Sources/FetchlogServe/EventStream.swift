@@ -39,7 +39,7 @@ struct EventStream {
         let requested: UInt64?
         if let lastEventID {
             guard let seq = UInt64(lastEventID.trimmingCharacters(in: .whitespaces)) else {
-                throw APIError.badRequest("Last-Event-ID '\(lastEventID.prefix(40))' is not a seq: give the id of the last event received")
+                throw APIError.badRequest("Last-Event-ID '\(lastEventID.prefix(40))' is not a seq: give the id of the last event received, a whole number from 0")
             }
             requested = seq
         } else {

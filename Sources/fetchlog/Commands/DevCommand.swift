@@ -18,8 +18,9 @@ struct DevCommand: ParsableCommand {
     struct AppendLoop: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "append-loop")
         @OptionGroup var storeOptions: StoreOptions
-        @Option var batch: Int = 4
-        @Option(help: "Initial map size in bytes (small values exercise map growth under kills).") var mapSize: Int = 1 << 20
+        @Option(help: "Events a commit, 1 to 100000.", transform: Bounded.whole("--batch", 1 ... 100_000)) var batch: Int = 4
+        @Option(help: "Initial map size in bytes, 4096 to 1099511627776 (small values exercise map growth under kills).",
+                transform: Bounded.whole("--map-size", 4096 ... 1 << 40, "bytes")) var mapSize: Int = 1 << 20
 
         func run() throws {
             let log = try StoreMaintenance.openForCrashTest(path: storeOptions.path, initialMapSize: mapSize)

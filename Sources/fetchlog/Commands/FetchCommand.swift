@@ -19,14 +19,15 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "What to fetch (see above).") var what: String
     @Argument(help: "An id, a text or an href.") var values: [String] = []
     @Option(help: "Pages: N, A-B or all.") var pages: String?
-    @Option(help: "Items per page (lists that take a page size).") var limit: Int = 12
+    @Option(help: "Items per page (lists that take a page size), 1 to 100.", transform: Bounded.whole("--limit", 1 ... 100)) var limit: Int = 12
     @Option(name: .customLong("with"), help: "Extras for a show: images,episodes.") var extras: String?
-    @Option(help: "How many shows' images (assets shows).") var first: Int = 100
-    @Option(help: "Asset downloads at once (assets …).") var concurrency: Int = 4
+    @Option(help: "How many shows' images (assets shows), 0 to 1000000.", transform: Bounded.whole("--first", 0 ... 1_000_000)) var first: Int = 100
+    @Option(help: "Asset downloads at once (assets …), 1 to 64.", transform: Bounded.whole("--concurrency", 1 ... 64)) var concurrency: Int = 4
     @Option(name: .customLong("max-pages"),
-            help: ArgumentHelp("Ceiling on the pages of a manifest resource's list that never says it ended (default \(PageSelection.limit), or the paginator's maximum_page); reaching it is said.", valueName: "n"))
+            help: ArgumentHelp("Ceiling on the pages of a manifest resource's list that never says it ended, 1 to 1000000 (default \(PageSelection.limit), or the paginator's maximum_page); reaching it is said.", valueName: "n"),
+            transform: Bounded.whole("--max-pages", 1 ... 1_000_000))
     var maxPages: Int?
-    @Option(help: ArgumentHelp("After the fetch, drop superseded bodies recorded longer ago than this (log compact --older-than).", valueName: "duration"))
+    @Option(help: ArgumentHelp("After the fetch, drop superseded bodies recorded longer ago than this, 0s to 36500d (log compact --older-than).", valueName: "duration"))
     var retain: String?
 
     /// Every registered target's synopsis, two to a line when they fit (as `fetch --help` shows them).
@@ -72,13 +73,8 @@ struct FetchCommand: AsyncParsableCommand {
     /// before either is touched: a bad source, WHAT, --pages or --limit is a usage error
     /// with this command's usage, and no store is created for it.
     func validate() throws {
-        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages takes 1 or more, not \(maxPages)") }
-        guard concurrency >= 1 else { throw ValidationError("--concurrency takes 1 or more, not \(concurrency)") }
-        if let retain, DurationText.seconds(retain) == nil {
-            throw ValidationError("--retain '\(retain)' is not a duration: a number and a unit, s m h d or w (30d, 12h)")
-        }
-        guard first >= 0 else { throw ValidationError("--first takes 0 or more, not \(first)") }
-        guard (1 ... 100).contains(limit) else { throw ValidationError("--limit takes 1 to 100, not \(limit)") }
+        // --max-pages, --concurrency, --first and --limit are bounded as they are parsed (`Bounded`).
+        if let retain { _ = try Bounded.durationText(retain, "--retain") }
         // The names, as far as they can be told before the store is open (a source no
         // plug-in fetches may be one the store defines: checked once it is open).
         do {
@@ -87,7 +83,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if let pages {
-            guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)'") }
+            guard let selection = PageSelection(pages) else { throw ValidationError("--pages takes N, A-B or all, not '\(pages)' (pages 0 to \(PageSelection.limit))") }
             if case .range(let r) = selection, r.upperBound > PageSelection.limit {
                 throw ValidationError("--pages goes up to \(PageSelection.limit), not \(r.upperBound) (all fetches until the list ends)")
             }
@@ -234,18 +230,24 @@ extension FetchCommand {
 struct NetworkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Send every request to this server instead (BASE/<source>/<path>); default $FETCHLOG_UPSTREAM.", valueName: "base"))
     var upstream: String?
-    @Option(help: "Connect timeout in seconds.") var connectTimeout: Double = 10
-    @Option(help: "Read timeout in seconds.") var readTimeout: Double = 20
-    @Option(help: "Retries after a failed attempt.") var retries: Int = 3
-    @Option(help: "Longest Retry-After honoured, in seconds.") var retryAfterCap: Double = 30
+    @Option(help: ArgumentHelp("Connect timeout in seconds, 0.001 to 86400.", valueName: "seconds"), transform: Bounded.seconds("--connect-timeout"))
+    var connectTimeout: Double = 10
+    @Option(help: ArgumentHelp("Read timeout in seconds, 0.001 to 86400.", valueName: "seconds"), transform: Bounded.seconds("--read-timeout"))
+    var readTimeout: Double = 20
+    @Option(help: "Retries after a failed attempt, 0 to 100.", transform: Bounded.whole("--retries", 0 ... 100)) var retries: Int = 3
+    @Option(help: ArgumentHelp("Longest Retry-After honoured, in seconds, 0.001 to 86400.", valueName: "seconds"), transform: Bounded.seconds("--retry-after-cap"))
+    var retryAfterCap: Double = 30
     @Flag(help: "Forbid the network: answer from held data only.") var offline = false
-    @Option(help: ArgumentHelp("Longest one attempt may take, headers and body, in seconds.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Longest one attempt may take, headers and body, in seconds, 0.001 to 86400.", valueName: "seconds"),
+            transform: Bounded.seconds("--deadline"))
     var deadline: Double = 60
     @Option(name: .customLong("min-rate"),
-            help: ArgumentHelp("Slowest body accepted, in bytes per second over the last 10 s; 0 turns the check off.", valueName: "bytes-per-s"))
+            help: ArgumentHelp("Slowest body accepted, in bytes per second over the last 10 s, 0 to 1073741824; 0 turns the check off.", valueName: "bytes-per-s"),
+            transform: Bounded.whole("--min-rate", 0 ... 1 << 30, "bytes per second"))
     var minRate: Int = 1024
     @Option(name: .customLong("max-body"),
-            help: ArgumentHelp("Largest answer accepted, in bytes (every request: fetches, assets, pushes, token requests); a larger one is a failure.", valueName: "bytes"))
+            help: ArgumentHelp("Largest answer accepted, in bytes, 1 to 4294967296 (every request: fetches, assets, pushes, token requests); a larger one is a failure.", valueName: "bytes"),
+            transform: Bounded.whole("--max-body", 1 ... 1 << 32, "bytes"))
     var maxBody: Int = 256 << 20
     @Flag(help: "Let URLs named by bodies (images), manifests' base URLs and redirects reach loopback, link-local and private addresses.")
     var allowPrivateHosts = false
@@ -255,13 +257,7 @@ struct NetworkOptions: ParsableArguments {
 
     func validate() throws {
         if let upstream, !upstream.isEmpty { try Self.checkUpstream(upstream, "--upstream") }
-        for (name, value) in [("--connect-timeout", connectTimeout), ("--read-timeout", readTimeout), ("--retry-after-cap", retryAfterCap)] where !(value > 0) {
-            throw ValidationError("\(name) takes a number of seconds above 0, not \(value)")
-        }
-        if retries < 0 { throw ValidationError("--retries takes 0 or more, not \(retries)") }
-        if !(deadline > 0) { throw ValidationError("--deadline takes a number of seconds above 0, not \(deadline)") }
-        if minRate < 0 { throw ValidationError("--min-rate takes 0 (no minimum) or more bytes per second, not \(minRate)") }
-        if maxBody < 1 { throw ValidationError("--max-body takes a number of bytes above 0, not \(maxBody)") }
+        // The numbers are bounded as they are parsed (`Bounded`).
         for name in redactParams where name.isEmpty || name.contains("=") || name.contains("&") {
             throw ValidationError("--redact-param takes a query parameter name such as api_key, not '\(name)'")
         }
@@ -282,12 +278,12 @@ struct NetworkOptions: ParsableArguments {
         }
         var configuration = FetchConfiguration()
         configuration.upstream = FetchConfiguration.upstream(explicit: upstream)
-        configuration.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
-        configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
+        configuration.connectTimeout = Bounded.duration(seconds: connectTimeout)
+        configuration.readTimeout = Bounded.duration(seconds: readTimeout)
         configuration.retry.retries = max(0, retries)
-        configuration.retry.retryAfterCap = .milliseconds(Int64(retryAfterCap * 1000))
+        configuration.retry.retryAfterCap = Bounded.duration(seconds: retryAfterCap)
         configuration.offline = offline
-        configuration.deadline = .milliseconds(Int64(deadline * 1000))
+        configuration.deadline = Bounded.duration(seconds: deadline)
         configuration.minimumRate.bytesPerSecond = minRate
         configuration.maxBodyBytes = maxBody
         configuration.allowPrivateHosts = allowPrivateHosts

@@ -25,8 +25,8 @@ struct ItemsCommand: SharedCommand {
     @Option(name: .customLong("where"), help: ArgumentHelp("FIELD=VALUE (whole, case-insensitive, any element of a list) or FIELD=MIN..MAX (numbers); repeatable.", valueName: "field=value"))
     var conditions: [String] = []
     // Optional, so that --all with either is refused rather than one silently ignored.
-    @Option(help: "Items a page (20).") var limit: Int?
-    @Option(help: "The page, from 1 (1).") var page: Int?
+    @Option(help: "Items a page, 1 to 1000000 (20).", transform: Bounded.whole("--limit", 1 ... 1_000_000)) var limit: Int?
+    @Option(help: "The page, 1 to 1000000000 (1).", transform: Bounded.whole("--page", 1 ... 1_000_000_000)) var page: Int?
     @Flag(help: "Every item found, on one page (without --limit and --page).") var all = false
     @Flag(help: "The server's truth alone: changes waiting to be sent (item add/set/delete) left out.") var confirmed = false // issue 26
 

@@ -41,8 +41,8 @@ struct LogCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The last events, one row each (log tail 2 or log tail -n 2).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
-        @Option(name: .shortAndLong, help: "How many events (10 by default).") var n: Int?
-        @Argument(help: "How many events, as -n.") var count: Int?
+        @Option(name: .shortAndLong, help: "How many events, 0 to 1000000000 (10 by default).", transform: Bounded.whole("-n", 0 ... 1_000_000_000)) var n: Int?
+        @Argument(help: "How many events, as -n.", transform: Bounded.whole("COUNT", 0 ... 1_000_000_000)) var count: Int?
 
         func validate() throws {
             if let n, let count, n != count { throw ValidationError("give the count once: -n \(n) or \(count)") }
@@ -62,7 +62,7 @@ struct LogCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "One event: its envelope, then its body (pretty-printed when JSON).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
-        @Argument(help: "The event's seq.") var seq: UInt64
+        @Argument(help: "The event's seq.", transform: Bounded.seq("SEQ", from: 1)) var seq: UInt64
 
         func run() async throws { try await runOnCommandLine() }
 
@@ -167,8 +167,9 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
         @Option(name: .long, help: "Write to this file instead of standard output.") var out: String?
-        @Option(name: .long, help: "Start at this seq.") var from: UInt64?
-        @Option(name: .long, help: "Only what is newer than this seq (the last seq a previous export wrote): what is new since.") var since: UInt64?
+        @Option(name: .long, help: "Start at this seq.", transform: Bounded.seq("--from")) var from: UInt64?
+        @Option(name: .long, help: "Only what is newer than this seq (the last seq a previous export wrote): what is new since.",
+                transform: Bounded.seq("--since")) var since: UInt64?
 
         func validate() throws {
             if from != nil && since != nil { throw ValidationError("give --from SEQ or --since SEQ, not both (--since N is --from N+1)") }
@@ -215,16 +216,14 @@ struct LogCommand: AsyncParsableCommand {
                 """)
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var outputOptions: OutputOptions
-        @Option(name: .long, help: "Only events before this seq.") var before: UInt64?
-        @Option(name: .customLong("older-than"), help: "Only events recorded longer ago than this (30d, 12h, 90m, 45s, 2w).") var olderThan: String?
+        @Option(name: .long, help: "Only events before this seq.", transform: Bounded.seq("--before")) var before: UInt64?
+        @Option(name: .customLong("older-than"), help: "Only events recorded longer ago than this, 0s to 36500d (30d, 12h, 90m, 45s, 2w).") var olderThan: String?
         @Flag(name: .customLong("dry-run"), help: "Say what would be dropped; change nothing.") var dryRun = false
         @Flag(help: "Then rewrite the data file compactly, returning the space to the file system.") var rewrite = false
 
         func validate() throws {
             if before != nil && olderThan != nil { throw ValidationError("give --before SEQ or --older-than DURATION, not both") }
-            if let olderThan, DurationText.seconds(olderThan) == nil {
-                throw ValidationError("--older-than '\(olderThan)' is not a duration: a number and a unit, s m h d or w (30d, 12h)")
-            }
+            if let olderThan { _ = try Bounded.durationText(olderThan, "--older-than") }
             if dryRun && rewrite { throw ValidationError("--dry-run changes nothing, so it cannot --rewrite: give one of them") }
         }
 

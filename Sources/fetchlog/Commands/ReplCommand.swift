@@ -136,12 +136,11 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var sessionOptions: SessionOptions
     @Flag(help: "Serve the demo store in a browser page (as `fetchlog serve`) rather than open the shell.") var web = false
-    @Option(help: "With --web: the port (8420 unless given; 0 picks a free one).") var port: Int?
+    @Option(help: "With --web: the port, 0 to 65535 (8420 unless given; 0 picks a free one).", transform: Bounded.whole("--port", Bounded.portRange)) var port: Int?
 
     func validate() throws {
         if let port {
             guard web else { throw ValidationError("--port is for --web: give fetchlog demo --web --port \(port)") }
-            guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is not a port: give 0…65535 (0 picks a free one)") }
         }
     }
 

@@ -38,7 +38,7 @@ struct ReplicateCommand: AsyncParsableCommand {
         @OptionGroup var outputOptions: OutputOptions
         @Option(help: ArgumentHelp("NATS server URLs, comma-separated.", valueName: "urls")) var nats: String
         @Option(help: "The stream.") var stream = Replication.defaultStream
-        @Option(help: "Replicas of a stream created now (3 survives the loss of a node).") var replicas = 1
+        @Option(help: "Replicas of a stream created now, 1 to 5 (3 survives the loss of a node).", transform: Bounded.whole("--replicas", 1 ... 5)) var replicas = 1
         @Option(help: ArgumentHelp("The JetStream domain of the stream's cluster, for a store whose server is a leaf node.", valueName: "name"))
         var domain: String?
 

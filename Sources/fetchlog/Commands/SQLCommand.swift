@@ -20,9 +20,10 @@ struct SQLCommand: SharedCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
     @Argument(help: "The SQL statement (quote it); with --schema, a table.") var words: [String] = []
-    @Option(help: "The state as of this seq (time travel).") var at: UInt64?
+    @Option(help: "The state as of this seq (time travel).", transform: Bounded.seq("--at")) var at: UInt64?
     @Flag(help: "Manifest resources without the changes waiting to be sent.") var confirmed = false
-    @Option(help: "Stop a query after this many seconds (10).") var timeout: Double?
+    @Option(help: ArgumentHelp("Stop a query after this many seconds, 0.001 to 86400 (10).", valueName: "seconds"), transform: Bounded.seconds("--timeout"))
+    var timeout: Double?
     @Flag(help: "The tables and their columns.") var tables = false
     @Flag(help: "CREATE statements of every table (or TABLE), as sqlite3's .schema.") var schema = false
 
@@ -30,7 +31,6 @@ struct SQLCommand: SharedCommand {
         if tables && schema { throw ValidationError("give --tables or --schema, not both") }
         if tables && !words.isEmpty { throw ValidationError("--tables takes no query") }
         if !tables && !schema && words.isEmpty { throw ValidationError("give a query: fetchlog sql \"SELECT …\" (or --tables)") }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout takes a number of seconds above 0") }
     }
 
     func run() async throws { try await runOnCommandLine() }
@@ -38,7 +38,7 @@ struct SQLCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         if context.session == nil { try Self.refuseBytesNotUTF8() }
         let statement = words.joined(separator: " ")
-        let limit = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
+        let limit = Bounded.duration(seconds: timeout ?? 10)
         // A one-shot query at the head answers from the read model when it is current: no
         // fold of the log, no body decoded (issue 35, cold start).
         if context.session == nil, at == nil, !confirmed, !tables, !schema, SQLText.classify(statement) == .query {

@@ -29,14 +29,13 @@ struct ServeCommand: AsyncParsableCommand {
         """)
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var network: NetworkOptions
-    @Option(help: "Port; 0 picks a free one.") var port = 8420
+    @Option(help: "Port, 0 to 65535; 0 picks a free one.", transform: Bounded.whole("--port", Bounded.portRange)) var port = 8420
     @Option(help: "Address to bind (loopback unless told otherwise).") var bind = "127.0.0.1"
     @Option(help: "Every request must carry this token.") var token: String?
     @Flag(help: "Make a token, print it on the second line, and require it.") var generateToken = false
     @Flag(help: "Keep every resource in sync while serving, as fetchlog sync does (one sync per store).") var sync = false
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is not a port: give 0…65535 (0 picks a free one)") }
         if generateToken && token != nil { throw ValidationError("give --token T or --generate-token, not both") }
         if !generateToken, let refusal = ServeConfiguration.refusal(host: bind, token: token) { throw ValidationError(refusal) }
     }

@@ -36,11 +36,11 @@ struct SyncCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Only these: a source, or SOURCE/RESOURCE (a manifest resource's name, or a held path).", valueName: "source[/resource]"))
     var only: [String] = []
     @Flag(help: "One pass, then exit (for cron).") var once = false
-    @Option(name: .customLong("per-origin"), help: ArgumentHelp("Requests at once per origin.", valueName: "n"))
+    @Option(name: .customLong("per-origin"), help: ArgumentHelp("Requests at once per origin, 1 to 64.", valueName: "n"),
+            transform: Bounded.whole("--per-origin", 1 ... 64))
     var perOrigin: Int = 4
 
     func validate() throws {
-        guard perOrigin >= 1 else { throw ValidationError("--per-origin takes 1 or more, not \(perOrigin)") }
         for selector in only where selector.isEmpty || selector.hasPrefix("/") {
             throw ValidationError("sync takes SOURCE or SOURCE/RESOURCE, not '\(selector)'")
         }

@@ -265,7 +265,7 @@ struct PendingRetryCommand: SharedCommand {
     static let usage = "pending retry ID [--force]"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
-    @Argument(help: "The mutation's id (pending lists them).") var id: UInt64
+    @Argument(help: "The mutation's id (pending lists them).", transform: Bounded.seq("ID", from: 1)) var id: UInt64
     @Flag(help: "After a conflict (412): send your change over the server's version.") var force = false
 
     func run() async throws { try await runOnCommandLine() }
@@ -290,7 +290,7 @@ struct PendingDiscardCommand: SharedCommand {
     static let usage = "pending discard ID"
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var outputOptions: OutputOptions
-    @Argument(help: "The mutation's id (pending lists them).") var id: UInt64
+    @Argument(help: "The mutation's id (pending lists them).", transform: Bounded.seq("ID", from: 1)) var id: UInt64
 
     func run() async throws { try await runOnCommandLine() }
 

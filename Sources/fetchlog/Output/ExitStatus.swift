@@ -1,3 +1,4 @@
+import ArgumentParser
 import FetchlogCore
 import FetchlogSQL
 
@@ -35,6 +36,9 @@ enum ExitStatus {
             return CommandError(message: error.description, status: busy)
         case let error as ClockSettingError:
             return .usage(error.description)
+        case let error as ValidationError:
+            // What the command line refuses after parsing (a bad value found late): a usage error.
+            return .usage(error.message)
         case let error as SQLError:
             switch error.kind {
             case .interrupted: return CommandError(message: error.message, status: interrupted)
