@@ -125,6 +125,46 @@ extension Store {
     }
 }
 
+extension Store {
+    /// A query over the state now (or as of `seq`), each row handed to `row` as SQLite
+    /// yields it, on the SQL engine's thread, one call after another, after `columns` gets
+    /// the column names: nothing is held, so memory does not grow with the answer (issue 44).
+    /// `bounds`: its time (wall clock, the callbacks' own time included), rows and bytes.
+    /// Returns how many rows were handed over, whether more followed, and the seq it is as of.
+    package func sqlStream(_ statement: String, at seq: UInt64? = nil, confirmed: Bool = false, bounds: SQLEngine.Bounds,
+                           columns: @escaping @Sendable ([String]) throws -> Void,
+                           row: @escaping @Sendable ([JSONValue]) throws -> Void) async throws -> SQLStreamed {
+        let state = try seq.map { try self.state(asOf: $0) } ?? snapshot.state
+        return try await sqlStream(statement, state: state, confirmed: confirmed, bounds: bounds, columns: columns, row: row)
+    }
+
+    /// `sqlStream` over `state`.
+    package func sqlStream(_ statement: String, state: LogState, confirmed: Bool = false, bounds: SQLEngine.Bounds,
+                           columns: @escaping @Sendable ([String]) throws -> Void,
+                           row: @escaping @Sendable ([JSONValue]) throws -> Void) async throws -> SQLStreamed {
+        let subject = SQLSubject(state: confirmed ? state.confirmedOnly : state, confirmed: confirmed)
+        return try await SQLService.of(self).run { engine in
+            let handed = try engine.stream(statement, subject: subject, bounds: bounds, columns: columns, row: row)
+            return SQLStreamed(rows: handed.rows, more: handed.more, asOf: subject.seq)
+        }
+    }
+
+    /// A query over `state` bounded by `bounds`, its rows held: a saved view's evaluation
+    /// (replay, export, `/api/views`), which must not take more than its bounds anywhere.
+    package func sqlQuery(_ statement: String, state: LogState, confirmed: Bool = false, bounds: SQLEngine.Bounds) async throws -> SQLAnswer {
+        let rows = Rows()
+        let streamed = try await sqlStream(statement, state: state, confirmed: confirmed, bounds: bounds,
+                                           columns: { rows.columns = $0 }, row: { rows.rows.append($0) })
+        return SQLAnswer(columns: rows.columns, rows: rows.rows, asOf: streamed.asOf)
+    }
+}
+
+/// Rows gathered on the SQL engine's thread and read after it is done.
+private final class Rows: @unchecked Sendable {
+    var columns: [String] = []
+    var rows: [[JSONValue]] = []
+}
+
 /// A table as `.tables` and `.schema` describe it.
 package typealias SQLTableDescription = SQLEngine.TableDescription
 

@@ -25,18 +25,20 @@ extension APIResponder {
         let timeout = try Self.count(query["timeout"], name: "timeout", default: 10, max: Self.maxSQLTimeout)
         let confirmed = try Self.flag(query["confirmed"], name: "confirmed")
         let state = try self.state(at: query["at"])
-        let answer = try await Self.answeringSQL(timeout: timeout) {
-            try await content.store.sqlQuery(statement, state: state, confirmed: confirmed, timeLimit: .seconds(timeout),
-                                             maxRows: offset + limit + 1)
+        // The page is written as its rows come (the rows before `offset` are stepped over,
+        // never converted), and stops at the answer's cap (issue 44: a 1 GB answer was sent
+        // whole, `serve` peaking near 3 GB).
+        let cap = content.maxAnswerBytes
+        let page = SQLPageText(cap: cap)
+        let streamed = try await Self.answeringSQL(timeout: timeout, cap: cap) {
+            try await content.store.sqlStream(statement, state: state, confirmed: confirmed,
+                                              bounds: SQLEngine.Bounds(time: .seconds(timeout), skip: offset, rows: limit, bytes: cap, peeks: true),
+                                              columns: { page.columns = $0 }, row: { try page.add($0) })
         }
-        let page = answer.rows.dropFirst(offset).prefix(limit)
-        let json = JSONValue.object([
-            ("columns", .array(answer.columns.map { .string($0) })),
-            ("rows", .array(Self.rows(page, columns: answer.columns))),
-            ("asOf", .number(Int(answer.asOf))), ("offset", .number(offset)), ("limit", .number(limit)),
-            ("more", .bool(answer.rows.count > offset + limit)),
-        ])
-        return Self.ordered(json)
+        var text = "{\"columns\":" + JSONValue.array(page.columns.map { .string($0) }).orderedText() + ",\"rows\":["
+        text += page.rows.joined(separator: ",")
+        text += "],\"asOf\":\(streamed.asOf),\"offset\":\(offset),\"limit\":\(limit),\"more\":\(streamed.more)}\n"
+        return Self.response(text, contentType: "application/json; charset=utf-8")
     }
 
     /// `GET /api/sql/tables[?at=SEQ]`: as `sql --tables --format json`.
@@ -101,8 +103,9 @@ extension APIResponder {
     static func savedView(_ view: SavedView, state: LogState, cached: Bool, content: ServeContent) async throws -> ViewCache.Canonical {
         let make = { () async throws -> ViewCache.Canonical in
             // One row past the cap is read to know the view is over it, and no more.
-            let answer = try await Self.answeringSQL(timeout: 10) {
-                try await content.store.sqlQuery("SELECT * FROM \(Self.quoted(view.name))", state: state, maxRows: maxSavedViewRows + 1)
+            // Within the bounds a saved view has everywhere, this server's byte cap its own.
+            let answer = try await Self.answeringSQL(timeout: 10, cap: content.maxAnswerBytes) {
+                try await content.store.savedViewAnswer(view.name, state: state, bytes: content.maxAnswerBytes, rows: maxSavedViewRows + 1)
             }
             guard answer.rows.count <= maxSavedViewRows else {
                 throw APIError(status: .unprocessableContent,
@@ -119,7 +122,9 @@ extension APIResponder {
 
     /// `GET /api/views`: the views `export` takes, then the saved views.
     func viewNames(in state: LogState) -> [String] {
-        ViewCatalog.exportNames(in: state) + state.savedViews.keys.sorted()
+        // Only the saved views SQL takes as tables: one whose name now reads as a table's is not answered.
+        let kept = SavedViewName.inForce(state.savedViews.values, viewNames: SQLTables.viewNames(in: state), resources: SQLTables.resources(in: state)).views
+        return ViewCatalog.exportNames(in: state) + kept.values.map(\.name).sorted()
     }
 
     // MARK: helpers
@@ -167,7 +172,7 @@ extension APIResponder {
     /// SQL errors as the API's: invalid or refused SQL 400 (exit 1 and 64, as `fetchlog sql`),
     /// a query stopped at its time limit 503 naming the limit (the server goes on; 408 would
     /// have browsers send the request again), interrupted 503 (exit 130).
-    static func answeringSQL<T>(timeout: Int, _ body: () async throws -> T) async throws -> T {
+    static func answeringSQL<T>(timeout: Int, cap: Int = ServeConfiguration.defaultMaxAnswerBytes, _ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as SQLError {
             switch error.kind {
             case .refused: throw APIError(status: .badRequest, message: error.message, exit: 64)
@@ -176,7 +181,33 @@ extension APIResponder {
                 throw APIError(status: .serviceUnavailable,
                                message: "the query ran past its time limit of \(timeout) s and was stopped: give timeout=SECONDS (at most \(maxSQLTimeout)), or ask for less", exit: 1)
             case .interrupted: throw APIError(status: .serviceUnavailable, message: error.message, exit: 130)
+            case .tooLarge:
+                throw APIError(status: .contentTooLarge,
+                               message: error.message + ". This server answers at most \(ByteText.describe(cap)) (serve --max-answer BYTES): page with limit=N&offset=M", exit: 1)
             }
         }
+    }
+}
+
+/// A page of `/api/sql` as text: each row's JSON object written as it comes, the whole
+/// held to `cap` bytes (the engine's own count is made before converting; this one counts
+/// what is written, escapes included).
+final class SQLPageText: @unchecked Sendable {
+    // Filled on the SQL engine's thread, read after it is done.
+    var columns: [String] = [] { didSet { keys = SQLAnswer.keys(columns) } }
+    private(set) var rows: [String] = []
+    private var keys: [String] = []
+    private var bytes = 0
+    private let cap: Int
+
+    init(cap: Int) { self.cap = cap }
+
+    func add(_ values: [JSONValue]) throws {
+        let text = JSONValue.object(zip(keys, values).map { ($0, $1) }).orderedText()
+        bytes += text.utf8.count + 1
+        if bytes > cap {
+            throw SQLError(.tooLarge, "the answer passed its cap of \(ByteText.describe(cap)) after \(rows.count) row\(rows.count == 1 ? "" : "s") and was stopped: ask for fewer rows (limit=N&offset=M) or fewer and shorter columns (substr, length)")
+        }
+        rows.append(text)
     }
 }

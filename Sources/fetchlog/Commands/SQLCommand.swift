@@ -42,7 +42,7 @@ struct SQLCommand: SharedCommand {
         // A one-shot query at the head answers from the read model when it is current: no
         // fold of the log, no body decoded (issue 35, cold start).
         if context.session == nil, at == nil, !confirmed, !tables, !schema, SQLText.classify(statement) == .query {
-            return try await Self.reporting { try await oneShot(statement, limit: limit, context: context) }
+            return try await oneShot(statement, limit: limit, context: context)
         }
         let store: Store
         if let open = context.session?.store { store = open } else { store = try await openStore(context.maintenance, clock: context.clock) }
@@ -68,11 +68,14 @@ struct SQLCommand: SharedCommand {
             return .message(change.description, json: change.json)
         default: break
         }
+        guard SQLText.classify(statement) == .query else {
+            // CREATE or DROP VIEW --at, anything not a query: the store says why not.
+            return Self.rows(try await Self.reporting { try await store.sql(statement, at: seq, confirmed: confirmed, timeLimit: limit) })
+        }
         // `.timer on` in the shell times every command, this one too.
-        let answer = try await Self.reporting { try await store.sql(statement, at: seq, confirmed: confirmed, timeLimit: limit) }
-        // A saved view is an event: the read model takes it before a one-shot asks.
-        if context.session == nil, answer.columns.isEmpty { keepReadModelCurrent(store) }
-        return Self.rows(answer)
+        return try await Self.streamed(context) { columns, row in
+            try await store.sqlStream(statement, at: seq, confirmed: confirmed, bounds: SQLEngine.Bounds(time: limit), columns: columns, row: row)
+        }
     }
 
     static func rows(_ answer: SQLAnswer) -> Output {
@@ -95,13 +98,45 @@ struct SQLCommand: SharedCommand {
             subject = ReadModel.rebuild(from: store, storePath: path, reusing: problem == .behind)
             noteReadModel(problem, rebuilt: subject != nil)
             if subject == nil {
-                return Self.rows(try await store.sql(statement, timeLimit: limit))
+                return try await Self.streamed(context) { columns, row in
+                    try await store.sqlStream(statement, bounds: SQLEngine.Bounds(time: limit), columns: columns, row: row)
+                }
             }
         }
         let held = subject!
         let directory = ReadModel.directory(of: path)
         let service = SQLService { try SQLEngine(readModel: directory) }
-        return Self.rows(try await service.run { engine in try engine.query(statement, subject: held, limit: limit) })
+        return try await Self.streamed(context) { columns, row in
+            try await service.run { engine in
+                let handed = try engine.stream(statement, subject: held, bounds: SQLEngine.Bounds(time: limit), columns: columns, row: row)
+                return SQLStreamed(rows: handed.rows, more: handed.more, asOf: held.seq)
+            }
+        }
+    }
+
+    /// Prints the rows `run` hands over as they come (`SQLRowPrinter`), in the context's
+    /// format: what the command holds does not grow with the answer (issue 44). Rows printed
+    /// before an error stay printed; the error (and exit status) says the answer is not whole.
+    /// The shell holds up to 1 MiB before writing, so a short answer still goes through the
+    /// pager whole.
+    static func streamed(_ context: CommandContext,
+                         _ run: (_ columns: @escaping @Sendable ([String]) throws -> Void,
+                                 _ row: @escaping @Sendable ([JSONValue]) throws -> Void) async throws -> SQLStreamed) async throws -> Output? {
+        let writer = HeldWriter(hold: context.session == nil ? 0 : 1 << 20, emit: context.write)
+        let printer = SQLRowPrinter(renderer: context.renderer, write: writer.write)
+        do {
+            // Rows going to the terminal as they come would be torn by the running note.
+            let answer = try await reporting(note: isatty(STDOUT_FILENO) == 0 || context.session != nil) {
+                try await run({ printer.begin($0) }, { printer.row($0) })
+            }
+            printer.finish(asOf: answer.asOf)
+            writer.finish()
+        } catch {
+            printer.abandon()
+            writer.finish()
+            throw error
+        }
+        return nil
     }
 
     /// `CommandLine.arguments` turns bytes that are not UTF-8 into U+FFFD, so a query holding
@@ -122,8 +157,8 @@ struct SQLCommand: SharedCommand {
     }
 
     /// SQL errors as the command's (`ExitStatus.of`): a refused statement is a usage error.
-    static func reporting<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await RunningNote.around("running", body) } catch let error as SQLError {
+    static func reporting<T>(note: Bool = true, _ body: () async throws -> T) async throws -> T {
+        do { return try await RunningNote.around("running", enabled: note && isatty(STDERR_FILENO) == 1, body) } catch let error as SQLError {
             throw ExitStatus.of(error)
         }
     }

@@ -34,6 +34,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Every request must carry this token.") var token: String?
     @Flag(help: "Make a token, print it on the second line, and require it.") var generateToken = false
     @Flag(help: "Keep every resource in sync while serving, as fetchlog sync does (one sync per store).") var sync = false
+    @Option(name: .customLong("max-answer"),
+            help: ArgumentHelp("The most bytes one answer of GET /api/sql or /api/views/NAME may hold, 1024 to 4294967296 (64 MiB); a larger one is refused (413) saying how to page.", valueName: "bytes"),
+            transform: Bounded.whole("--max-answer", 1024 ... 1 << 32, "bytes"))
+    var maxAnswer: Int = ServeConfiguration.defaultMaxAnswerBytes
 
     func validate() throws {
         if generateToken && token != nil { throw ValidationError("give --token T or --generate-token, not both") }
@@ -46,7 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
         // Fetching as `fetch` would: `POST /api/fetch` goes through this store.
         let store = try await reportingErrors { try await openStore(maintenance, clock: fetching.clock, fetching: fetching) }
         let token = generateToken ? ServeConfiguration.generateToken() : token
-        let configuration = ServeConfiguration(host: bind, port: port, token: token)
+        var configuration = ServeConfiguration(host: bind, port: port, token: token)
+        configuration.maxAnswerBytes = maxAnswer
         // `--sync`: the store's sync claim for the server's life, and its loop behind the
         // API (a pass asked for by POST /api/sync takes turns with it).
         var driver: SyncDriver?
