@@ -223,7 +223,9 @@ struct RestResourceReader {
         guard let extra = try reader.optional("fetchlog") else { return }
         try extra.allow(["search", "facets", "ttl", "links", "images", "durable_items", "keep_no_store", "writes"])
         let primaryKey = resource.primaryKey
-        resource.writes = try extra.optional("writes").map { value throws(ManifestError) in try RestWrites(value, primaryKey: primaryKey) } // issue 26
+        resource.writes = try extra.optional("writes").flatMap { value throws(ManifestError) in // issue 26
+            try RestWrites.onlyIdempotencyKey(value) ? nil : try RestWrites(value, primaryKey: primaryKey)
+        }
         func names(_ key: String) throws(ManifestError) -> [String] {
             guard let list = try extra.optional(key) else { return [] }
             return try list.arrayValue().map { item throws(ManifestError) in try item.stringValue() }

@@ -20,7 +20,8 @@ package typealias RestWrites = ResourceWrites
 extension ResourceWrites {
     init(_ reader: ManifestReader, primaryKey: [String]) throws(ManifestError) {
         let names = Operation.allCases.map(\.rawValue)
-        try reader.allow(names)
+        try reader.allow(names + ["idempotency_key"])
+        idempotencyKeyHonoured = try Self.honoursIdempotencyKey(reader)
         var routes: [Operation: Route] = [:]
         for operation in Operation.allCases {
             guard let given = try reader.optional(operation.rawValue) else { continue }
@@ -39,5 +40,26 @@ extension ResourceWrites {
         }
         self.routes = routes
         key = primaryKey
+    }
+
+    /// `idempotency_key`: `"honoured"` (the upstream applies a repeated `Idempotency-Key`
+    /// once, so `sync` may send a write left in doubt again by itself, whatever its method)
+    /// or `"ignored"`, the default.
+    static func honoursIdempotencyKey(_ reader: ManifestReader) throws(ManifestError) -> Bool {
+        switch try reader.optionalString("idempotency_key") {
+        case nil, "ignored"?: return false
+        case "honoured"?: return true
+        case let other?:
+            throw ManifestError(path: reader.path + ".idempotency_key",
+                                message: "\"\(other)\" is not \"honoured\" or \"ignored\": whether the upstream applies a repeated Idempotency-Key once")
+        }
+    }
+
+    /// A `writes` holding `idempotency_key` alone (from `resource_defaults`, on a resource
+    /// that declares no write): its value checked, no writes.
+    static func onlyIdempotencyKey(_ reader: ManifestReader) throws(ManifestError) -> Bool {
+        guard case .object(let members) = reader.json, !members.isEmpty, members.allSatisfy({ $0.0 == "idempotency_key" }) else { return false }
+        _ = try honoursIdempotencyKey(reader)
+        return true
     }
 }

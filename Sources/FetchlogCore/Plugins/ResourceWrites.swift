@@ -51,6 +51,12 @@ public struct ResourceWrites: Sendable {
     package var items: (@Sendable (any SourceDocument) -> [JSONValue]?)?
     /// What is wrong with a plug-in's declaration (a write refuses to record while there is).
     package var problem: String?
+    /// `fetchlog.writes.idempotency_key: "honoured"`: the upstream applies a repeated
+    /// `Idempotency-Key` once, so a write left in doubt (sent, no answer recorded) may be sent
+    /// again by unattended pushes (`sync`, the shell's) whatever its method. False (the
+    /// default, and a plug-in's): only an idempotent request (PUT, DELETE, a PATCH with
+    /// `If-Match`) is; the others wait for a person (`push`, `pending retry`).
+    package var idempotencyKeyHonoured = false
 
     /// A plug-in's writes. Each route is `"METHOD PATH"`, the path relative to the source's
     /// base (`"POST /notes"`, `"PATCH /notes/{id}"`); leave out the operations the API does
@@ -89,7 +95,7 @@ public struct ResourceWrites: Sendable {
     /// Both none, or the same routes and key (a plug-in's `items` is code, not compared).
     package static func same(_ a: ResourceWrites?, _ b: ResourceWrites?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
-        return a.routes == b.routes && a.key == b.key
+        return a.routes == b.routes && a.key == b.key && a.idempotencyKeyHonoured == b.idempotencyKeyHonoured
     }
 
     /// The methods each operation may be declared with.

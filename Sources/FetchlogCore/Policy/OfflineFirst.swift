@@ -200,7 +200,7 @@ public final class OfflineFirst: @unchecked Sendable {
         guard !isOffline, store.fetchConfiguration != nil else { return }
         let me = store.log.metadata.storeID
         guard store.durableState.writes.mutations.values.contains(where: { $0.store == me }) else { return }
-        guard let report = try? await store.push(source: nil, resource: nil, automatic: true) else { return }
+        guard let report = try? await store.push(source: nil, resource: nil, automatic: true, who: .unattended) else { return }
         let sent = report.confirmed.count + report.conflicts.count + report.rejected.count + report.paused.count + report.failed.count
         if sent > 0 { onBackgroundPush?(report) }
     }

@@ -151,7 +151,7 @@ public struct ResourceStatus: Sendable, Equatable {
 public struct LogState: Sendable, Equatable {
     /// Bump when the core's `apply` changes meaning: checkpoints of another version are
     /// rebuilt. (A slice has a version of its own.)
-    package static let reducerVersion = 7
+    package static let reducerVersion = 8
 
     /// The sources and views this state is folded and read with.
     public let sources: SourceRegistry

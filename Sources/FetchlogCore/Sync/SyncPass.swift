@@ -81,6 +81,8 @@ package struct SyncPass: Sendable, Equatable {
     package var waitingWrites = 0
     /// Those writes as the plan after the pass saw them (what a sleep wakes for is any other).
     package var writes: Set<SyncWriteMark> = []
+    /// This store's writes in doubt that sync leaves for a person (`SyncPlan.inDoubt`).
+    package var inDoubt: [UInt64] = []
 
     package var failed: Bool { rows.contains { $0.outcome.isFailure } }
 
@@ -97,6 +99,15 @@ package struct SyncPass: Sendable, Equatable {
         return "sync: \(resources) resource\(resources == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts)
             + "; \(requests) request\(requests == 1 ? "" : "s")"
             + "; next due " + (nextDue.map(\.iso8601) ?? "never")
+            + inDoubtNote
+    }
+
+    /// `; 1 write in doubt, not sent again by itself (pending retry 7 or pending discard 7)`, or empty.
+    package var inDoubtNote: String {
+        guard let first = inDoubt.first else { return "" }
+        let ids = inDoubt.map(String.init).joined(separator: ", ")
+        return "; \(inDoubt.count) write\(inDoubt.count == 1 ? "" : "s") in doubt (\(ids)), not sent again by itself"
+            + " (pending retry \(first) or pending discard \(first))"
     }
 }
 
@@ -120,6 +131,7 @@ extension SyncPass {
             parts.append("backing off until \(time(first)) \(until[0])" + (failing.count > 1 ? " (+\(failing.count - 1))" : ""))
         }
         if waitingWrites > 0 { parts.append("\(waitingWrites) write\(waitingWrites == 1 ? "" : "s") pending") }
+        if !inDoubt.isEmpty { parts.append("\(inDoubt.count) write\(inDoubt.count == 1 ? "" : "s") in doubt") }
         return parts.joined(separator: "; ")
     }
 }

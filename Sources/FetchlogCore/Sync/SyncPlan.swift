@@ -11,6 +11,9 @@ package struct SyncPlan: Sendable, Equatable {
     /// This store's writes sync sends, as the plan saw them: a sleep ends early when one is
     /// recorded (or asked again) after it, as it was not planned for.
     package let writes: Set<SyncWriteMark>
+    /// This store's writes in doubt that sync does not send again by itself (issue 44): they
+    /// wait for `pending retry ID` or `pending discard ID`. Their ids, in log order.
+    package let inDoubt: [UInt64]
 
     /// The resources due at `now`, in pass order.
     package var due: [SyncEntry] { entries.filter { $0.isDue(at: now) } }
@@ -29,6 +32,7 @@ package struct SyncPlan: Sendable, Equatable {
                  presenting: (@Sendable (ResourceKey) -> [Header]?)? = nil) {
         self.now = now
         writes = Set(Self.sendable(state, storeID: storeID).map(SyncWriteMark.init))
+        inDoubt = state.writes.pending.filter { $0.store == storeID && !WritePush.unattendedMaySend($0, state: state) }.map(\.seq)
         let pending = Self.pendingWrites(state, storeID: storeID, now: now)
         var entries: [SyncEntry] = []
         var keysBySource: [String: [ResourceKey]] = [:]
@@ -161,12 +165,13 @@ package struct SyncPlan: Sendable, Equatable {
     }
 
     /// The mutations of this store (`storeID`) that sync sends without a person deciding:
-    /// waiting, in doubt, or failed on the way.
+    /// waiting, in doubt, or failed on the way — one in doubt only when sending it again
+    /// cannot apply it twice (`PushMode.unattended`); the others wait for a person.
     static func sendable(_ state: LogState, storeID: String) -> [PendingMutation] {
         state.writes.mutations.values.filter { mutation in
             guard mutation.store == storeID else { return false }
             switch mutation.state {
-            case .queued, .sending, .failed: return true
+            case .queued, .sending, .failed: return WritePush.unattendedMaySend(mutation, state: state)
             default: return false
             }
         }

@@ -113,6 +113,7 @@ package struct SyncRunner: Sendable {
         var pass = SyncPass(rows: rows, nextDue: after.nextDue, requests: requests, at: plan.now)
         pass.waitingWrites = after.entries.reduce(0) { $0 + $1.pendingWrites }
         pass.writes = after.writes
+        pass.inDoubt = after.inDoubt
         onEvent(.passed(pass))
         return pass
     }
@@ -121,7 +122,8 @@ package struct SyncRunner: Sendable {
     private func push(_ entry: SyncEntry) async -> SyncRow {
         var row = SyncRow(target: entry.target, outcome: .pushed(0), nextDue: nil, requests: 0)
         do {
-            let report = try await store.push(source: entry.target.source, resource: entry.target.name)
+            // Nobody asked for this push now: a write in doubt is sent again only when safe.
+            let report = try await store.push(source: entry.target.source, resource: entry.target.name, automatic: false, who: .unattended)
             let unsent = report.failed.count + report.paused.count
             row.requests = report.confirmed.count + report.conflicts.count + report.rejected.count + report.failed.count
             row.outcome = unsent > 0 ? .failed("\(unsent) write\(unsent == 1 ? "" : "s") not sent") : .pushed(report.confirmed.count)

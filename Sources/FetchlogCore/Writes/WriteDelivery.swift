@@ -67,19 +67,52 @@ extension WritePush {
         if !credentials.query.isEmpty {
             url += (url.contains("?") ? "&" : "?") + credentials.query.map { "\($0.0)=\(Resource.queryEscape($0.1))" }.joined(separator: "&")
         }
-        var ifMatch: String?
-        if mutation.op != .create {
-            if mutation.force {
-                ifMatch = mutation.currentETag
-            } else if let answer = state.writes.confirmed[itemID],
-                      answer.seq > target.newestPageSeq(state) {
-                ifMatch = answer.etag
-            } else {
-                ifMatch = state.status[ResourceKey(source: mutation.source, path: path)]?.etag
-            }
-        }
+        let ifMatch = Self.ifMatch(mutation, item: itemID, path: path, target: target, state: state)
         return .send(WriteRequest(mutation: mutation, item: itemID, keyText: keyText, target: target, route: route, url: url, path: path,
                                   ifMatch: ifMatch, secretHeaders: credentials.headers.map { ($0.name, $0.value) }, state: state))
+    }
+
+    /// The `If-Match` sending `mutation` (of `item`, at `path`) carries: a forced retry's
+    /// the conflict's ETag, else the newest the store holds for the item; none for a create.
+    static func ifMatch(_ mutation: PendingMutation, item itemID: String, path: String, target: WriteTarget, state: LogState) -> String? {
+        guard mutation.op != .create else { return nil }
+        if mutation.force { return mutation.currentETag }
+        if let answer = state.writes.confirmed[itemID], answer.seq > target.newestPageSeq(state) { return answer.etag }
+        return state.status[ResourceKey(source: mutation.source, path: path)]?.etag
+    }
+
+    /// False when `mutation` is in doubt and an unattended push would hold it (see
+    /// `unsafeToResend`): what `sync`'s plan leaves out of the writes it waits to send, so it
+    /// never wakes for one. True otherwise (a mutation whose route is gone is sent to be
+    /// answered so).
+    package static func unattendedMaySend(_ mutation: PendingMutation, state: LogState) -> Bool {
+        doubt(mutation, state: state)?.waitsForAPerson != true
+    }
+
+    /// A mutation in doubt, as `pending` shows it.
+    package struct Doubt: Sendable {
+        /// True when unattended pushes (`sync`, the shell's) do not send it again by
+        /// themselves; `why` says so (its method, the manifest's word).
+        package var waitsForAPerson: Bool
+        package var why: String?
+        /// The server's item as the store holds it now (its last fetch or confirmed answer):
+        /// nil when none is held (a create's item, or one never fetched).
+        package var serverItem: JSONValue?
+    }
+
+    /// How `mutation` stands when it is in doubt (`PendingMutation.inDoubt`), else nil.
+    package static func doubt(_ mutation: PendingMutation, state: LogState) -> Doubt? {
+        guard mutation.inDoubt else { return nil }
+        guard let target = try? WriteTarget(state, source: mutation.source, resource: mutation.resource),
+              let route = target.writes.routes[mutation.op] else { return Doubt(waitsForAPerson: false, why: nil, serverItem: nil) }
+        let keyText = state.writes.itemKey(mutation)
+        let values = keyText.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let path = RestWrites.path(route, key: Dictionary(zip(target.key, values), uniquingKeysWith: { a, _ in a }))
+        let ifMatch = ifMatch(mutation, item: WriteState.itemID(mutation.source, mutation.resource, keyText), path: path, target: target, state: state)
+        let why = unsafeToResend(mutation.seq, method: route.method, ifMatch: ifMatch, honoured: target.writes.idempotencyKeyHonoured)
+        return Doubt(waitsForAPerson: why != nil, why: why.map { _ in
+            "a \(route.method)\(route.method == "PATCH" ? " without If-Match" : ""), and the manifest does not say the upstream honours Idempotency-Key"
+        }, serverItem: target.item(state, key: keyText, confirmedOnly: true))
     }
 
     /// Sends one prepared mutation (its attempt already recorded) and classifies the
@@ -88,9 +121,9 @@ extension WritePush {
         let (mutation, target, route, url, state) = (prepared.mutation, prepared.target, prepared.route, prepared.url, prepared.state)
         let (keyText, secretHeaders, request) = (prepared.keyText, prepared.secretHeaders, prepared.request)
         func record(_ outcome: String, status: Int?, message: String?, etag: String? = nil, item: JSONValue? = nil, key: String? = nil,
-                    current: JSONValue? = nil, currentETag: String? = nil, retryAfter: Int? = nil) -> JSONValue {
+                    current: JSONValue? = nil, currentETag: String? = nil, retryAfter: Int? = nil, inDoubt: Bool = false) -> JSONValue {
             Self.answered(mutation, outcome: outcome, status: status, message: message, etag: etag, item: item, key: key, current: current,
-                          currentETag: currentETag, retryAfter: retryAfter)
+                          currentETag: currentETag, retryAfter: retryAfter, inDoubt: inDoubt)
         }
         let body = mutation.op == .delete ? nil : Array(mutation.fields.canonicalText().utf8)
         let response: (status: Int, headers: [Header], body: [UInt8])
@@ -99,8 +132,11 @@ extension WritePush {
         ] + (prepared.ifMatch.map { [("If-Match", $0)] } ?? []) + secretHeaders, target: target) {
         case .answered(let status, let headers, let body):
             response = (status, headers, body)
-        case .failed(let message):
-            return (Answer(request: request, outcome: "failed", message: message), record("failed", status: nil, message: message))
+        case .failed(let message, let mayHaveArrived):
+            // No whole answer: when the request may have reached the server, what it did is
+            // unknown (in doubt: unattended pushes send it again only when that is safe).
+            return (Answer(request: request, outcome: "failed", message: message),
+                    record("failed", status: nil, message: message, inDoubt: mayHaveArrived))
         case .refused(let message):
             // Refused before it left (a manifest's base on a non-public address): the change
             // waits, paused, until the user allows it; the next push sends it.
@@ -142,6 +178,11 @@ extension WritePush {
             let message = Self.message(json, response.body, status: status)
             return (Answer(request: request, outcome: "conflict", status: status, message: message),
                     record("conflict", status: status, message: message, current: current, currentETag: currentETag))
+        case 404, 410 where mutation.op == .delete && route.method == "DELETE" && mutation.inDoubt:
+            // A DELETE sent again in doubt: the first may have removed the item. Gone is what
+            // was asked (RFC 9110 §9.2.2), whoever removed it.
+            return (Answer(request: request, outcome: "confirmed", status: status, message: "already gone"),
+                    record("confirmed", status: status, message: nil))
         case 401, 403:
             let message = Self.message(json, response.body, status: status) + " (fix the source's credentials, then push)"
             return (Answer(request: request, outcome: "paused", status: status, message: message), record("paused", status: status, message: message))
@@ -162,12 +203,12 @@ extension WritePush {
     /// A `write.answered` event's body.
     static func answered(_ mutation: PendingMutation, outcome: String, status: Int?, message: String?, etag: String? = nil,
                                  item: JSONValue? = nil, key: String? = nil, current: JSONValue? = nil, currentETag: String? = nil,
-                                 retryAfter: Int? = nil) -> JSONValue {
+                                 retryAfter: Int? = nil, inDoubt: Bool = false) -> JSONValue {
         .object([
             ("mutation", .number(mutation.seq)), ("outcome", .string(outcome)), ("status", .optional(status)),
             ("message", .optional(message)), ("etag", .optional(etag)), ("item", item ?? .null), ("key", .optional(key)),
             ("current", current ?? .null), ("currentEtag", .optional(currentETag)), ("retryAfter", .optional(retryAfter)),
-        ])
+        ] + (inDoubt ? [("inDoubt", .bool(true))] : []))
     }
 
     /// A response header's value, by name in any case.
@@ -201,8 +242,10 @@ extension WritePush {
             return .answered(status: Int(status), headers: headers, body: body)
         case .failure(_, let message, let status, _, _):
             // A status with a failure: the answer began and did not end whole (cut off at the
-            // deadline, the minimum rate or the body limit). What the server did is unknown.
-            return .failed(status.map { "HTTP \($0), " + message } ?? message)
+            // deadline, the minimum rate or the body limit). What the server did is unknown,
+            // unless the request never left (refused, not resolved, not connected).
+            let neverLeft = status == nil && ["connection refused", "could not connect", "could not resolve"].contains { message.hasPrefix($0) }
+            return .failed(status.map { "HTTP \($0), " + message } ?? message, mayHaveArrived: !neverLeft)
         case .refused(_, let message, _, _):
             return .refused(message)
         }
@@ -211,8 +254,9 @@ extension WritePush {
     /// How one exchange ended.
     enum Exchange {
         case answered(status: Int, headers: [Header], body: [UInt8])
-        /// Sent, and no whole answer came: the mutation stays pending (in doubt for the server).
-        case failed(String)
+        /// No whole answer came: the mutation stays pending; `mayHaveArrived` when the request
+        /// may have reached the server (in doubt), false when it never left.
+        case failed(String, mayHaveArrived: Bool)
         /// Not sent by Fetchlog's own rules (the address policy, a scheme): the user must act.
         case refused(String)
     }

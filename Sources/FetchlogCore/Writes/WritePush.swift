@@ -28,7 +28,10 @@ package struct WritePush: Sendable {
     /// one running (here or in another process; `waiting` is told whom it waits for), then
     /// catches up with the log, so what that one answered is not sent again, and what it left `sending` without
     /// an answer is in doubt (its sender is gone): sent again with the same key.
-    package func run(source: String?, resource: String?, automatic: Bool, width: Int,
+    ///
+    /// `who` (`PushMode`): unattended, a mutation in doubt whose resending could apply it
+    /// twice is held (`WritePush.unsafeToResend`), and `pending` shows it in doubt.
+    package func run(source: String?, resource: String?, automatic: Bool, who: PushMode, width: Int,
                      claimPath: String, waiting: (@Sendable (PushClaim.Holder) -> Void)?) async throws -> PushReport {
         let claim = try await PushClaim.take(claimPath, as: PushClaim.Holder(
             pid: getpid(), started: channel.configuration.clock.now(),
@@ -70,6 +73,11 @@ package struct WritePush: Sendable {
                     }
                     switch await prepare(next, item: item, state: state) {
                     case .send(let request):
+                        if who == .unattended, next.inDoubt, let why = Self.unsafeToResend(
+                            next.seq, method: request.route.method, ifMatch: request.ifMatch, honoured: request.target.writes.idempotencyKeyHonoured) {
+                            progress.hold(next, item: item, keyText: request.keyText, why)
+                            continue
+                        }
                         batch.append(request)
                         items.insert(item)
                     case .decided(let answer, let body):
@@ -114,6 +122,17 @@ package struct WritePush: Sendable {
             return "the item's create is not confirmed yet"
         }
         return nil
+    }
+
+    /// Why sending `request` again (its mutation in doubt: the server may have applied it)
+    /// could apply it twice, or nil when it cannot: its method is idempotent (PUT, DELETE,
+    /// a PATCH with `If-Match`), or the manifest says the upstream honours `Idempotency-Key`.
+    static func unsafeToResend(_ seq: UInt64, method: String, ifMatch: String?, honoured: Bool) -> String? {
+        if honoured || ["PUT", "DELETE"].contains(method) || (method == "PATCH" && ifMatch != nil) { return nil }
+        return "in doubt (sent, no answer recorded: the upstream may have applied it); a \(method)"
+            + (method == "PATCH" ? " without If-Match" : "")
+            + " is not sent again by itself, and the manifest does not say the upstream honours Idempotency-Key"
+            + " — pending retry \(seq) sends it, pending discard \(seq) drops it"
     }
 
     /// Sends a batch whose attempts are recorded: `width` at once, in batch order, none more

@@ -79,6 +79,7 @@ package struct WriteState: Sendable, Equatable {
             }
             mutation.lastStatus = body["status"]?.intValue
             mutation.lastMessage = body["message"]?.stringValue
+            mutation.answerLost = outcome == "failed" && body["inDoubt"]?.boolValue == true
             if outcome == "confirmed" {
                 let key: String
                 if mutation.op == .create {
@@ -111,6 +112,8 @@ package struct WriteState: Sendable, Equatable {
             mutation.force = body["force"]?.boolValue ?? false
             mutation.state = .queued
             mutation.notBefore = nil
+            // A person asked: no longer in doubt (sent again with the same key).
+            mutation.answerLost = false
         case WriteEvents.discarded:
             state.mutations[id] = nil
             return
@@ -204,6 +207,14 @@ package struct PendingMutation: Sendable, Equatable {
     /// answer is not recorded left (`pending` names it; in doubt once its sender is gone).
     package internal(set) var sentSeq: UInt64?
     package internal(set) var sentAt: Timestamp?
+    /// The last attempt failed with no whole answer after its request may have reached the
+    /// server (a timeout, a reset: `write.answered`'s `inDoubt`).
+    package internal(set) var answerLost = false
+
+    /// What the server did with it is unknown: sent (its attempt recorded) with no answer
+    /// recorded, or failed with no whole answer after its request may have arrived. An
+    /// unattended push (`PushMode.unattended`) sends it again only when that is safe.
+    package var inDoubt: Bool { state == .sending || (state == .failed && answerLost) }
 
     /// A created item's key until the server names one.
     package var localKey: String { "local:\(seq)" }
@@ -233,6 +244,7 @@ package struct PendingMutation: Sendable, Equatable {
             ("currentEtag", .optional(currentETag)), ("force", .bool(force)), ("round", .number(round)),
             ("failures", .number(failures)), ("notBefore", notBefore.map { .number($0) } ?? .null),
             ("sentSeq", sentSeq.map { .number($0) } ?? .null), ("sentAt", sentAt.map { .number($0.milliseconds) } ?? .null),
+            ("answerLost", .bool(answerLost)),
         ])
     }
 
@@ -258,5 +270,6 @@ package struct PendingMutation: Sendable, Equatable {
         // Absent from a checkpoint saved before issue 33: unknown.
         sentSeq = u64("sentSeq")
         if case .number(let text)? = json["sentAt"], let millis = Int64(text) { sentAt = Timestamp(milliseconds: millis) }
+        answerLost = json["answerLost"]?.boolValue ?? false
     }
 }

@@ -72,7 +72,7 @@ extension ServeAnswers {
         case let .delete(source, resource, key):
             return try await ItemDeleteCommand.answer(store, sending: true, source: source, resource: resource, key: key)
         case .push:
-            return PushCommand.answer(try await reportingWriteErrors { try await store.push() })
+            return PushCommand.answer(try await reportingWriteErrors { try await store.push(who: .person) })
         case let .retry(id, force):
             return try await PendingRetryCommand.answer(store, id: id, force: force)
         case let .discard(id):

@@ -89,7 +89,8 @@ func recordedWrite(_ store: Store, sending: Bool, source: String, resource: Stri
     if sending {
         // Automatic sending: an earlier failure of the resource waits for its Retry-After.
         // The mutation is already durable, so an error here only leaves it pending.
-        lines = (try? await store.push(source: source, resource: resource, automatic: true))?.lines ?? []
+        // Unattended: a change of the resource left in doubt waits for `push` or `pending retry`.
+        lines = (try? await store.push(source: source, resource: resource, automatic: true, who: .unattended))?.lines ?? []
     }
     return mutationOutput(mutation, store, sent: lines)
 }
@@ -227,8 +228,10 @@ struct PendingListCommand: SharedCommand {
         for mutation in pending {
             let key = state.writes.itemKey(mutation)
             let answer = mutation.lastStatus.map { "\($0)" + (mutation.lastMessage.map { " " + $0 } ?? "") } ?? mutation.lastMessage ?? "-"
-            let (shown, note) = Self.sending(mutation, claim: claim)
+            let (shown, note) = Self.sending(mutation, claim: claim, state: state)
             if let note { notes.append("\(mutation.seq): \(note)") }
+            // In doubt (its sender gone): whether sync sends it again, and the server's item held.
+            let doubt = mutation.state == .sending && claim != nil ? nil : WritePush.doubt(mutation, state: state)
             rows.append([String(mutation.seq), mutation.op.rawValue, mutation.source + " " + mutation.resource, key, shown,
                          String(mutation.attempts), answer])
             records.append(.object([
@@ -236,8 +239,8 @@ struct PendingListCommand: SharedCommand {
                 ("resource", .string(mutation.resource)), ("key", .string(key)), ("fields", mutation.fields),
                 ("state", .string(mutation.state.rawValue)), ("attempts", .number(mutation.attempts)),
                 ("lastStatus", mutation.lastStatus.map { .number($0) } ?? .null), ("lastMessage", mutation.lastMessage.map(JSONValue.string) ?? .null),
-                ("server", mutation.current ?? .null), ("idempotencyKey", .string(mutation.idempotencyKey)),
-                ("inDoubt", .bool(mutation.state == .sending && claim == nil)),
+                ("server", mutation.current ?? doubt?.serverItem ?? .null), ("idempotencyKey", .string(mutation.idempotencyKey)),
+                ("inDoubt", .bool(doubt != nil)), ("waitsForAPerson", .bool(doubt?.waitsForAPerson ?? false)),
                 ("sender", mutation.state == .sending ? claim.map { .object([("pid", .number($0.pid)), ("doing", .string($0.doing)),
                                                                             ("started", .string($0.started.iso8601))]) } ?? .null : .null),
                 ("note", note.map(JSONValue.string) ?? .null),
@@ -249,14 +252,25 @@ struct PendingListCommand: SharedCommand {
     }
 
     /// A `sending` mutation's state cell and note: being sent by the claim's holder, or in
-    /// doubt (the claim is free: whoever recorded the attempt is gone without an answer).
-    static func sending(_ mutation: PendingMutation, claim: PushClaim.Holder?) -> (state: String, note: String?) {
-        guard mutation.state == .sending else { return (mutation.state.rawValue, nil) }
+    /// doubt (the claim is free: whoever recorded the attempt is gone without an answer). A
+    /// failure with no whole answer after its request may have arrived is in doubt too.
+    /// In doubt, the note says whether `sync` sends it again by itself (issue 44: only when
+    /// that cannot apply it twice) and, when it does not, the server's item held now.
+    static func sending(_ mutation: PendingMutation, claim: PushClaim.Holder?, state: LogState) -> (state: String, note: String?) {
         let sent = "sent at seq \(mutation.sentSeq.map(String.init) ?? "?")" + (mutation.sentAt.map { " (\($0.iso8601))" } ?? "")
-        if let claim {
+        if mutation.state == .sending, let claim {
             return ("sending", "being sent now by pid \(claim.pid) (\(claim.doing) started \(claim.started.iso8601)): \(sent), its answer not back yet")
         }
-        return ("in doubt", "in doubt: \(sent), no answer recorded; its sender is gone; the next push sends it again with the same Idempotency-Key \(mutation.idempotencyKey)")
+        guard let doubt = WritePush.doubt(mutation, state: state) else { return (mutation.state.rawValue, nil) }
+        let what = mutation.state == .sending ? "\(sent), no answer recorded; its sender is gone"
+            : "\(sent), no whole answer (\(mutation.lastMessage ?? "none")); the request may have reached the server"
+        guard doubt.waitsForAPerson else {
+            return ("in doubt", "in doubt: \(what); the next push sends it again with the same Idempotency-Key \(mutation.idempotencyKey)")
+        }
+        let server = doubt.serverItem.map { "the server's item as last held: \($0.canonicalText())" } ?? "no server item is held for it"
+        return ("in doubt", "in doubt: \(what); sync does not send it again by itself (\(doubt.why ?? "not safe to repeat")): "
+            + "pending retry \(mutation.seq) sends it again with the same Idempotency-Key \(mutation.idempotencyKey) (as push does), "
+            + "pending discard \(mutation.seq) drops it; \(server)")
     }
 }
 
@@ -320,7 +334,7 @@ struct PushCommand: SharedCommand {
     func output(_ context: CommandContext) async throws -> Output? {
         let report: PushReport
         if let session = context.session {
-            report = try await reportingWriteErrors { try await session.store.push() }
+            report = try await reportingWriteErrors { try await session.store.push(who: .person) }
         } else {
             let configuration = try network.configuration()
             if configuration.offline { throw CommandError.failed("--offline forbids the network: nothing was sent (pending lists what waits)") }
@@ -328,7 +342,7 @@ struct PushCommand: SharedCommand {
             do {
                 // Another push holds the store's claim: said at once, on stderr, before the wait.
                 report = try await reportingWriteErrors {
-                    try await store.push(source: nil, resource: nil, automatic: false, waiting: { holder in
+                    try await store.push(source: nil, resource: nil, automatic: false, who: .person, waiting: { holder in
                         printError("push: another push (\(holder)) is sending this store's writes; waiting for it to finish…")
                     })
                 }

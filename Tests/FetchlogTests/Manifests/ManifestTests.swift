@@ -236,4 +236,32 @@ import Testing
             #expect(error.description == "resource_defaults.fetchlog.keep_no_store: expected true or false (in resources[0], from resource_defaults)")
         }
     }
+
+    /// `fetchlog.writes.idempotency_key` (issue 44): `"ignored"` unless written, on a
+    /// resource or in `resource_defaults` (a resource's own word wins; a resource declaring no
+    /// write takes none from it), and a wrong value named where it was written.
+    @Test func idempotencyKeyIsReadFromTheWritesOrTheirDefaults() throws {
+        func read(_ defaults: String, _ resources: String) throws -> [RestResource] {
+            let text = #"{"name":"catalog","client":{"base_url":"https://x.example"},"resource_defaults":\#(defaults),"resources":\#(resources)}"#
+            return try RestManifest(json: try JSONValue.parse(bytes: Array(text.utf8))).resources
+        }
+        let writes = #""primary_key":"id","fetchlog":{"writes":{"create":{"method":"POST","path":"n"}"#
+        #expect(try read("{}", #"[{"name":"a",\#(writes)}}},{"name":"b",\#(writes),"idempotency_key":"honoured"}}}]"#)
+            .map { $0.writes?.idempotencyKeyHonoured } == [false, true])
+        #expect(try read(#"{"fetchlog":{"writes":{"idempotency_key":"honoured"}}}"#,
+                         #"["plain",{"name":"a",\#(writes)}}},{"name":"b",\#(writes),"idempotency_key":"ignored"}}}]"#)
+            .map { $0.writes?.idempotencyKeyHonoured } == [nil, true, false])
+        for (defaults, resources, expected) in [
+            (#"{"fetchlog":{"writes":{"idempotency_key":"yes"}}}"#, #"["a"]"#,
+             #"resource_defaults.fetchlog.writes.idempotency_key: "yes" is not "honoured" or "ignored": whether the upstream applies a repeated Idempotency-Key once (in resources[0], from resource_defaults)"#),
+            ("{}", #"[{"name":"a",\#(writes),"idempotency_key":true}}}]"#, "resources[0].fetchlog.writes.idempotency_key: expected a string"),
+        ] {
+            do {
+                _ = try read(defaults, resources)
+                Issue.record("accepted \(resources)")
+            } catch let error as ManifestError {
+                #expect(error.description == expected)
+            }
+        }
+    }
 }

@@ -42,7 +42,7 @@ import Testing
         #expect(refusal(#"{"delete":{"method":"GET","path":"notes/{id}"}}"#)
                 == #"resources[0].fetchlog.writes.delete.method: "GET" is not a method for delete: use DELETE or POST"#)
         #expect(refusal(#"{"upsert":{"method":"PUT","path":"notes/{id}"}}"#)
-                == "resources[0].fetchlog.writes.upsert: unknown key; allowed: create, update, replace, delete")
+                == "resources[0].fetchlog.writes.upsert: unknown key; allowed: create, update, replace, delete, idempotency_key")
         #expect(refusal(#"{"create":{"method":"POST","path":"notes/{id}"}}"#)
                 == "resources[0].fetchlog.writes.create.path: {id}: a create's path names no item (the server names the new one)")
         #expect(refusal(#"{"update":{"method":"PATCH","path":"notes/{id}"}}"#, primaryKey: "")

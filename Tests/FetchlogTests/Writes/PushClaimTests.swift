@@ -75,7 +75,7 @@ import Testing
         let holder = PushClaim.Holder(pid: getpid(), started: Timestamp(milliseconds: 1_800_000_000_000), doing: "push")
         let claim = try await PushClaim.take(store.log.path, as: holder)
         let (told, tell) = AsyncStream.makeStream(of: PushClaim.Holder.self)
-        let pushing = Task { try await store.push(source: nil, resource: nil, automatic: false, waiting: { tell.yield($0) }) }
+        let pushing = Task { try await store.push(source: nil, resource: nil, automatic: false, who: .person, waiting: { tell.yield($0) }) }
         var waitingFor: PushClaim.Holder?
         for await holder in told { waitingFor = holder; break }
         #expect(waitingFor == holder)
@@ -136,7 +136,15 @@ import Testing
         log.close()
         let doubt = try await pending()
         #expect(doubt["state"] == .string("sending") && doubt["inDoubt"] == .bool(true) && doubt["sender"] == .null)
-        #expect(doubt["note"] == .string("in doubt: sent at seq \(sent.seq) (\(sent.recordedAt.iso8601)), no answer recorded; its sender is gone; the next push sends it again with the same Idempotency-Key \(change.idempotencyKey)"))
+        // A PATCH without If-Match, the manifest silent on Idempotency-Key: sync leaves it for
+        // a person (issue 44), and the note shows the server's note 2 as held.
+        let held = try #require(doubt["server"])
+        #expect(held["id"] == .number("2"), "\(doubt)")
+        #expect(doubt["waitsForAPerson"] == .bool(true))
+        #expect(doubt["note"] == .string("in doubt: sent at seq \(sent.seq) (\(sent.recordedAt.iso8601)), no answer recorded; its sender is gone; "
+            + "sync does not send it again by itself (a PATCH without If-Match, and the manifest does not say the upstream honours Idempotency-Key): "
+            + "pending retry \(change.seq) sends it again with the same Idempotency-Key \(change.idempotencyKey) (as push does), "
+            + "pending discard \(change.seq) drops it; the server's item as last held: \(held.canonicalText())"))
         let table = try await runFetchlog(["--store", path, "pending"])
         #expect(table.stdout.contains("\n\(change.seq): in doubt: sent at seq \(sent.seq) "), "\(table.stdout)")
         #expect(table.stdout.contains("in doubt"), "\(table.stdout)")
