@@ -261,7 +261,7 @@ extension ReadModel {
         fchmod(descriptor, mode)
         var written = 0
         while written < contents.count {
-            let count = contents.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            let count = contents.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)

@@ -68,17 +68,6 @@ package enum SavedViewBounds {
     package static func select(_ name: String) -> String { "SELECT * FROM \(SQLEngine.quote(name))" }
 }
 
-extension Store {
-    /// Saved view `name`'s rows as of `state`, within `SavedViewBounds` (`bytes` its byte cap).
-    package func savedViewAnswer(_ name: String, state: LogState, confirmed: Bool = false, bytes: Int = SavedViewBounds.bytes,
-                                 rows: Int? = nil) async throws -> SQLAnswer {
-        // One SQL leaves out (its name now reads as a table's): `SELECT * FROM name` would
-        // answer that table, not the view.
-        if let refusal = SavedViewName.refusal(of: name, in: state) { throw SQLError(.invalid, refusal) }
-        return try await sqlQuery(SavedViewBounds.select(name), state: state, confirmed: confirmed, bounds: SavedViewBounds.bounds(bytes: bytes, rows: rows))
-    }
-}
-
 /// The saved views in the view record saved with each checkpoint (`replay --diff`): the
 /// core runs no SQL, so this module installs the exporter — on a store's first SQL use, and
 /// by the command line at start. Each saved view is recorded as `export NAME` gives it, or

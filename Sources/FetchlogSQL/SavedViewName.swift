@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A saved view is a TEMP view, and SQLite looks `temp` up before `main` and the attached
 /// sources, so a view named as a table would hide it; a name that only looks like another
-/// (`ｅｖｅｎｔｓ`, `"events "`, `gnomes` with a zero-width space, a bidi override) would be
+/// (`ｅｖｅｎｔｓ`, `"events "`, a table's name with a zero-width space, a bidi override) would be
 /// read as the other by whoever reads the query. So a name may not:
 /// - be empty, or hold a `.` (it would read as `SOURCE.RESOURCE`) or a `/` (a view's path,
 ///   `items/SOURCE/RESOURCE`, at `GET /api/views/NAME` and `export`);

@@ -175,3 +175,14 @@ extension Store {
         return try await SQLService.of(self).run { engine in try engine.describe(only, state: asked, confirmed: confirmed) }
     }
 }
+
+extension Store {
+    /// Saved view `name`'s rows as of `state`, within `SavedViewBounds` (`bytes` its byte cap).
+    package func savedViewAnswer(_ name: String, state: LogState, confirmed: Bool = false, bytes: Int = SavedViewBounds.bytes,
+                                 rows: Int? = nil) async throws -> SQLAnswer {
+        // One SQL leaves out (its name now reads as a table's): `SELECT * FROM name` would
+        // answer that table, not the view.
+        if let refusal = SavedViewName.refusal(of: name, in: state) { throw SQLError(.invalid, refusal) }
+        return try await sqlQuery(SavedViewBounds.select(name), state: state, confirmed: confirmed, bounds: SavedViewBounds.bounds(bytes: bytes, rows: rows))
+    }
+}
