@@ -2,7 +2,7 @@ import FetchlogCore
 
 /// What a `CREATE VIEW` or `DROP VIEW` did (issue 44): saved or dropped a view (an event
 /// appended), or nothing — `CREATE VIEW IF NOT EXISTS` over a view that exists,
-/// `DROP VIEW IF EXISTS` of one that does not. ``Store/sqlView(_:)`` answers it;
+/// `DROP VIEW IF EXISTS` of one that does not. ``FetchlogCore/Store/sqlView(_:)`` answers it;
 /// `fetchlog sql`, the shell and `POST /api/sql` print it as ``description`` and ``json``.
 public struct SavedViewChange: Sendable, Equatable, CustomStringConvertible {
     /// What happened.
