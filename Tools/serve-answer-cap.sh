@@ -25,6 +25,7 @@ echo "printf query: HTTP status, bytes, seconds: $answer"
 echo "serve peak resident: $((before / 1024)) MiB before, $((after / 1024)) MiB after (grew $(((after - before) / 1024)) MiB)"
 runaway="WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n"
 curl -s -o /dev/null "$base/api/sql?timeout=10&q=$(enc "$runaway")" &
+runaway_pid=$!
 sleep 1
 echo "SELECT 1 beside a runaway: $(curl -s -o /dev/null -w '%{http_code} in %{time_total} s' "$base/api/sql?q=$(enc 'SELECT 1')")"
-wait %1 2>/dev/null || true
+wait $runaway_pid 2>/dev/null || true
