@@ -95,18 +95,15 @@ package final class SQLEngine {
 
     /// Runs the query `sql` (one statement: SELECT, WITH, VALUES or EXPLAIN) over `state`'s
     /// tables. `confirmed`: manifest resources without pending changes. `limit`: the time a
-    /// query may take. `maxRows`: stop reading after this many (the answer says so by its size).
-    package func query(_ sql: String, state: LogState, confirmed: Bool = false, limit: Duration = SQLEngine.defaultTimeLimit,
-                       maxRows: Int? = nil) throws(SQLError) -> SQLAnswer {
-        try query(sql, subject: SQLSubject(state: state, confirmed: confirmed), limit: limit, maxRows: maxRows)
-    }
-
-    /// Runs the query `sql` over `subject`'s tables.
-    package func query(_ sql: String, subject: SQLSubject, limit: Duration = SQLEngine.defaultTimeLimit,
-                       maxRows: Int? = nil) throws(SQLError) -> SQLAnswer {
-        try refuseUnlessQuery(sql)
-        let statement = try prepare(sql, subject: subject)
-        return try run(statement, sql: sql, subject: subject, limit: limit, maxRows: maxRows)
+    /// query may take.
+    package func query(_ sql: String, state: LogState, confirmed: Bool = false, limit: Duration = SQLEngine.defaultTimeLimit) throws(SQLError) -> SQLAnswer {
+        do {
+            return try answer(sql, subject: SQLSubject(state: state, confirmed: confirmed), bounds: Bounds(time: limit))
+        } catch let error as SQLError {
+            throw error
+        } catch {
+            throw SQLError(.invalid, "\(error)")
+        }
     }
 
     /// Only a query runs as one: CREATE VIEW and DROP VIEW go through the store, the rest is refused.
@@ -285,26 +282,12 @@ package final class SQLEngine {
         return try run(statement, sql: sql, subject: subject, bounds: bounds, columns: columns, row: row)
     }
 
-    /// The answer to `sql` over `subject`, held whole but within `bounds`: what evaluating a
-    /// saved view anywhere takes (`SavedViewBounds`).
+    /// The answer to `sql` over `subject`, held whole within `bounds` (a saved view is
+    /// evaluated within `SavedViewBounds`).
     package func answer(_ sql: String, subject: SQLSubject, bounds: Bounds) throws -> SQLAnswer {
         var columns: [String] = []
         var rows: [[JSONValue]] = []
         _ = try stream(sql, subject: subject, bounds: bounds, columns: { columns = $0 }, row: { rows.append($0) })
-        return SQLAnswer(columns: columns, rows: rows, asOf: subject.seq)
-    }
-
-    private func run(_ statement: SQLiteStatement, sql: String, subject: SQLSubject, limit: Duration, maxRows: Int?) throws(SQLError) -> SQLAnswer {
-        var rows: [[JSONValue]] = []
-        var columns: [String] = []
-        do {
-            _ = try run(statement, sql: sql, subject: subject, bounds: Bounds(time: limit, rows: maxRows),
-                        columns: { columns = $0 }, row: { rows.append($0) })
-        } catch let error as SQLError {
-            throw error
-        } catch {
-            throw SQLError(.invalid, "\(error)")
-        }
         return SQLAnswer(columns: columns, rows: rows, asOf: subject.seq)
     }
 

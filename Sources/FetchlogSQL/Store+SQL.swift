@@ -31,7 +31,7 @@ extension Store {
             return SQLAnswer(columns: [], rows: [], asOf: try await sqlView(statement).asOf)
         default:
             let state = try seq.map { try self.state(asOf: $0) } ?? snapshot.state
-            return try await sqlQuery(statement, state: state, confirmed: confirmed, timeLimit: timeLimit)
+            return try await sqlQuery(statement, state: state, confirmed: confirmed, bounds: SQLEngine.Bounds(time: timeLimit))
         }
     }
 
@@ -113,19 +113,6 @@ extension Store {
 }
 
 extension Store {
-    /// A query (never CREATE or DROP VIEW: those are refused) over `state`, reading at most
-    /// `maxRows` rows: what `GET /api/sql` pages with (offset + limit + 1 rows tell it whether
-    /// there are more without reading them all).
-    package func sqlQuery(_ statement: String, state: LogState, confirmed: Bool = false,
-                          timeLimit: Duration = SQLEngine.defaultTimeLimit, maxRows: Int? = nil) async throws -> SQLAnswer {
-        let asked = confirmed ? state.confirmedOnly : state
-        return try await SQLService.of(self).run { engine in
-            try engine.query(statement, state: asked, confirmed: confirmed, limit: timeLimit, maxRows: maxRows)
-        }
-    }
-}
-
-extension Store {
     /// A query over the state now (or as of `seq`), each row handed to `row` as SQLite
     /// yields it, on the SQL engine's thread, one call after another, after `columns` gets
     /// the column names: nothing is held, so memory does not grow with the answer (issue 44).
@@ -149,20 +136,14 @@ extension Store {
         }
     }
 
-    /// A query over `state` bounded by `bounds`, its rows held: a saved view's evaluation
-    /// (replay, export, `/api/views`), which must not take more than its bounds anywhere.
-    package func sqlQuery(_ statement: String, state: LogState, confirmed: Bool = false, bounds: SQLEngine.Bounds) async throws -> SQLAnswer {
-        let rows = Rows()
-        let streamed = try await sqlStream(statement, state: state, confirmed: confirmed, bounds: bounds,
-                                           columns: { rows.columns = $0 }, row: { rows.rows.append($0) })
-        return SQLAnswer(columns: rows.columns, rows: rows.rows, asOf: streamed.asOf)
+    /// A query (never CREATE or DROP VIEW: those are refused) over `state` within `bounds`,
+    /// its rows held: `Store.sql`, and a saved view's evaluation (replay, export,
+    /// `/api/views`), which takes no more than its bounds anywhere.
+    package func sqlQuery(_ statement: String, state: LogState, confirmed: Bool = false,
+                          bounds: SQLEngine.Bounds = SQLEngine.Bounds()) async throws -> SQLAnswer {
+        let subject = SQLSubject(state: confirmed ? state.confirmedOnly : state, confirmed: confirmed)
+        return try await SQLService.of(self).run { engine in try engine.answer(statement, subject: subject, bounds: bounds) }
     }
-}
-
-/// Rows gathered on the SQL engine's thread and read after it is done.
-private final class Rows: @unchecked Sendable {
-    var columns: [String] = []
-    var rows: [[JSONValue]] = []
 }
 
 /// A table as `.tables` and `.schema` describe it.

@@ -79,7 +79,7 @@ struct SQLCommand: SharedCommand {
     }
 
     static func rows(_ answer: SQLAnswer) -> Output {
-        let footer = "\(answer.rows.count) row\(answer.rows.count == 1 ? "" : "s") (as of seq \(answer.asOf))"
+        let footer = SQLRowPrinter.footer(rows: answer.rows.count, asOf: answer.asOf)
         return .rows(columns: answer.columns, values: answer.rows, footer: footer)
     }
 
@@ -129,7 +129,7 @@ struct SQLCommand: SharedCommand {
             let answer = try await reporting(note: isatty(STDOUT_FILENO) == 0 || context.session != nil) {
                 try await run({ printer.begin($0) }, { printer.row($0) })
             }
-            printer.finish(asOf: answer.asOf)
+            printer.finish(footer: SQLRowPrinter.footer(rows: answer.rows, asOf: answer.asOf))
             writer.finish()
         } catch {
             printer.abandon()

@@ -65,18 +65,19 @@ final class SQLRowPrinter: @unchecked Sendable {
         }
     }
 
-    /// Ends the answer: what a table still holds, and the footer (`N rows (as of seq S)`)
-    /// where the mode has one.
-    func finish(asOf: UInt64) {
-        let footer = "\(count) row\(count == 1 ? "" : "s") (as of seq \(asOf))"
+    /// `N rows (as of seq S)`: what an answer's footer says.
+    static func footer(rows: Int, asOf: UInt64) -> String { "\(rows) row\(rows == 1 ? "" : "s") (as of seq \(asOf))" }
+
+    /// Ends the answer: what a table still holds, and `footer` where the mode has one.
+    func finish(footer: String?) {
         if count == 0 { write(opening()) }
         switch renderer.mode {
         case .json: write("]\n")
         case .ndjson, .csv: break
-        case .line: write("\n" + footer + "\n")
+        case .line: write(footer.map { "\n" + $0 + "\n" } ?? "")
         case .table:
             if widths == nil { flushHeld() }
-            write(footer + "\n")
+            write(footer.map { $0 + "\n" } ?? "")
         }
     }
 

@@ -43,16 +43,13 @@ struct Renderer {
                 return pairs.map { Format.padRight($0.0, labelWidth) + "  " + $0.1 }.joined(separator: "\n") + "\n"
             }
         case .rows(let columns, let values, let footer):
-            // A repeated column name is a key of its own (`id`, `id:1`), as the library's rows.
-            let keys = SQLAnswer.keys(columns)
-            let objects = { values.lazy.map { row in JSONValue.object(zip(keys, row).map { ($0, $1) }) } }
-            switch mode {
-            case .json: return JSONValue.array(Array(objects())).orderedText() + "\n"
-            case .ndjson: return objects().map { $0.orderedText() + "\n" }.joined()
-            default:
-                let cells = values.map { row in row.map(Self.cell) }
-                return render(.table(columns: columns, rows: cells, records: [], footer: footer))
-            }
+            // SQL rows are written one way (`SQLRowPrinter`, which `sql` streams through): gathered here.
+            var text = ""
+            let printer = SQLRowPrinter(renderer: self, write: { text += $0 })
+            printer.begin(columns)
+            for row in values { printer.row(row) }
+            printer.finish(footer: footer)
+            return text
         case .table(let columns, let rows, let records, let footer):
             switch mode {
             case .json: return JSONValue.array(records).canonicalText() + "\n"

@@ -125,7 +125,7 @@ import SampleUpstream
         let files = try SQLEngine(readModel: ReadModel.directory(of: path))
         for table in subject.tableNames {
             let query = "SELECT * FROM \(SQLEngine.quote(table))"
-            let fromFiles = try files.query(query, subject: subject)
+            let fromFiles = try files.answer(query, subject: subject, bounds: SQLEngine.Bounds())
             let fromStore = try await store.sql(query)
             #expect(fromFiles == fromStore, "\(table)")
         }
