@@ -428,6 +428,14 @@ package final class HTTPGateway: Sendable {
     }
 
 
+    /// True when a failure's message (`describe`'s, or the resolver's) says the request never
+    /// left this machine: refused, not connected, the name not resolved. Any other failure
+    /// may have reached the server (a write's outcome is then in doubt). Decided here, beside
+    /// the messages it reads.
+    static func neverLeft(_ message: String, status: UInt16?) -> Bool {
+        status == nil && ["connection refused", "could not connect", "could not resolve"].contains { message.hasPrefix($0) }
+    }
+
     /// The failure class and a one-line message for a transport-level error.
     static func describe(_ error: any Error) -> (FailureClass, String) {
         if let error = error as? HTTPClientError {

@@ -244,8 +244,7 @@ extension WritePush {
             // A status with a failure: the answer began and did not end whole (cut off at the
             // deadline, the minimum rate or the body limit). What the server did is unknown,
             // unless the request never left (refused, not resolved, not connected).
-            let neverLeft = status == nil && ["connection refused", "could not connect", "could not resolve"].contains { message.hasPrefix($0) }
-            return .failed(status.map { "HTTP \($0), " + message } ?? message, mayHaveArrived: !neverLeft)
+            return .failed(status.map { "HTTP \($0), " + message } ?? message, mayHaveArrived: !HTTPGateway.neverLeft(message, status: status))
         case .refused(_, let message, _, _):
             return .refused(message)
         }
