@@ -12,13 +12,6 @@ import Foundation
 /// Failing to write it loses nothing: the next one-shot writes it. `creating`: write one
 /// where there is none too (a one-shot that found none); `damaged`: write it anew, copying
 /// nothing from the one there.
-/// Says on stderr, in one line, that a one-shot found its read model damaged and rebuilt it
-/// (or answered from the store): nothing for one only absent or behind (issue 44).
-func noteReadModel(_ problem: ReadModel.NotCurrent, rebuilt: Bool) {
-    guard let note = problem.note(rebuilt: rebuilt) else { return }
-    writeErr(Data((note + "\n").utf8))
-}
-
 func keepReadModelCurrent(_ store: Store, creating: Bool = false, damaged: Bool = false) {
     let path = store.maintenance.path
     guard creating || FileManager.default.fileExists(atPath: ReadModel.directory(of: path)), Replication.route(of: store.maintenance) == nil,
@@ -29,4 +22,11 @@ func keepReadModelCurrent(_ store: Store, creating: Bool = false, damaged: Bool 
     _ = ReadModel.rebuild(from: store, storePath: path, reusing: !damaged)
     // The note wiped: what stays on the terminal is what the command said.
     if note { writeErr(Data("\r\u{1B}[K".utf8)) }
+}
+
+/// Says on stderr, in one line, that a one-shot found its read model damaged and rebuilt it
+/// (or answered from the store): nothing for one only absent or behind (issue 44).
+func noteReadModel(_ problem: ReadModel.NotCurrent, rebuilt: Bool) {
+    guard let note = problem.note(rebuilt: rebuilt) else { return }
+    writeErr(Data((note + "\n").utf8))
 }
